@@ -1,0 +1,366 @@
+"""`fisk-ai`: the terminal front end. Parse → call the core → render (render.py).
+
+Every knowledge command takes ``--json`` and then prints exactly one JSON object on stdout.
+Exit codes: 0 success or a soft state (not built, nothing to remove), 1 an error, 2 usage,
+130 interrupted. Heavy modules (rich, the server, MCP) are imported only by the commands that
+use them, so a search starts fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from . import render
+from .knowledge import (
+    Cancelled,
+    KnowledgeError,
+    Settings,
+    resolve_settings,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+WAIT_SECONDS = 600.0
+
+
+class Context:
+    def __init__(self, config: Path | None, store_dir: Path | None, as_json: bool) -> None:
+        self.config = config
+        self.store_dir = store_dir
+        self.as_json = as_json
+
+    def settings(self) -> Settings:
+        return resolve_settings(self.config, store_base=self.store_dir)
+
+
+def _emit_json(obj: dict[str, Any]) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False))
+
+
+def knowledge_command(fn: F) -> F:
+    """Shared --json flag and error conversion for every knowledge command."""
+
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+    @click.pass_context
+    @functools.wraps(fn)
+    def wrapper(ctx: click.Context, as_json: bool, **kwargs: Any) -> Any:
+        obj: Context = ctx.obj
+        obj.as_json = as_json
+        try:
+            return fn(obj, **kwargs)
+        except KeyboardInterrupt:
+            _fail(obj, "interrupted; re-running skips files already indexed", code=130)
+        except Cancelled as exc:
+            _fail(obj, str(exc), code=130)
+        except KnowledgeError as exc:
+            _fail(obj, str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _fail(obj: Context, message: str, code: int = 1) -> None:
+    if obj.as_json:
+        _emit_json({"error": message})
+    else:
+        click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group()
+@click.version_option(package_name="fisk-ls")
+def main() -> None:
+    """fisk-ai: local knowledge search over a project's markdown and text docs."""
+
+
+@click.group("knowledge")
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="agent.yaml to read (default: ./agent.yaml when present; else zero-config).",
+)
+@click.option(
+    "--store-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    envvar="FISK_AI_STORE_DIR",
+    default=None,
+    help="Absolute base folder for the index (env FISK_AI_STORE_DIR).",
+)
+@click.pass_context
+def knowledge(ctx: click.Context, config: Path | None, store_dir: Path | None) -> None:
+    """Build, inspect and search the knowledge index."""
+    if config is not None and not config.exists():
+        raise click.BadParameter(f"{config} does not exist", param_hint="--config")
+    ctx.obj = Context(config, store_dir, False)
+
+
+main.add_command(knowledge)
+main.add_command(knowledge, name="rag")
+
+
+@knowledge.command("index")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--reindex", is_flag=True, help="Rebuild from scratch (readers keep the old index).")
+@click.option("--dry-run", is_flag=True, help="Report what would be indexed; write nothing.")
+@click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
+@knowledge_command
+def index_cmd(
+    obj: Context, paths: tuple[Path, ...], reindex: bool, dry_run: bool, wait: bool
+) -> None:
+    """Index PATHS (default: the configured paths, or the project root)."""
+    from .knowledge import index
+    from .knowledge.location import absolute_roots
+
+    settings = obj.settings()
+    roots = absolute_roots(settings.project_root, [str(p) for p in paths]) if paths else None
+    if not obj.as_json:
+        click.echo(render.tier(settings))
+    cancel = threading.Event()
+    with render.IndexProgress(enabled=not obj.as_json) as progress:
+        stats = index(
+            settings,
+            roots,
+            rebuild=reindex,
+            dry_run=dry_run,
+            wait=WAIT_SECONDS if wait else 0.0,
+            reporter=progress,
+            cancel=cancel,
+        )
+    if obj.as_json:
+        _emit_json(
+            {"tier": render.tier(settings), "store": str(settings.store_dir), **stats.as_dict()}
+        )
+    else:
+        click.echo(render.index_summary(stats))
+
+
+@knowledge.command("watch")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--debounce", default="2s", show_default=True, help="Quiet time before a pass.")
+@click.option("--no-initial", is_flag=True, help="Skip the initial index pass.")
+@knowledge_command
+def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: bool) -> None:
+    """Index, then keep the index fresh as files change (Ctrl-C to stop)."""
+    from .watch_cli import run_watch
+
+    run_watch(obj, paths, debounce, no_initial)
+
+
+@knowledge.command("search")
+@click.argument("query")
+@click.option("--top-k", type=click.IntRange(0, None), default=0, help="Hits (0: configured).")
+@click.option("--full", is_flag=True, help="Print whole chunks, not snippets.")
+@knowledge_command
+def search_cmd(obj: Context, query: str, top_k: int, full: bool) -> None:
+    """Search the index for QUERY."""
+    from .knowledge import Knowledge
+
+    settings = obj.settings()
+    kb = Knowledge(settings)
+    try:
+        result = kb.search(query, top_k or None)
+    finally:
+        kb.close()
+    if obj.as_json:
+        _emit_json(render.search_json(result))
+    else:
+        click.echo(render.search_text(result, full=full))
+
+
+@knowledge.command("show")
+@click.argument("citation")
+@knowledge_command
+def show_cmd(obj: Context, citation: str) -> None:
+    """Print the chunk a CITATION (relpath#ordinal) points at."""
+    from .knowledge import Knowledge
+
+    kb = Knowledge(obj.settings())
+    try:
+        chunk = kb.show(citation)
+    finally:
+        kb.close()
+    if obj.as_json:
+        _emit_json(render.show_json(chunk))
+    else:
+        if chunk.stale:
+            click.echo(render.stale_note(chunk), err=True)
+        click.echo(render.show_text(chunk))
+
+
+@knowledge.command("sources")
+@knowledge_command
+def sources_cmd(obj: Context) -> None:
+    """List indexed documents."""
+    from .knowledge import Knowledge
+
+    settings = obj.settings()
+    kb = Knowledge(settings)
+    try:
+        sources = kb.sources()
+    finally:
+        kb.close()
+    if obj.as_json:
+        _emit_json(render.sources_json(settings, sources))
+    else:
+        click.echo(render.sources_text(settings, sources))
+
+
+@knowledge.command("stats")
+@knowledge_command
+def stats_cmd(obj: Context) -> None:
+    """Counts and sizes of the index."""
+    from .knowledge import Knowledge
+
+    settings = obj.settings()
+    kb = Knowledge(settings)
+    try:
+        stats = kb.stats()
+    finally:
+        kb.close()
+    if obj.as_json:
+        _emit_json(render.stats_json(settings, stats))
+    else:
+        click.echo(render.stats_text(settings, stats))
+
+
+@knowledge.command("doctor")
+@knowledge_command
+def doctor_cmd(obj: Context) -> None:
+    """Check the index, its files, the lock and the embeddings server."""
+    from .knowledge.doctor import run_checks
+    from .knowledge.reader import make_embedder
+
+    settings = obj.settings()
+    embedder = make_embedder(settings)
+    try:
+        checks = run_checks(settings, embedder)
+    finally:
+        if embedder is not None:
+            embedder.close()
+    broken = any(c.broken for c in checks)
+    if obj.as_json:
+        _emit_json(render.doctor_json(settings, checks, broken))
+    else:
+        click.echo(render.doctor_text(settings, checks))
+        if broken:
+            click.echo("doctor found problems that must be fixed", err=True)
+    if broken:
+        sys.exit(1)
+
+
+@knowledge.command("rm")
+@click.argument("paths", nargs=-1, required=True)
+@knowledge_command
+def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
+    """Remove documents (files or folders) from the index."""
+    from .knowledge import Indexer, open_writer
+    from .knowledge.location import absolute_roots, document_key
+    from .knowledge.store import db_path
+
+    settings = obj.settings()
+    if not db_path(settings.store_dir).exists():
+        _soft(obj, "the knowledge index is not built; nothing to remove", removed=[])
+        return
+    keys = []
+    for p in paths:
+        try:
+            keys.append(
+                document_key(absolute_roots(settings.project_root, [p])[0], settings.project_root)
+            )
+        except KnowledgeError:
+            keys.append(p)
+    with open_writer(settings.store_dir) as writer:
+        removed = Indexer(writer, settings.project_root).remove(keys)
+    if obj.as_json:
+        _emit_json({"removed": removed, "requested": list(paths)})
+        return
+    for key in removed:
+        click.echo(f"removed {key}")
+    for p, key in zip(paths, keys, strict=True):
+        if not any(r == key or r.startswith(key.rstrip("/") + "/") for r in removed):
+            click.echo(f"not indexed: {p}")
+    click.echo(f"removed {len(removed)} document(s)")
+
+
+@knowledge.command("reset")
+@click.option("--force", is_flag=True, help="Really delete every document and chunk.")
+@knowledge_command
+def reset_cmd(obj: Context, force: bool) -> None:
+    """Empty the index (asks for --force)."""
+    from .knowledge import open_writer
+    from .knowledge.store import db_path
+
+    settings = obj.settings()
+    if not db_path(settings.store_dir).exists():
+        _soft(obj, "no knowledge index to reset", documents=0, chunks=0)
+        return
+    with open_writer(settings.store_dir) as writer:
+        docs, chunks = writer.counts()
+        if not force:
+            raise KnowledgeError(
+                f"this deletes {docs} documents and {chunks} chunks from {settings.store_dir}; "
+                "re-run with --force"
+            )
+        writer.reset()
+    if obj.as_json:
+        _emit_json({"reset": True, "documents": docs, "chunks": chunks})
+    else:
+        click.echo(f"reset: removed {docs} documents and {chunks} chunks")
+
+
+def _soft(obj: Context, message: str, **fields: Any) -> None:
+    if obj.as_json:
+        _emit_json({"status": "index_not_built", "message": message, **fields})
+    else:
+        click.echo(message)
+
+
+@main.command("lsp")
+@click.option("--tcp", "tcp", default=None, metavar="HOST:PORT", help="Listen on TCP (debugging).")
+@click.option("--log-file", type=click.Path(path_type=Path), default=None)
+def lsp_cmd(tcp: str | None, log_file: Path | None) -> None:
+    """Run the fisk-ls language server on stdio."""
+    from .server.__main__ import serve
+
+    serve(tcp=tcp, log_file=log_file)
+
+
+@main.command("mcp")
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), default=None)
+@click.option("--store-dir", type=click.Path(path_type=Path), envvar="FISK_AI_STORE_DIR")
+@click.option("--http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option("--host", default=None, help="Bind address for --http (default 127.0.0.1).")
+@click.option("--port", default=8080, show_default=True, type=int)
+@click.option("--token-env", default=None, help="Env var holding a bearer token (--http).")
+def mcp_cmd(
+    config: Path | None,
+    store_dir: Path | None,
+    http: bool,
+    host: str | None,
+    port: int,
+    token_env: str | None,
+) -> None:
+    """Serve knowledge_search over MCP (only when allowlisted in agent.yaml)."""
+    try:
+        from .mcp_server import serve
+    except ImportError as exc:  # pragma: no cover - depends on the optional extra
+        raise click.ClickException(
+            f"the MCP server needs the optional extra: pip install 'fisk-ls[mcp]' ({exc})"
+        ) from exc
+    try:
+        serve(
+            config=config, store_dir=store_dir, http=http, host=host, port=port, token_env=token_env
+        )
+    except KnowledgeError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,534 @@
+"""Markdown/text → chunks with line spans. Pure: no I/O, no database.
+
+The scanner follows CommonMark's block structure for the parts that decide where sections and
+chunks begin and end: ATX headings (``#`` needs a space, closing ``#``s stripped, up to three
+spaces of indent), setext headings, fenced code (closes only on the same character with at least
+the same length and no info string), indented code (never a heading), YAML/TOML front matter
+(skipped; its ``title`` is used), BOM and CR/CRLF line endings. It is a line scanner rather than a
+full parser because it must be fast (tens of MB per second); ``tests/unit/test_chunker_commonmark``
+checks it against markdown-it-py.
+
+Packing: blocks of one section are packed up to ``TARGET_CHARS``; a paragraph longer than
+``MAX_CHARS`` is split on sentence, then line, then word boundaries; a long fence is split at line
+boundaries and every piece is re-wrapped in the opening and closing fence, so each piece is still
+a valid code block. Sizes are counted in characters (code points), so a split can never cut a
+UTF-8 sequence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+TARGET_CHARS = 1000
+"""Blocks of one section are packed into a chunk until adding the next would pass this."""
+
+MAX_CHARS = 1500
+"""No chunk body is longer than this; longer blocks are split."""
+
+MIN_CHARS = 350
+"""A chunk smaller than this takes in the next section too (headings are soft boundaries)."""
+
+_FRONT_TITLE = re.compile(r"""^title\s*[:=]\s*(?P<q>["']?)(?P<t>.*?)(?P=q)\s*$""")
+_ATTR_SUFFIX = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+_SPECIAL_START = frozenset(" \t#`~=-+*_>|<0123456789")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One searchable piece of a document.
+
+    ``text`` is the body without the heading breadcrumb; ``section`` the breadcrumb
+    ("A > B > C"); ``start_line``/``end_line`` are 1-based and inclusive in the source file, and
+    include the section's heading line for the first chunk of a section. ``heading_line`` is the
+    line of the heading the chunk sits under when that line is inside the span, else
+    ``start_line``.
+    """
+
+    ordinal: int
+    section: str
+    text: str
+    start_line: int
+    end_line: int
+    heading_line: int
+
+    @property
+    def content(self) -> str:
+        """The text a reader sees: breadcrumb, blank line, body."""
+        return f"{self.section}\n\n{self.text}" if self.section else self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    title: str
+    chunks: list[Chunk]
+
+
+@dataclass(slots=True)
+class _Block:
+    text: str
+    start: int  # 1-based line numbers, inclusive
+    end: int
+    fence: tuple[str, str] | None = None  # (opening line, closing line) when a fenced block
+    whole: bool = True  # False for a piece of a split block
+
+
+@dataclass(slots=True)
+class _Section:
+    names: list[str]  # the breadcrumb, outermost first
+    heading_line: int  # 0 when the section has no heading (text before the first heading)
+    heading_end: int  # last line of the heading (a setext heading spans several)
+    blocks: list[_Block]
+    level: int
+
+    @property
+    def path(self) -> str:
+        return " > ".join(self.names)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of ``text`` with BOM removed and CRLF / lone CR treated as line ends."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _indent(line: str) -> int:
+    n = 0
+    for ch in line:
+        if ch == " ":
+            n += 1
+        elif ch == "\t":
+            n += 4 - n % 4
+        else:
+            break
+    return n
+
+
+def _atx(line: str) -> tuple[int, str] | None:
+    """(level, text) when ``line`` is an ATX heading."""
+    s = line.lstrip(" ")
+    if len(line) - len(s) > 3 or not s.startswith("#"):
+        return None
+    level = len(s) - len(s.lstrip("#"))
+    if level > 6:
+        return None
+    rest = s[level:]
+    if rest and rest[0] not in " \t":
+        return None
+    rest = _CLOSING_HASHES.sub("", rest.strip(" \t")) if "#" in rest else rest.strip(" \t")
+    return level, _clean_heading(rest)
+
+
+MAX_HEADING_CHARS = 200
+"""Headings longer than this are cut in breadcrumbs (a 5 MB heading line must not travel)."""
+
+
+def _clean_heading(text: str) -> str:
+    text = _ATTR_SUFFIX.sub("", text[: MAX_HEADING_CHARS * 4]).strip()
+    return text[:MAX_HEADING_CHARS]
+
+
+def _fence_open(line: str) -> tuple[str, int] | None:
+    """(char, length) when ``line`` opens a fenced code block."""
+    s = line.lstrip(" ")
+    if len(line) - len(s) > 3 or not s or s[0] not in "`~":
+        return None
+    ch = s[0]
+    n = len(s) - len(s.lstrip(ch))
+    if n < 3:
+        return None
+    if ch == "`" and "`" in s[n:]:
+        return None
+    return ch, n
+
+
+def _fence_closes(line: str, ch: str, n: int) -> bool:
+    s = line.lstrip(" ")
+    if len(line) - len(s) > 3 or not s.startswith(ch * n):
+        return False
+    return s.rstrip(" \t").strip(ch) == ""
+
+
+def _setext_level(line: str) -> int:
+    s = line.strip()
+    if len(line) - len(line.lstrip(" ")) > 3 or not s:
+        return 0
+    if s.strip("=") == "":
+        return 1
+    if s.strip("-") == "":
+        return 2
+    return 0
+
+
+def _thematic_break(line: str) -> bool:
+    s = line.strip()
+    if len(s) < 3 or len(line) - len(line.lstrip(" ")) > 3:
+        return False
+    ch = s[0]
+    return ch in "-*_" and s.replace(" ", "").replace("\t", "") == ch * len(
+        s.replace(" ", "").replace("\t", "")
+    )
+
+
+def _front_matter(lines: list[str]) -> tuple[int, str]:
+    """(number of lines the front matter takes, its title)."""
+    if not lines or lines[0].rstrip() not in ("---", "+++"):
+        return 0, ""
+    closers = ("---", "...") if lines[0].rstrip() == "---" else ("+++",)
+    title = ""
+    for i in range(1, min(len(lines), 2000)):
+        stripped = lines[i].rstrip()
+        if stripped in closers:
+            return i + 1, title
+        if not title:
+            m = _FRONT_TITLE.match(stripped)
+            if m:
+                title = m.group("t").strip()
+    return 0, ""
+
+
+def _scan(lines: list[str], first: int) -> Iterator[tuple[str, object]]:
+    """Yield ("heading", (level, text, line)) and ("block", _Block) in document order."""
+    i = first
+    n = len(lines)
+    para_start = -1  # index of the first line of the open paragraph, or -1
+
+    def close_para(end: int) -> Iterator[tuple[str, object]]:
+        nonlocal para_start
+        if para_start >= 0:
+            yield "block", _Block("\n".join(lines[para_start:end]), para_start + 1, end)
+            para_start = -1
+
+    while i < n:
+        line = lines[i]
+        c = line[:1]
+        if c and c not in _SPECIAL_START:
+            # The common case: ordinary text starts or continues a paragraph.
+            if para_start < 0:
+                para_start = i
+            i += 1
+            continue
+        if not line.strip():
+            yield from close_para(i)
+            i += 1
+            continue
+        ind = _indent(line)
+        if ind >= 4:
+            if para_start >= 0:  # indented text continues a paragraph (lazy continuation)
+                i += 1
+                continue
+            j = i + 1
+            while j < n and (not lines[j].strip() or _indent(lines[j]) >= 4):
+                j += 1
+            while j > i + 1 and not lines[j - 1].strip():
+                j -= 1
+            yield "block", _Block("\n".join(lines[i:j]), i + 1, j)
+            i = j
+            continue
+        fence = _fence_open(line)
+        if fence:
+            yield from close_para(i)
+            ch, length = fence
+            j = i + 1
+            while j < n and not _fence_closes(lines[j], ch, length):
+                j += 1
+            closed = j < n
+            end = j + 1 if closed else n
+            closing = lines[j] if closed else line.lstrip(" ")[:length]
+            yield "block", _Block("\n".join(lines[i:end]), i + 1, end, (line, closing))
+            i = end
+            continue
+        atx = _atx(line)
+        if atx:
+            yield from close_para(i)
+            yield "heading", (atx[0], atx[1], i + 1)
+            i += 1
+            continue
+        if para_start >= 0:
+            level = _setext_level(line)
+            if level:
+                text = " ".join(s.strip() for s in lines[para_start:i])
+                start = para_start
+                para_start = -1
+                yield "heading", (level, _clean_heading(text), start + 1, i + 1)
+                i += 1
+                continue
+        if _thematic_break(line):
+            yield from close_para(i)
+            i += 1
+            continue
+        if para_start < 0:
+            para_start = i
+        i += 1
+    yield from close_para(n)
+
+
+def _sections(lines: list[str], first: int, title: str) -> list[_Section]:
+    stack: list[tuple[int, str]] = []
+    has_h1 = False
+    events = list(_scan(lines, first))
+    for kind, value in events:
+        if kind == "heading" and value[0] == 1:  # type: ignore[index]
+            has_h1 = True
+            break
+    root = title if title and not has_h1 else ""
+    sections = [_Section([root] if root else [], 0, 0, [], 0)]
+    for kind, value in events:
+        if kind == "heading":
+            level, text, line = value[0], value[1], value[-1]  # type: ignore[index]
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            if text:
+                stack.append((level, text))
+            names = [t for _, t in stack]
+            if root:
+                names.insert(0, root)
+            # A setext heading spans several lines; it starts at its first text line.
+            start_line = value[2] if len(value) == 4 else line  # type: ignore[arg-type,index]
+            sections.append(_Section(names, start_line, line, [], level))
+        else:
+            sections[-1].blocks.append(value)  # type: ignore[arg-type]
+    return sections
+
+
+def _split_text(block: _Block, limit: int) -> list[_Block]:
+    """Split a long paragraph on sentence, then line, then word, then character boundaries."""
+    text = block.text
+    if len(text) <= limit:
+        return [block]
+    pieces: list[tuple[int, int]] = []  # (start offset, end offset) in text
+    table = all(s.lstrip().startswith("|") for s in text.split("\n"))
+    _split_range(text, 0, len(text), limit, 0 if not table else 1, pieces)
+    out = []
+    for a, b in pieces:
+        piece = text[a:b].strip()
+        if not piece:
+            continue
+        lead = len(text[a:b]) - len(text[a:b].lstrip())
+        start = block.start + text.count("\n", 0, a + lead)
+        end = start + piece.count("\n")
+        out.append(_Block(piece, start, end, None, False))
+    return out
+
+
+_SPLITTERS: tuple[re.Pattern[str], ...] = (
+    _SENTENCE_END,
+    re.compile(r"\n"),
+    re.compile(r"\s+"),
+)
+
+
+def _split_range(
+    text: str, a: int, b: int, limit: int, level: int, out: list[tuple[int, int]]
+) -> None:
+    if b - a <= limit:
+        out.append((a, b))
+        return
+    if level >= len(_SPLITTERS):
+        for s in range(a, b, limit):
+            out.append((s, min(s + limit, b)))
+        return
+    # Greedy: cut at the last boundary of this kind that keeps the piece within the limit.
+    pattern = _SPLITTERS[level]
+    cuts = [m.end() for m in pattern.finditer(text, a, b)]
+    start = a
+    pending_end = -1
+    for cut in cuts:
+        if cut - start <= limit:
+            pending_end = cut
+            continue
+        if pending_end > start:
+            out.append((start, pending_end))
+            start = pending_end
+            if cut - start <= limit:
+                pending_end = cut
+                continue
+        # Even the first boundary is too far: split this stretch with a finer splitter.
+        _split_range(text, start, cut, limit, level + 1, out)
+        start = cut
+        pending_end = -1
+    if b - start <= limit:
+        out.append((start, b))
+    elif pending_end > start:
+        out.append((start, pending_end))
+        _split_range(text, pending_end, b, limit, level + 1, out)
+    else:
+        _split_range(text, start, b, limit, level + 1, out)
+
+
+def _split_fence(block: _Block, limit: int) -> list[_Block]:
+    """Split a long fenced block at line boundaries; each piece is a complete fence."""
+    assert block.fence is not None
+    opening, closing = block.fence
+    lines = block.text.split("\n")
+    closed = len(lines) > 1 and lines[-1] == closing
+    inner = lines[1:-1] if closed else lines[1:]
+    overhead = len(opening) + len(closing) + 2
+    room = max(limit - overhead, 40)
+    out: list[_Block] = []
+    buf: list[str] = []
+    size = 0
+    first_line = block.start + 1
+
+    def flush() -> None:
+        nonlocal buf, size, first_line
+        if buf:
+            text = "\n".join([opening, *buf, closing])
+            out.append(_Block(text, first_line, first_line + len(buf) - 1, block.fence, False))
+            first_line += len(buf)
+            buf, size = [], 0
+
+    for line in inner:
+        while len(line) > room:  # a single enormous line: cut it (characters, never bytes)
+            flush()
+            buf, size = [line[:room]], room
+            flush()
+            first_line -= 1  # the rest is still on the same source line
+            line = line[room:]
+        if size + len(line) + 1 > room:
+            flush()
+        buf.append(line)
+        size += len(line) + 1
+    flush()
+    if out:
+        # The first piece starts at the opening fence line, the last ends at the closing one.
+        out[0].start = block.start
+        out[-1].end = block.end
+    return out or [block]
+
+
+def _pieces(block: _Block) -> list[_Block]:
+    if len(block.text) <= MAX_CHARS:
+        return [block]
+    if block.fence is not None:
+        return _split_fence(block, MAX_CHARS)
+    return _split_text(block, MAX_CHARS)
+
+
+def headings(text: str) -> list[tuple[int, str, int]]:
+    """(level, text, 1-based line) of every heading, as the chunker sees them."""
+    lines = split_lines(text)
+    skip, _ = _front_matter(lines)
+    return [
+        (int(v[0]), str(v[1]), int(v[2]))  # type: ignore[index]
+        for kind, v in _scan(lines, skip)
+        if kind == "heading"
+    ]
+
+
+def chunk_document(text: str) -> Document:
+    """Split markdown or plain text into chunks (see the module docstring)."""
+    lines = split_lines(text)
+    skip, front_title = _front_matter(lines)
+    sections = _sections(lines, skip, _clean_heading(front_title))
+    title = front_title or next(
+        (s.names[-1] for s in sections if s.heading_line and s.level == 1 and s.names), ""
+    )
+    if not title:
+        title = next((s.names[-1] for s in sections if s.heading_line and s.names), "")
+    packer = _Packer(lines)
+    for section in sections:
+        packer.add_section(section)
+    packer.flush()
+    return Document(title=title, chunks=packer.chunks)
+
+
+class _Packer:
+    """Packs blocks into chunks. Headings are soft boundaries: a section starts a new chunk
+    unless the chunk so far is smaller than ``MIN_CHARS``, so runs of tiny sections (a one-line
+    synopsis, parameter stubs) share a chunk instead of each becoming a near-empty one."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.chunks: list[Chunk] = []
+        self.parts: list[_Block] = []
+        self.size = 0
+        self.owners: list[list[str]] = []
+        self.start = 0  # heading line the open chunk begins at, or 0
+        self.first_names: list[str] = []  # breadcrumb of the first heading in the open chunk
+
+    def add_section(self, section: _Section) -> None:
+        pieces = [p for b in section.blocks for p in _pieces(b)]
+        first = len(pieces[0].text) if pieces else 0
+        if self.parts and (self.size >= MIN_CHARS or self.size + first + 2 > TARGET_CHARS):
+            self.flush()
+        if section.heading_line:
+            if self.parts or self.start:
+                heading = "\n".join(self.lines[section.heading_line - 1 : section.heading_end])
+                whole = len(heading) <= MAX_HEADING_CHARS
+                self._append(
+                    _Block(
+                        heading if whole else heading[:MAX_HEADING_CHARS],
+                        section.heading_line,
+                        section.heading_end,
+                        None,
+                        whole,
+                    )
+                )
+            else:
+                self.start = section.heading_line
+            if not self.first_names:
+                self.first_names = section.names
+        if pieces:
+            # Only sections that bring content name the chunk: "# A" then "## B" + text is "A > B".
+            self.owners.append(section.names)
+        for piece in pieces:
+            if self.parts and self.size + len(piece.text) + 2 > TARGET_CHARS:
+                self.flush()
+                self.owners.append(section.names)
+            self._append(piece)
+
+    def _append(self, block: _Block) -> None:
+        self.parts.append(block)
+        self.size += len(block.text) + 2
+
+    def flush(self) -> None:
+        if not self.parts and not self.start:
+            return
+        owner = _common_prefix(self.owners) if self.owners else self.first_names
+        section = " > ".join(owner)
+        parts = self.parts
+        if not parts:  # a heading with nothing under it: its own (heading-only) chunk
+            line = self.start
+            self.chunks.append(Chunk(len(self.chunks), section, "", line, line, line))
+        else:
+            if all(p.whole for p in parts):
+                body = "\n".join(self.lines[parts[0].start - 1 : parts[-1].end]).strip("\n")
+                if len(body) > MAX_CHARS:
+                    body = "\n\n".join(p.text for p in parts)
+            else:
+                body = "\n\n".join(p.text for p in parts)
+            start = self.start or parts[0].start
+            self.chunks.append(
+                Chunk(
+                    ordinal=len(self.chunks),
+                    section=section,
+                    text=body,
+                    start_line=start,
+                    end_line=max(parts[-1].end, start),
+                    heading_line=start,
+                )
+            )
+        self.parts, self.size, self.owners, self.start = [], 0, [], 0
+        self.first_names = []
+
+
+def _common_prefix(paths: list[list[str]]) -> list[str]:
+    if not paths:
+        return []
+    prefix = paths[0]
+    for path in paths[1:]:
+        n = 0
+        while n < len(prefix) and n < len(path) and prefix[n] == path[n]:
+            n += 1
+        prefix = prefix[:n]
+    return list(prefix)

@@ -1,0 +1,238 @@
+"""agent.yaml's ``harness.knowledge`` block → frozen settings, validated.
+
+Only the knowledge block, its ``embeddings`` block and ``expose.agent.mcp.builtins`` are ours;
+inside them unknown keys are errors (a typo must not silently turn a feature off). Other keys of
+agent.yaml belong to the rest of fisk-ai and are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+DEFAULT_TOP_K = 5
+TOP_K_CEILING = 20
+DEFAULT_MAX_INJECTED_TOKENS = 6000
+DEFAULT_EMBED_TIMEOUT = 30.0
+DEFAULT_QUERY_TIMEOUT = 2.0
+KNOWLEDGE_SEARCH = "knowledge_search"
+"""The one built-in tool that may be exposed over MCP."""
+
+_IDENTITY = re.compile(r"^[A-Za-z0-9_-]+$")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_KNOWLEDGE_KEYS = {"enabled", "paths", "directory", "top_k", "max_injected_tokens", "embeddings"}
+_EMBEDDINGS_KEYS = {
+    "base_url",
+    "model",
+    "api_key_env",
+    "timeout",
+    "query_timeout",
+    "query_prefix",
+    "document_prefix",
+}
+
+
+@dataclass(frozen=True)
+class EmbeddingsConfig:
+    base_url: str
+    model: str
+    api_key_env: str = ""
+    timeout: float = DEFAULT_EMBED_TIMEOUT
+    query_timeout: float = DEFAULT_QUERY_TIMEOUT
+    query_prefix: str = ""
+    document_prefix: str = ""
+
+
+@dataclass(frozen=True)
+class KnowledgeConfig:
+    enabled: bool = False
+    paths: tuple[str, ...] = ()
+    directory: str = ""
+    top_k: int = DEFAULT_TOP_K
+    max_injected_tokens: int = DEFAULT_MAX_INJECTED_TOKENS
+    embeddings: EmbeddingsConfig | None = None
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """What fisk-ls reads of an agent.yaml."""
+
+    identity: str = "fisk-ai"
+    knowledge: KnowledgeConfig = field(default_factory=KnowledgeConfig)
+    mcp_builtins: tuple[str, ...] = ()
+
+
+def clamp_top_k(value: int | None, default: int = DEFAULT_TOP_K) -> int:
+    """Requested (or configured) hit count, clamped to [1, 20]; ≤ 0 or None means the default."""
+    if value is None or value <= 0:
+        value = default
+    return max(1, min(value, TOP_K_CEILING))
+
+
+def parse_duration(value: object, key: str) -> float:
+    """Seconds from "30s", "500ms", "2m", "1h" or a number; must be > 0."""
+    if isinstance(value, bool):
+        raise ConfigError(f"{key}: expected a duration such as 30s, got {value!r}")
+    if isinstance(value, int | float):
+        seconds = float(value)
+    elif isinstance(value, str) and (m := _DURATION.match(value)):
+        scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[m.group(2) or "s"]
+        seconds = float(m.group(1)) * scale
+    else:
+        raise ConfigError(f"{key}: expected a duration such as 30s or 500ms, got {value!r}")
+    if seconds <= 0:
+        raise ConfigError(f"{key}: must be greater than zero, got {value!r}")
+    return seconds
+
+
+def _mapping(value: object, key: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key}: expected a mapping, got {type(value).__name__}")
+    return value
+
+
+def _unknown(block: dict[str, Any], allowed: set[str], key: str) -> None:
+    extra = sorted(set(block) - allowed)
+    if extra:
+        raise ConfigError(
+            f"{key}: unknown key{'s' if len(extra) > 1 else ''} {', '.join(map(str, extra))} "
+            f"(known: {', '.join(sorted(allowed))})"
+        )
+
+
+def _string(block: dict[str, Any], name: str, key: str, default: str = "") -> str:
+    value = block.get(name, default)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise ConfigError(f"{key}.{name}: expected a string, got {value!r}")
+    return value
+
+
+def _int(block: dict[str, Any], name: str, key: str, default: int) -> int:
+    value = block.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{key}.{name}: expected an integer, got {value!r}")
+    return value
+
+
+def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> EmbeddingsConfig:
+    block = _mapping(raw, key)
+    _unknown(block, _EMBEDDINGS_KEYS, key)
+    base_url = _string(block, "base_url", key).strip()
+    model = _string(block, "model", key).strip()
+    if not base_url:
+        raise ConfigError(f"{key}.base_url is required (for example http://127.0.0.1:8080/v1)")
+    if not model:
+        raise ConfigError(f"{key}.model is required")
+    timeout = DEFAULT_EMBED_TIMEOUT
+    if block.get("timeout") is not None:
+        timeout = parse_duration(block["timeout"], f"{key}.timeout")
+    query_timeout = DEFAULT_QUERY_TIMEOUT
+    if block.get("query_timeout") is not None:
+        query_timeout = parse_duration(block["query_timeout"], f"{key}.query_timeout")
+    return EmbeddingsConfig(
+        base_url=base_url,
+        model=model,
+        api_key_env=_string(block, "api_key_env", key).strip(),
+        timeout=timeout,
+        query_timeout=query_timeout,
+        query_prefix=_string(block, "query_prefix", key),
+        document_prefix=_string(block, "document_prefix", key),
+    )
+
+
+def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeConfig:
+    block = _mapping(raw, key)
+    _unknown(block, _KNOWLEDGE_KEYS, key)
+    enabled = block.get("enabled", False)
+    if not isinstance(enabled, bool):
+        raise ConfigError(f"{key}.enabled: expected true or false, got {enabled!r}")
+    paths_raw = block.get("paths") or []
+    if not isinstance(paths_raw, list) or not all(isinstance(p, str) for p in paths_raw):
+        raise ConfigError(f"{key}.paths: expected a list of paths")
+    top_k = _int(block, "top_k", key, DEFAULT_TOP_K)
+    budget = _int(block, "max_injected_tokens", key, DEFAULT_MAX_INJECTED_TOKENS)
+    embeddings = None
+    if "embeddings" in block and block["embeddings"] is not None:
+        embeddings = parse_embeddings(block["embeddings"], f"{key}.embeddings")
+    elif "embeddings" in block:
+        raise ConfigError(f"{key}.embeddings is empty: give base_url and model, or remove it")
+    return KnowledgeConfig(
+        enabled=enabled,
+        paths=tuple(p for p in paths_raw if p.strip()),
+        directory=_string(block, "directory", key).strip(),
+        top_k=clamp_top_k(top_k),
+        max_injected_tokens=budget if budget > 0 else DEFAULT_MAX_INJECTED_TOKENS,
+        embeddings=embeddings,
+    )
+
+
+def parse_mcp_builtins(raw: object, knowledge_enabled: bool) -> tuple[str, ...]:
+    key = "expose.agent.mcp.builtins"
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise ConfigError(f"{key}: expected a list of tool names")
+    names: list[str] = []
+    for name in (x.strip() for x in raw):
+        if name and name not in names:
+            names.append(name)
+    for name in names:
+        if name != KNOWLEDGE_SEARCH:
+            raise ConfigError(
+                f"{key}: {name!r} cannot be exposed over MCP; the only built-in that can be is "
+                f"{KNOWLEDGE_SEARCH!r} (memory and human-in-the-loop tools need operator state)"
+            )
+    if names and not knowledge_enabled:
+        raise ConfigError(
+            f"{key} lists {KNOWLEDGE_SEARCH!r} but knowledge is not enabled: set "
+            "harness.knowledge.enabled: true or remove the entry"
+        )
+    return tuple(names)
+
+
+def parse_agent_config(data: object) -> AgentConfig:
+    """Validate an already-decoded agent.yaml document."""
+    top = _mapping(data, "agent.yaml")
+    identity = top.get("identity")
+    if identity is None:
+        app = top.get("application_path")
+        identity = Path(app).name if isinstance(app, str) and app.strip() else "fisk-ai"
+    if not isinstance(identity, str) or not _IDENTITY.match(identity):
+        raise ConfigError(f"identity: must match [A-Za-z0-9_-]+, got {identity!r}")
+    harness = _mapping(top.get("harness"), "harness")
+    knowledge = (
+        parse_knowledge(harness["knowledge"]) if "knowledge" in harness else KnowledgeConfig()
+    )
+    expose = _mapping(top.get("expose"), "expose")
+    agent = _mapping(expose.get("agent"), "expose.agent")
+    mcp = _mapping(agent.get("mcp"), "expose.agent.mcp")
+    builtins = parse_mcp_builtins(mcp.get("builtins"), knowledge.enabled)
+    return AgentConfig(identity=identity, knowledge=knowledge, mcp_builtins=builtins)
+
+
+def load_agent_config(path: Path) -> AgentConfig:
+    """Read and validate agent.yaml; errors name the file."""
+    import yaml  # imported here: only commands that read a config pay for it
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML: {exc}") from exc
+    try:
+        return parse_agent_config(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from exc

@@ -1,0 +1,62 @@
+"""Named failures of the knowledge core.
+
+Expected outcomes (index not built, empty index, degraded search) are values on results, not
+exceptions. What is raised here is something a person has to act on, and each message says how.
+Adapters convert these once at their edge (CLI → exit 1, LSP → error response, MCP → status).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+
+class KnowledgeError(Exception):
+    """Base class: a failure with a message fit to show a person."""
+
+
+class ConfigError(KnowledgeError):
+    """agent.yaml or an option is invalid."""
+
+
+class IndexLocked(KnowledgeError):
+    """Another writer (index, watch or the language server) holds the store's lock."""
+
+
+class IdentityMismatch(KnowledgeError):
+    """The index was built with another vector identity (model, dimension, prefixes)."""
+
+
+class FormatTooNew(KnowledgeError):
+    """The index was written by a newer fisk-ls."""
+
+
+class StoreError(KnowledgeError):
+    """The store cannot be opened or is unsafe (a symlink at the store path, bad modes…)."""
+
+
+class CitationError(KnowledgeError):
+    """A citation is malformed, points outside the indexed documents, or matches no chunk."""
+
+
+EmbeddingsErrorKind = Literal[
+    "transient",  # refused, timeout, 5xx, 429: retry later; degrade at query time
+    "permanent",  # 401, 403, 404, model not found, 400: fix the configuration
+    "invalid_response",  # NaN/inf/zero/wrong-length vectors, bad JSON, short data, huge body
+    "dimension",  # the server's dimension differs from the pinned one
+]
+
+
+class EmbeddingsError(KnowledgeError):
+    """The embeddings server failed; ``kind`` says whether retrying can help.
+
+    ``reason`` is one short sanitised line (never a server's error body) fit for a tier line.
+    """
+
+    def __init__(self, kind: EmbeddingsErrorKind, reason: str) -> None:
+        super().__init__(reason)
+        self.kind: EmbeddingsErrorKind = kind
+        self.reason = reason
+
+    @property
+    def transient(self) -> bool:
+        return self.kind == "transient"

@@ -1,0 +1,282 @@
+"""User text → a safe FTS5 MATCH expression, and CJK segmentation. Pure functions.
+
+The tokenizer of the index is ``porter unicode61``, which makes one token of a whole unspaced run
+of Chinese or Japanese. So each chunk also carries a ``cjk`` column with overlapping character
+bigrams of its CJK runs (as Lucene's CJK analyzer does), and a query's CJK runs become the same
+bigrams. Every term in the expression is double-quoted, so no input string can produce FTS5
+syntax: quotes, operators (AND/OR/NOT/NEAR), ``*``, ``^``, ``:``, parentheses and control
+characters are all just separators or quoted text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+from .sanitize import strip_controls
+
+MAX_TERMS = 40
+"""Terms kept in one expression (after stop words and duplicates are removed)."""
+
+MAX_QUERY_CHARS = 8192
+"""Longer queries are cut here before building the expression."""
+
+# Function words that carry no topic. Dropping them keeps OR queries fast (common words match
+# most chunks) and ranking sharp; a query made only of stop words keeps them.
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "i'm",
+        "it's",
+        "don't",
+        "doesn't",
+        "isn't",
+        "aren't",
+        "can't",
+        "won't",
+        "what's",
+        "there's",
+        "let's",
+        "please",
+        "tell",
+        "explain",
+        "show",
+        "give",
+        "find",
+        "get",
+    ]
+)
+
+
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return (
+        0x3040 <= o <= 0x30FF  # hiragana, katakana
+        or 0x3400 <= o <= 0x4DBF  # CJK extension A
+        or 0x4E00 <= o <= 0x9FFF  # CJK unified ideographs
+        or 0xAC00 <= o <= 0xD7AF  # hangul syllables
+        or 0xF900 <= o <= 0xFAFF  # compatibility ideographs
+        or 0x20000 <= o <= 0x2FA1F  # extensions B–F, compatibility supplement
+    )
+
+
+def _word_char(ch: str) -> bool:
+    if ch.isalnum():
+        return True
+    # Combining marks belong to the word they modify (decomposed accents, Indic vowel signs).
+    return unicodedata.category(ch)[0] == "M"
+
+
+def words(text: str) -> Iterator[tuple[str, bool]]:
+    """Maximal runs of letters, digits and combining marks: (run, is_cjk).
+
+    A CJK run and a non-CJK run are split apart even when adjacent ("API设计" → "API", "设计").
+    """
+    run: list[str] = []
+    run_cjk = False
+    for ch in text:
+        if _word_char(ch):
+            cjk = _is_cjk(ch)
+            if run and cjk != run_cjk:
+                yield "".join(run), run_cjk
+                run = []
+            run.append(ch)
+            run_cjk = cjk
+        elif run:
+            yield "".join(run), run_cjk
+            run = []
+    if run:
+        yield "".join(run), run_cjk
+
+
+_CJK = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
+)
+_CJK_RUN = re.compile(_CJK.pattern + "+")
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    """Overlapping bigrams of one CJK run; a single character stays itself."""
+    if len(run) < 2:
+        return [run] if run else []
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def cjk_column(text: str) -> str | None:
+    """The ``cjk`` column value for a chunk: space-separated bigrams, or None without CJK."""
+    if not has_cjk(text):
+        return None
+    grams: list[str] = []
+    for run in _CJK_RUN.findall(text):
+        grams.extend(cjk_bigrams(run))
+    return " ".join(grams)
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def query_terms(text: str) -> list[str]:
+    """Search terms of a query, lower-cased, de-duplicated, stop words removed, in order."""
+    text = strip_controls(text[:MAX_QUERY_CHARS])
+    plain: list[str] = []
+    grams: list[str] = []
+    for run, cjk in words(text):
+        if cjk:
+            grams.extend(cjk_bigrams(run))
+        else:
+            plain.append(unicodedata.normalize("NFC", run).casefold())
+    kept = [w for w in plain if w not in STOP_WORDS] or plain
+    seen: set[str] = set()
+    terms: list[str] = []
+    for term in [*kept, *grams]:
+        if term not in seen:
+            seen.add(term)
+            terms.append(term)
+    return terms[:MAX_TERMS]
+
+
+def match_expression(text: str, *, prefix_last: bool = False) -> str:
+    """The FTS5 MATCH string for ``text``: quoted terms joined by OR; "" when nothing is left.
+
+    With ``prefix_last`` the last term also matches as a prefix (search as you type) when it has
+    at least three characters.
+    """
+    terms = query_terms(text)
+    if not terms:
+        return ""
+    parts = [_quote(t) for t in terms]
+    last = terms[-1]
+    if prefix_last and len(last) >= 3 and text == text.rstrip() and not has_cjk(last):
+        parts[-1] = _quote(last) + "*"
+    return " OR ".join(parts)

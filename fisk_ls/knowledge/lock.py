@@ -1,0 +1,99 @@
+"""One writer per store across processes.
+
+On Unix an advisory ``flock`` on ``knowledge.lock`` (released by the OS when the process dies);
+on Windows an exclusive-create lock file. A second writer gets ``IndexLocked`` at once, or waits
+up to ``wait`` seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from types import TracebackType
+
+from .errors import IndexLocked, StoreError
+
+LOCK_NAME = "knowledge.lock"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class WriterLock:
+    def __init__(self, store_dir: Path) -> None:
+        self.path = store_dir / LOCK_NAME
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def acquire(self, wait: float = 0.0) -> None:
+        deadline = time.monotonic() + max(wait, 0.0)
+        delay = 0.02
+        while True:
+            if self._try():
+                return
+            if time.monotonic() >= deadline:
+                raise IndexLocked(
+                    f"another writer (fisk-ai knowledge index/watch or the language server) is "
+                    f"running on {self.path.parent}; wait for it or pass --wait"
+                )
+            time.sleep(min(delay, max(deadline - time.monotonic(), 0.0)))
+            delay = min(delay * 2, 0.25)
+
+    def _try(self) -> bool:
+        if os.name == "nt":  # pragma: no cover - exercised on Windows only
+            try:
+                self._fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+            except FileExistsError:
+                return False
+            return True
+        import fcntl
+
+        try:
+            fd = os.open(self.path, os.O_CREAT | os.O_RDWR | _NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise StoreError(f"cannot open lock file {self.path}: {exc.strerror}") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        os.fchmod(fd, 0o600)
+        self._fd = fd
+        return True
+
+    def is_locked_elsewhere(self) -> bool:
+        """True when another process holds the lock (for doctor); never blocks."""
+        if self.held:
+            return False
+        if not self.path.exists():
+            return False
+        if self._try():
+            self.release()
+            return False
+        return True
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        if os.name == "nt":  # pragma: no cover
+            os.close(fd)
+            self.path.unlink(missing_ok=True)
+            return
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+    def __enter__(self) -> WriterLock:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()

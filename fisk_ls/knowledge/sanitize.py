@@ -1,0 +1,29 @@
+"""Strip terminal control sequences from corpus text before anything prints it.
+
+Documents are untrusted: an ESC sequence in a markdown file must not move the cursor, change the
+title, or hide text on the reader's terminal. Tabs and newlines stay.
+"""
+
+from __future__ import annotations
+
+import re
+
+# CSI (ESC [ … final), OSC (ESC ] … BEL or ST), other ESC sequences, 8-bit C1 controls, and C0
+# controls except tab and newline.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|\x1b[@-Z\\-_]?"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+
+
+def strip_controls(text: str) -> str:
+    return _ESCAPES.sub("", text)
+
+
+def one_line(text: str, limit: int) -> str:
+    """Controls stripped, whitespace collapsed, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(strip_controls(text).split())
+    return flat if len(flat) <= limit else flat[: max(limit - 3, 0)].rstrip() + "..."

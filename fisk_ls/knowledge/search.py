@@ -1,0 +1,245 @@
+"""Search: FTS5/BM25 always, sqlite-vec KNN when the vector tier is on, fused by RRF.
+
+Soft outcomes are values: ``status`` is ``ok``, ``index_not_built``, ``index_empty`` or
+``no_terms``; a search whose embeddings call failed transiently is ``degraded`` with a one-line
+``reason`` and lexical results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from .citations import format_citation
+from .config import clamp_top_k
+from .errors import EmbeddingsError, IdentityMismatch
+from .fts import match_expression
+from .vectors import normalize, pack
+
+if TYPE_CHECKING:
+    from .store import Snapshot
+
+FANOUT = 50
+"""Candidates taken from each retriever before fusion."""
+
+RRF_K = 60
+
+# BM25 column weights: section (heading breadcrumb), body, cjk bigrams. Headings are short and
+# name the topic, so a match there counts more than one in the body.
+BM25_WEIGHTS = (3.0, 1.0, 1.0)
+
+OK = "ok"
+INDEX_NOT_BUILT = "index_not_built"
+INDEX_EMPTY = "index_empty"
+NO_TERMS = "no_terms"
+
+
+class QueryEmbedder(Protocol):
+    model: str
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: int
+    path: str
+    ordinal: int
+    section: str
+    text: str
+    start_line: int
+    end_line: int
+    heading_line: int
+    score: float
+    retrievers: dict[str, int] = field(default_factory=dict)
+    """Which retrievers found the chunk, with its 1-based rank in each."""
+
+    @property
+    def citation(self) -> str:
+        return format_citation(self.path, self.ordinal)
+
+    @property
+    def content(self) -> str:
+        return f"{self.section}\n\n{self.text}" if self.section else self.text
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    status: str
+    tier: str
+    hits: list[Hit] = field(default_factory=list)
+    degraded: bool = False
+    reason: str | None = None
+
+
+def tier_line(model: str | None = None, dimension: int = 0, reason: str | None = None) -> str:
+    """The one-line description of how search runs (three kinds, as the reference)."""
+    if model is None:
+        return "lexical: FTS5/BM25 (no embeddings configured)"
+    if reason is not None:
+        return f"degraded: hybrid fell back to lexical (embeddings unreachable: {reason})"
+    return f"hybrid: FTS5/BM25 + vectors, fused by RRF (model {model}, dim {dimension})"
+
+
+def rrf(lists: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
+    """Reciprocal Rank Fusion: (id, score) by score, ties by smaller id."""
+    scores: dict[int, float] = {}
+    for ranked in lists:
+        for rank, cid in enumerate(ranked):
+            scores[cid] = scores.get(cid, 0.0) + 1.0 / (k + rank + 1)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def lexical_ids(snap: Snapshot, expression: str, limit: int = FANOUT) -> list[tuple[int, float]]:
+    """(chunk id, bm25) best first; bm25 is negative, lower is better; ties by id."""
+    f = snap.tables["fts"]
+    w = ", ".join(str(x) for x in BM25_WEIGHTS)
+    rows = snap.conn.execute(
+        f"SELECT rowid, bm25({f}, {w}) AS s FROM {f} WHERE {f} MATCH ? ORDER BY s, rowid LIMIT ?",
+        (expression, limit),
+    )
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> list[int]:
+    v = snap.tables["vec"]
+    rows = snap.conn.execute(
+        f"SELECT chunk_id FROM {v} WHERE embedding MATCH ? AND k = ? ORDER BY distance, chunk_id",
+        (pack(vector), limit),
+    )
+    return [int(r[0]) for r in rows]
+
+
+def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, tuple[object, ...]]:
+    if not ids:
+        return {}
+    d, c = snap.tables["documents"], snap.tables["chunks"]
+    marks = ",".join("?" * len(ids))
+    rows = snap.conn.execute(
+        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line,"
+        f" c.heading_line FROM {c} c JOIN {d} d ON d.id = c.document_id WHERE c.id IN ({marks})",
+        list(ids),
+    )
+    return {int(r[0]): tuple(r) for r in rows}
+
+
+def is_empty(snap: Snapshot) -> bool:
+    c = snap.tables["chunks"]
+    return snap.conn.execute(f"SELECT 1 FROM {c} LIMIT 1").fetchone() is None
+
+
+def check_identity(snap: Snapshot, model: str, query_prefix: str, document_prefix: str) -> None:
+    """The index's pinned vector identity must match the configuration (else --reindex)."""
+    m = snap.manifest
+    if not m.hybrid:
+        if is_empty(snap):
+            return  # nothing built yet: not a mismatch, the next index run pins it
+        raise IdentityMismatch(
+            "the index was built lexical-only but embeddings are configured; run "
+            "`fisk-ai knowledge index --reindex` to add vectors"
+        )
+    wrong = []
+    if m.model != model:
+        wrong.append(f"model {m.model!r} (configured {model!r})")
+    if m.query_prefix != query_prefix:
+        wrong.append(f"query_prefix {m.query_prefix!r} (configured {query_prefix!r})")
+    if m.document_prefix != document_prefix:
+        wrong.append(f"document_prefix {m.document_prefix!r} (configured {document_prefix!r})")
+    if not m.normalized:
+        wrong.append("unnormalised vectors")
+    if wrong:
+        raise IdentityMismatch(
+            "the index was built with "
+            + ", ".join(wrong)
+            + "; run `fisk-ai knowledge index --reindex` to rebuild it"
+        )
+
+
+def run_search(
+    snap: Snapshot | None,
+    query: str,
+    top_k: int | None,
+    *,
+    default_top_k: int = 5,
+    embedder: QueryEmbedder | None = None,
+    prefixes: tuple[str, str] = ("", ""),
+    prefix_last: bool = False,
+) -> SearchResult:
+    """Search one snapshot (None = not built)."""
+    k = clamp_top_k(top_k, default_top_k)
+    hybrid = embedder is not None
+    if snap is None:
+        return SearchResult(INDEX_NOT_BUILT, tier_line(embedder.model if embedder else None))
+    dim = snap.manifest.dimension
+    tier = tier_line(embedder.model, dim) if embedder else tier_line()
+    if is_empty(snap):
+        return SearchResult(INDEX_EMPTY, tier)
+    if hybrid:
+        assert embedder is not None
+        check_identity(snap, embedder.model, *prefixes)
+    expression = match_expression(query, prefix_last=prefix_last)
+    lexical = lexical_ids(snap, expression) if expression else []
+    vector: list[int] = []
+    degraded, reason = False, None
+    if hybrid and snap.manifest.hybrid and query.strip():
+        assert embedder is not None
+        try:
+            qv = embedder.embed_query(query)
+            if len(qv) != dim:
+                raise EmbeddingsError(
+                    "dimension",
+                    f"the server now returns {len(qv)}-dimensional vectors but the index holds "
+                    f"{dim}; run `fisk-ai knowledge index --reindex`",
+                )
+            vector = vector_ids(snap, normalize(qv))
+        except EmbeddingsError as exc:
+            if exc.kind != "transient":
+                raise
+            degraded, reason = True, exc.reason
+            tier = tier_line(embedder.model, dim, reason)
+    if not expression and not vector:
+        return SearchResult(NO_TERMS, tier, [], degraded, reason)
+    fused, ranks = _fuse(lexical, vector)
+    rows = hydrate(snap, [cid for cid, _ in fused[: k + 5]])
+    hits: list[Hit] = []
+    for cid, score in fused:
+        row = rows.get(cid)
+        if row is None:
+            continue
+        _, path, ordinal, section, body, start, end, heading = row
+        hits.append(
+            Hit(
+                chunk_id=cid,
+                path=str(path),
+                ordinal=int(ordinal),  # type: ignore[call-overload]
+                section=str(section),
+                text=str(body),
+                start_line=int(start),  # type: ignore[call-overload]
+                end_line=int(end),  # type: ignore[call-overload]
+                heading_line=int(heading),  # type: ignore[call-overload]
+                score=round(score, 4),
+                retrievers=ranks.get(cid, {}),
+            )
+        )
+        if len(hits) == k:
+            break
+    return SearchResult(OK, tier, hits, degraded, reason)
+
+
+def _fuse(
+    lexical: list[tuple[int, float]], vector: list[int]
+) -> tuple[list[tuple[int, float]], dict[int, dict[str, int]]]:
+    """Fused (id, score in [0, 1]) and each id's 1-based rank per retriever."""
+    ranks: dict[int, dict[str, int]] = {}
+    for rank, (cid, _) in enumerate(lexical, 1):
+        ranks.setdefault(cid, {})["lexical"] = rank
+    for rank, cid in enumerate(vector, 1):
+        ranks.setdefault(cid, {})["vector"] = rank
+    if not vector:
+        # Lexical only: BM25 relative to the best hit, so 1.0 is the top and 0.5 half as good.
+        best = lexical[0][1] if lexical else -1.0
+        return [(cid, (s / best) if best else 0.0) for cid, s in lexical], ranks
+    lists = [[cid for cid, _ in lexical], vector] if lexical else [vector]
+    top = len(lists) / (RRF_K + 1)  # a chunk ranked first everywhere
+    return [(cid, s / top) for cid, s in rrf(lists)], ranks

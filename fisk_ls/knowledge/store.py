@@ -1,0 +1,290 @@
+"""The SQLite store: opening it safely, the manifest, and read snapshots.
+
+* Files: ``knowledge.db`` and its ``-wal``/``-shm`` sidecars are 0600 inside a 0700 directory;
+  the database is pre-created with ``O_NOFOLLOW`` and opened with ``SQLITE_OPEN_NOFOLLOW``; a
+  symlink at any of these paths is refused.
+* Writers hold the cross-process lock (lock.py) and one read-write connection in WAL mode.
+* Readers open read-only, lazily: a reader created before the index existed finds it once it
+  is built, and one whose database was replaced reopens it. Each read is one short transaction
+  that first reads the manifest, so a switch of generation or identity is seen at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import schema
+from .errors import FormatTooNew, StoreError
+
+if TYPE_CHECKING:
+    import apsw
+
+DB_NAME = "knowledge.db"
+SIDECARS = ("-wal", "-shm")
+BUSY_TIMEOUT_MS = 5000
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What ``rag_meta`` says about the live index."""
+
+    format_version: int = schema.FORMAT_VERSION
+    generation: int = 1
+    model: str = ""
+    dimension: int = 0
+    normalized: bool = False
+    query_prefix: str = ""
+    document_prefix: str = ""
+
+    @classmethod
+    def from_rows(cls, rows: dict[str, str]) -> Manifest:
+        def num(key: str, default: int) -> int:
+            try:
+                return int(rows.get(key, default))
+            except ValueError:
+                return default
+
+        return cls(
+            format_version=num("format_version", schema.FORMAT_VERSION),
+            generation=num("generation", 1),
+            model=rows.get("model", ""),
+            dimension=num("dimension", 0),
+            normalized=rows.get("normalized", "false") == "true",
+            query_prefix=rows.get("query_prefix", ""),
+            document_prefix=rows.get("document_prefix", ""),
+        )
+
+    def rows(self) -> dict[str, str]:
+        return {
+            "format_version": str(self.format_version),
+            "generation": str(self.generation),
+            "model": self.model,
+            "dimension": str(self.dimension),
+            "normalized": "true" if self.normalized else "false",
+            "query_prefix": self.query_prefix,
+            "document_prefix": self.document_prefix,
+        }
+
+    @property
+    def hybrid(self) -> bool:
+        return bool(self.model) and self.dimension > 0
+
+    @property
+    def tables(self) -> dict[str, str]:
+        return schema.names(self.generation)
+
+
+def db_path(store_dir: Path) -> Path:
+    return store_dir / DB_NAME
+
+
+def _apsw() -> Any:
+    import apsw
+
+    return apsw
+
+
+def load_vec(conn: apsw.Connection) -> None:
+    """Load sqlite-vec into ``conn`` (vector tier only)."""
+    import sqlite_vec
+
+    conn.enable_load_extension(True)
+    conn.load_extension(sqlite_vec.loadable_path())
+    conn.enable_load_extension(False)
+
+
+def _refuse_symlink(path: Path) -> None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise StoreError(f"refusing to follow the symlink at {path}; remove it")
+
+
+def ensure_store_dir(store_dir: Path) -> None:
+    """Create the store directory (0700) if needed; refuse a symlink there."""
+    _refuse_symlink(store_dir)
+    if not store_dir.exists():
+        try:
+            store_dir.mkdir(mode=0o700, parents=True)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise StoreError(f"cannot create store directory {store_dir}: {exc.strerror}") from exc
+        os.chmod(store_dir, 0o700)  # mkdir's mode is filtered by the umask
+    elif not store_dir.is_dir():
+        raise StoreError(f"store path {store_dir} exists and is not a directory")
+
+
+def _precreate(path: Path) -> None:
+    for suffix in ("", *SIDECARS):
+        _refuse_symlink(Path(f"{path}{suffix}"))
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY | _NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise StoreError(f"cannot create {path}: {exc.strerror}") from exc
+    os.close(fd)
+
+
+def enforce_modes(path: Path) -> None:
+    for suffix in ("", *SIDECARS):
+        p = Path(f"{path}{suffix}")
+        _refuse_symlink(p)
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(p, 0o600)
+
+
+def scalar(conn: apsw.Connection, sql: str, params: tuple[object, ...] = ()) -> Any:
+    """The first column of the first row of a query that always returns one."""
+    row = conn.execute(sql, params).fetchone()
+    assert row is not None, sql
+    return row[0]
+
+
+def _check_fts5(conn: apsw.Connection) -> None:
+    if not scalar(conn, "SELECT sqlite_compileoption_used('ENABLE_FTS5')"):
+        raise StoreError("this SQLite was built without FTS5; reinstall apsw")
+
+
+def connect_writer(store_dir: Path) -> apsw.Connection:
+    """The read-write connection (caller holds the lock)."""
+    lib = _apsw()
+    ensure_store_dir(store_dir)
+    path = db_path(store_dir)
+    _precreate(path)
+    flags = lib.SQLITE_OPEN_READWRITE | lib.SQLITE_OPEN_CREATE | lib.SQLITE_OPEN_NOFOLLOW
+    try:
+        conn: apsw.Connection = lib.Connection(str(path), flags=flags)
+        conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA cache_size=-16000")
+        _check_fts5(conn)
+        conn.execute(schema.BASE_DDL)
+    except lib.Error as exc:
+        raise StoreError(f"opening knowledge index {path}: {exc}") from exc
+    enforce_modes(path)
+    return conn
+
+
+def connect_reader(path: Path) -> apsw.Connection:
+    lib = _apsw()
+    _refuse_symlink(path)
+    flags = lib.SQLITE_OPEN_READONLY | lib.SQLITE_OPEN_NOFOLLOW
+    try:
+        conn: apsw.Connection = lib.Connection(str(path), flags=flags)
+        conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        conn.execute("PRAGMA query_only=1")
+        _check_fts5(conn)
+    except lib.Error as exc:
+        raise StoreError(f"opening knowledge index {path}: {exc}") from exc
+    return conn
+
+
+def read_manifest(conn: apsw.Connection) -> Manifest | None:
+    """The manifest, or None for a store with no manifest yet (not built)."""
+    try:
+        rows = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM rag_meta")}
+    except _apsw().SQLError:
+        return None
+    if not rows:
+        return None
+    manifest = Manifest.from_rows(rows)
+    if manifest.format_version > schema.FORMAT_VERSION:
+        raise FormatTooNew(
+            f"the index was written by a newer fisk-ls (format {manifest.format_version}, this "
+            f"one reads {schema.FORMAT_VERSION}); upgrade fisk-ls"
+        )
+    return manifest
+
+
+@dataclass
+class Snapshot:
+    """A consistent read of the live generation (inside one read transaction)."""
+
+    conn: apsw.Connection
+    manifest: Manifest
+
+    @property
+    def tables(self) -> dict[str, str]:
+        return self.manifest.tables
+
+
+class Store:
+    """A long-lived read-only handle on one store directory. Thread-safe: one connection per
+    thread, opened lazily, reopened when the database file is replaced."""
+
+    def __init__(self, store_dir: Path) -> None:
+        self.store_dir = store_dir
+        self.path = db_path(store_dir)
+        self._local = threading.local()
+        self._all: list[apsw.Connection] = []
+        self._lock = threading.Lock()
+        self.vec_loaded = False
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def _conn(self) -> apsw.Connection | None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        ident = (st.st_dev, st.st_ino)
+        conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "ident", None) == ident:
+            return conn
+        if conn is not None:
+            self._forget(conn)
+        conn = connect_reader(self.path)
+        self._local.conn, self._local.ident, self._local.vec = conn, ident, False
+        with self._lock:
+            self._all.append(conn)
+        return conn
+
+    def _forget(self, conn: apsw.Connection) -> None:
+        with self._lock:
+            if conn in self._all:
+                self._all.remove(conn)
+        with contextlib.suppress(Exception):
+            conn.close()
+        self._local.conn = None
+
+    def ensure_vec(self, conn: apsw.Connection) -> None:
+        if not getattr(self._local, "vec", False):
+            load_vec(conn)
+            self._local.vec = True
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[Snapshot | None]:
+        """Yield a Snapshot of the live index, or None when it is not built yet."""
+        conn = self._conn()
+        if conn is None:
+            yield None
+            return
+        conn.execute("BEGIN")
+        try:
+            manifest = read_manifest(conn)
+            yield Snapshot(conn, manifest) if manifest else None
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            conns, self._all = self._all, []
+        for conn in conns:
+            with contextlib.suppress(Exception):
+                conn.close()
+        self._local = threading.local()

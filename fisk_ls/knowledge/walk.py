@@ -1,0 +1,101 @@
+"""Which files are documents: the walk rules.
+
+Only ``.md .markdown .txt .text`` files; symlinks inside a root are never followed; dot
+directories, any ``memory`` directory, ``node_modules``, ``__pycache__``, virtual environments and
+the store directory are skipped. A folder that cannot be read is skipped with a note and the walk
+goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+EXTENSIONS = frozenset({".md", ".markdown", ".txt", ".text"})
+SKIP_DIRS = frozenset({"memory", "node_modules", "__pycache__"})
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    path: Path
+    size: int
+    mtime_ns: int
+    inode: int
+
+
+def is_document_name(name: str) -> bool:
+    return os.path.splitext(name)[1].lower() in EXTENSIONS
+
+
+def skip_dir(name: str, path: str, store_dir: str) -> bool:
+    """True for directories that never hold documents (shared with the watcher)."""
+    if name.startswith(".") or name in SKIP_DIRS:
+        return True
+    if path == store_dir:
+        return True
+    return os.path.exists(os.path.join(path, "pyvenv.cfg"))
+
+
+def in_skipped_dir(path: Path, root: Path, store_dir: Path) -> bool:
+    """True when a file below ``root`` sits in a directory the walk would skip."""
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return True
+    current = root
+    for part in rel.parts[:-1]:
+        current = current / part
+        if skip_dir(part, str(current), str(store_dir)):
+            return True
+    return False
+
+
+def walk(root: Path, store_dir: Path, note: Callable[[str], None]) -> Iterator[Candidate]:
+    """Documents under ``root`` (a folder or a single file), in a stable (sorted) order."""
+    try:
+        st = os.stat(root)  # the root itself may be a symlink the user chose
+    except OSError as exc:
+        note(f"skipping {root}: {exc.strerror or exc}")
+        return
+    if stat.S_ISREG(st.st_mode):
+        if is_document_name(root.name):
+            yield Candidate(root, st.st_size, st.st_mtime_ns, st.st_ino)
+        else:
+            note(f"skipping {root}: not a .md, .markdown, .txt or .text file")
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        note(f"skipping {root}: not a file or folder")
+        return
+    yield from _walk_dir(str(root), str(store_dir), note)
+
+
+def _walk_dir(top: str, store_dir: str, note: Callable[[str], None]) -> Iterator[Candidate]:
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            note(f"skipping folder {folder}: {exc.strerror or exc}")
+            continue
+        subdirs: list[str] = []
+        for entry in entries:
+            try:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    if not skip_dir(entry.name, entry.path, store_dir):
+                        subdirs.append(entry.path)
+                    continue
+                if not is_document_name(entry.name) or not entry.is_file(follow_symlinks=False):
+                    continue
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                note(f"skipping {entry.path}: {exc.strerror or exc}")
+                continue
+            yield Candidate(Path(entry.path), st.st_size, st.st_mtime_ns, st.st_ino)
+        stack.extend(reversed(subdirs))

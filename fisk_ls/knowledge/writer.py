@@ -1,0 +1,246 @@
+"""The single writer: lock, read-write connection, generations and the manifest.
+
+``open_writer`` takes the cross-process lock, opens (creating if needed) the database and makes
+sure the live generation's tables exist. Index runs (indexer.py) write through it, one short
+transaction per file. ``begin_rebuild``/``finish_rebuild`` build a whole new generation beside
+the live one and switch over atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from . import schema
+from .errors import StoreError
+from .lock import WriterLock
+from .store import Manifest, connect_writer, load_vec, read_manifest, scalar
+
+if TYPE_CHECKING:
+    import apsw
+
+_GEN_TABLE = re.compile(r"^(?:documents|chunks|chunks_fts|chunks_vec)_(\d+)$")
+
+
+class Writer:
+    def __init__(self, store_dir: Path, lock: WriterLock, conn: apsw.Connection) -> None:
+        self.store_dir = store_dir
+        self.lock = lock
+        self.conn = conn
+        self.vec_loaded = False
+        manifest = read_manifest(conn)
+        if manifest is None:
+            manifest = Manifest()
+            with self.transaction():
+                self._create_generation(manifest.generation)
+                self._write_manifest(manifest)
+        self.manifest = manifest
+        self._drop_stale_generations()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        try:
+            with contextlib.suppress(Exception):
+                self.conn.execute("PRAGMA optimize")
+            self.conn.close()
+        finally:
+            self.lock.release()
+
+    def __enter__(self) -> Writer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[apsw.Connection]:
+        """One atomic unit of writes; rolled back (and the error re-raised) on failure.
+
+        Inside a batch (or another transaction) it is a SAVEPOINT, so one file's failure undoes
+        only that file.
+        """
+        if self.conn.in_transaction:
+            self.conn.execute("SAVEPOINT unit")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK TO unit")
+                self.conn.execute("RELEASE unit")
+                raise
+            self.conn.execute("RELEASE unit")
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def batch(self, max_units: int = 256, max_seconds: float = 0.25) -> Iterator[Batch]:
+        """Group many small transactions into a few commits (FTS5 writes one segment per commit).
+
+        Every file's writes stay atomic (a savepoint each); a commit happens at least every
+        ``max_seconds`` so the lock window stays short and readers see progress.
+        """
+        b = Batch(self, max_units, max_seconds)
+        try:
+            yield b
+        except BaseException:
+            b.close(commit=True)  # keep what finished: each unit is complete on its own
+            raise
+        b.close(commit=True)
+
+    # -- generations -------------------------------------------------------------------------
+
+    def ensure_vec(self) -> None:
+        if not self.vec_loaded:
+            load_vec(self.conn)
+            self.vec_loaded = True
+
+    def _tables(self) -> list[str]:
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+
+    def _generations(self) -> set[int]:
+        return {int(m.group(1)) for t in self._tables() if (m := _GEN_TABLE.match(t))}
+
+    def _create_generation(self, generation: int) -> None:
+        self.conn.execute(schema.generation_ddl(generation))
+
+    def _drop_generation(self, generation: int) -> None:
+        tables = self._tables()
+        if schema.names(generation)["vec"] in tables:
+            self.ensure_vec()
+        for sql in schema.drop_generation_sql(generation):
+            self.conn.execute(sql)
+
+    def _drop_stale_generations(self) -> None:
+        """Remove what a killed rebuild left behind."""
+        stale = self._generations() - {self.manifest.generation}
+        if stale:
+            with self.transaction():
+                for g in sorted(stale):
+                    self._drop_generation(g)
+
+    def _write_manifest(self, manifest: Manifest) -> None:
+        self.conn.executemany(
+            "INSERT INTO rag_meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            list(manifest.rows().items()),
+        )
+
+    def set_manifest(self, manifest: Manifest) -> None:
+        with self.transaction():
+            self._write_manifest(manifest)
+        self.manifest = manifest
+
+    def create_vec_table(self, generation: int, dimension: int) -> None:
+        self.ensure_vec()
+        self.conn.execute(schema.vec_ddl(generation, dimension))
+
+    def begin_rebuild(self) -> int:
+        """Create the next generation's (empty) tables; return its number."""
+        new = max(self._generations() | {self.manifest.generation}) + 1
+        with self.transaction():
+            self._create_generation(new)
+        return new
+
+    def finish_rebuild(self, generation: int, manifest: Manifest) -> None:
+        """Switch readers to ``generation`` atomically, then drop the old one."""
+        old = self.manifest.generation
+        new_manifest = replace(manifest, generation=generation)
+        with self.transaction():
+            self._write_manifest(new_manifest)
+        self.manifest = new_manifest
+        with self.transaction():
+            self._drop_generation(old)
+        self.vacuum()
+
+    def abandon_rebuild(self, generation: int) -> None:
+        with contextlib.suppress(Exception), self.transaction():
+            self._drop_generation(generation)
+
+    def reset(self) -> tuple[int, int]:
+        """Delete every document and chunk; return how many there were."""
+        docs, chunks = self.counts()
+        new = self.begin_rebuild()
+        self.finish_rebuild(new, Manifest())
+        return docs, chunks
+
+    def vacuum(self) -> None:
+        """Give freed pages back to the file system."""
+        with contextlib.suppress(Exception):
+            self.conn.execute("PRAGMA incremental_vacuum").fetchall()
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    def counts(self, generation: int | None = None) -> tuple[int, int]:
+        n = schema.names(generation or self.manifest.generation)
+        docs = scalar(self.conn, f"SELECT count(*) FROM {n['documents']}")
+        chunks = scalar(self.conn, f"SELECT count(*) FROM {n['chunks']}")
+        return int(docs), int(chunks)
+
+
+class Batch:
+    def __init__(self, writer: Writer, max_units: int, max_seconds: float) -> None:
+        self.writer = writer
+        self.max_units = max_units
+        self.max_seconds = max_seconds
+        self._units = 0
+        self._started = 0.0
+
+    def tick(self) -> None:
+        """Call after each unit: opens a transaction if needed, commits when one is due."""
+        conn = self.writer.conn
+        if not conn.in_transaction:
+            conn.execute("BEGIN IMMEDIATE")
+            self._units = 0
+            self._started = time.monotonic()
+            return
+        self._units += 1
+        if self._units >= self.max_units or time.monotonic() - self._started >= self.max_seconds:
+            conn.execute("COMMIT")
+
+    def close(self, commit: bool) -> None:
+        conn = self.writer.conn
+        if conn.in_transaction:
+            conn.execute("COMMIT" if commit else "ROLLBACK")
+
+
+def open_writer(store_dir: Path, *, wait: float = 0.0) -> Writer:
+    """Take the lock and open the store for writing (creating it if needed)."""
+    lock = WriterLock(store_dir)
+    from .store import ensure_store_dir
+
+    ensure_store_dir(store_dir)
+    lock.acquire(wait)
+    try:
+        conn = connect_writer(store_dir)
+    except BaseException:
+        lock.release()
+        raise
+    try:
+        return Writer(store_dir, lock, conn)
+    except BaseException as exc:
+        conn.close()
+        lock.release()
+        if isinstance(exc, StoreError):
+            raise
+        raise

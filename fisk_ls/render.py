@@ -1,0 +1,263 @@
+"""Turning core results into terminal text and JSON objects for the CLI.
+
+All corpus text passes through ``strip_controls`` before it is printed. Progress goes to stderr
+(a rich progress bar on a terminal, plain notes otherwise); results go to stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from types import TracebackType
+from typing import Any
+
+from .knowledge import IndexReporter, IndexStats, SearchResult, Settings, Source, StoreStats
+from .knowledge.citations import CitedChunk
+from .knowledge.doctor import Check
+from .knowledge.sanitize import one_line, strip_controls
+from .knowledge.search import tier_line
+
+SNIPPET_CHARS = 100
+
+
+def tier(settings: Settings, dimension: int | None = None) -> str:
+    if settings.embeddings is None:
+        return tier_line()
+    if dimension is None:
+        from .knowledge import Knowledge
+
+        kb = Knowledge(settings)
+        try:
+            return kb.tier()
+        finally:
+            kb.close()
+    return tier_line(settings.embeddings.model, dimension)
+
+
+def index_summary(stats: IndexStats) -> str:
+    verb = "would index" if stats.dry_run else "indexed"
+    tail = f", {stats.embeddings} embeddings" if stats.embeddings else ""
+    return (
+        f"{verb}: added={stats.added} updated={stats.updated} skipped={stats.skipped} "
+        f"removed={stats.removed} ({stats.files} files, {stats.chunks} chunks{tail})"
+    )
+
+
+class IndexProgress(IndexReporter):
+    """A progress bar on a terminal; notes as lines on stderr."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> IndexProgress:
+        if self.enabled and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+            self._bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._bar.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(exc_type, exc, tb)
+
+    def on_plan(self, files: int) -> None:
+        if self._bar is not None:
+            self._task = self._bar.add_task("indexing", total=files)
+
+    def on_file(self, done: int, key: str) -> None:
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=done)
+
+    def on_note(self, message: str) -> None:
+        if not self.enabled:
+            return
+        text = strip_controls(message)
+        if self._bar is not None:
+            self._bar.console.print(text, markup=False, highlight=False)
+        else:
+            print(text, file=sys.stderr)
+
+
+def hit_json(hit: Any) -> dict[str, Any]:
+    return {
+        "citation": hit.citation,
+        "path": hit.path,
+        "ordinal": hit.ordinal,
+        "section": hit.section,
+        "start_line": hit.start_line,
+        "end_line": hit.end_line,
+        "score": hit.score,
+        "retrievers": hit.retrievers,
+        "content": hit.content,
+    }
+
+
+def search_json(result: SearchResult) -> dict[str, Any]:
+    return {
+        "tier": result.tier,
+        "status": result.status,
+        "degraded": result.degraded,
+        "reason": result.reason,
+        "results": [hit_json(h) for h in result.hits],
+    }
+
+
+STATUS_TEXT = {
+    "index_not_built": "the knowledge index is not built yet; run `fisk-ai knowledge index`",
+    "index_empty": "the knowledge index is empty; run `fisk-ai knowledge index PATH`",
+    "no_terms": "the query has no searchable words",
+}
+
+
+def search_text(result: SearchResult, *, full: bool = False) -> str:
+    lines = [strip_controls(result.tier)]
+    if result.status != "ok":
+        lines.append(STATUS_TEXT.get(result.status, result.status))
+        return "\n".join(lines)
+    if not result.hits:
+        lines.append("no results")
+        return "\n".join(lines)
+    for hit in result.hits:
+        lines.append("")
+        lines.append(
+            f"{hit.citation}  (lines {hit.start_line}-{hit.end_line}, score {hit.score:.2f})"
+        )
+        if hit.section:
+            lines.append(f"  Section: {strip_controls(hit.section)}")
+        if full:
+            lines.extend("  " + ln for ln in strip_controls(hit.text).split("\n"))
+        else:
+            lines.append("  " + one_line(hit.text or hit.section, SNIPPET_CHARS))
+    return "\n".join(lines)
+
+
+def show_json(chunk: CitedChunk) -> dict[str, Any]:
+    return {
+        "citation": chunk.citation,
+        "path": chunk.path,
+        "ordinal": chunk.ordinal,
+        "section": chunk.section,
+        "start_line": chunk.start_line,
+        "end_line": chunk.end_line,
+        "stale": chunk.stale,
+        "current_lines": list(chunk.current_lines) if chunk.current_lines else None,
+        "content": chunk.content,
+    }
+
+
+def stale_note(chunk: CitedChunk) -> str:
+    if chunk.moved_to:
+        a, b = chunk.moved_to
+        return f"note: {chunk.path} changed since it was indexed; this text is now at lines {a}-{b}"
+    return (
+        f"note: {chunk.path} changed since it was indexed and this text is no longer in it; "
+        "run `fisk-ai knowledge index`"
+    )
+
+
+def show_text(chunk: CitedChunk) -> str:
+    head = f"# {strip_controls(chunk.section)}\n\n" if chunk.section else ""
+    return head + strip_controls(chunk.text)
+
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "-"
+
+
+def sources_json(settings: Settings, sources: list[Source] | None) -> dict[str, Any]:
+    return {
+        "tier": tier(settings),
+        "status": "index_not_built" if sources is None else "ok",
+        "sources": [
+            {"path": s.path, "title": s.title, "chunks": s.chunks, "indexed_at": s.indexed_at}
+            for s in sources or []
+        ],
+    }
+
+
+def sources_text(settings: Settings, sources: list[Source] | None) -> str:
+    lines = [tier(settings)]
+    if sources is None:
+        lines.append(STATUS_TEXT["index_not_built"])
+    elif not sources:
+        lines.append("no indexed files")
+    else:
+        width = max(len(s.path) for s in sources)
+        lines.append(f"{'Path':<{width}}  Chunks  Indexed at")
+        for s in sources:
+            lines.append(f"{strip_controls(s.path):<{width}}  {s.chunks:>6}  {_when(s.indexed_at)}")
+    return "\n".join(lines)
+
+
+def _iec(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def stats_json(settings: Settings, stats: StoreStats) -> dict[str, Any]:
+    out: dict[str, Any] = {"tier": tier(settings, stats.dimension if stats.built else 0)}
+    out.update(stats.__dict__)
+    out["status"] = "ok" if stats.built else "index_not_built"
+    return out
+
+
+def stats_text(settings: Settings, stats: StoreStats) -> str:
+    lines = [tier(settings, stats.dimension), ""]
+    if not stats.built:
+        lines.append(f"Store: {stats.store} (not built; run `fisk-ai knowledge index`)")
+        return "\n".join(lines)
+    lines += [
+        f"Store:     {stats.store}",
+        f"Documents: {stats.documents}",
+        f"Chunks:    {stats.chunks}",
+        f"Vectors:   {stats.vectors}",
+    ]
+    if settings.embeddings is not None:
+        lines += [
+            f"Model:     {stats.model or '-'}",
+            f"Dimension: {stats.dimension}",
+            f"Normalized: {str(stats.normalized).lower()}",
+        ]
+    lines += [f"DB size:   {_iec(stats.db_bytes)}", f"WAL size:  {_iec(stats.wal_bytes)}"]
+    if stats.modified:
+        lines.append(f"Modified:  {_when(stats.modified)}")
+    return "\n".join(lines)
+
+
+def doctor_json(settings: Settings, checks: list[Check], broken: bool) -> dict[str, Any]:
+    return {
+        "tier": tier(settings),
+        "ok": not broken,
+        "checks": [
+            {"name": c.name, "ok": c.ok, "fatal": c.fatal, "detail": c.detail} for c in checks
+        ],
+    }
+
+
+def doctor_text(settings: Settings, checks: list[Check]) -> str:
+    lines = [tier(settings)]
+    width = max(len(c.name) for c in checks)
+    for c in checks:
+        mark = "[ok]  " if c.ok else ("[FAIL]" if c.fatal else "[warn]")
+        lines.append(f"{c.name:<{width}}  {mark}  {strip_controls(c.detail)}")
+    return "\n".join(lines)

@@ -1,0 +1,175 @@
+"""The real `fisk-ai` process: every command, --json, exit codes, escapes stripped."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+COMMANDS = ["index", "watch", "search", "show", "sources", "doctor", "stats", "rm", "reset"]
+
+
+def run(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, ok: int | None = 0
+) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "fisk_ls.cli", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    if ok is not None:
+        assert proc.returncode == ok, (proc.returncode, proc.stdout, proc.stderr)
+    return proc
+
+
+def js(cwd: Path, *args: str, ok: int | None = 0) -> dict[str, Any]:
+    proc = run(cwd, "knowledge", *args, "--json", ok=ok)
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, proc.stdout
+    obj: dict[str, Any] = json.loads(lines[0])
+    return obj
+
+
+@pytest.fixture
+def cli_project(project: Path, store_base: Path) -> Path:
+    return project
+
+
+def test_every_command_has_help(tmp_path: Path) -> None:
+    for cmd in COMMANDS:
+        out = run(tmp_path, "knowledge", cmd, "--help").stdout
+        assert "--json" in out and "Usage" in out
+    assert "knowledge" in run(tmp_path, "rag", "--help").stdout.lower()
+
+
+def test_full_flow_json(cli_project: Path) -> None:
+    assert js(cli_project, "search", "queue")["status"] == "index_not_built"
+    assert js(cli_project, "sources")["status"] == "index_not_built"
+    idx = js(cli_project, "index")
+    assert idx["added"] == 3 and idx["tier"].startswith("lexical")
+    res = js(cli_project, "search", "how does backpressure work?", "--top-k", "2")
+    assert res["status"] == "ok" and not res["degraded"] and res["reason"] is None
+    hit = res["results"][0]
+    assert set(hit) >= {
+        "citation",
+        "path",
+        "ordinal",
+        "section",
+        "start_line",
+        "end_line",
+        "score",
+        "content",
+    }
+    assert hit["path"] == "docs/design.md" and len(res["results"]) <= 2
+    shown = js(cli_project, "show", hit["citation"])
+    assert shown["content"] == hit["content"] and shown["stale"] is False
+    srcs = js(cli_project, "sources")["sources"]
+    assert [s["path"] for s in srcs] == ["docs/design.md", "docs/ops/runbook.md", "notes.txt"]
+    stats = js(cli_project, "stats")
+    assert stats["documents"] == 3 and stats["built"]
+    doc = js(cli_project, "doctor")
+    assert doc["ok"] is True
+    assert js(cli_project, "index", "--dry-run")["skipped"] == 3
+    rm = js(cli_project, "rm", "notes.txt")
+    assert rm["removed"] == ["notes.txt"]
+    reset = js(cli_project, "reset", ok=1)
+    assert "--force" in reset["error"]
+    assert js(cli_project, "reset", "--force")["documents"] == 2
+    assert js(cli_project, "search", "queue")["status"] == "index_empty"
+
+
+def test_paths_are_relative_to_project_root_from_anywhere(cli_project: Path) -> None:
+    (cli_project / "agent.yaml").write_text("harness:\n  knowledge:\n    enabled: true\n")
+    sub = cli_project / "docs"
+    js(cli_project, "index", "docs")
+    res = run(
+        sub, "knowledge", "--config", str(cli_project / "agent.yaml"), "search", "retries", "--json"
+    )
+    hit = json.loads(res.stdout)["results"][0]
+    assert hit["path"] == "docs/design.md"
+    shown = run(
+        sub, "knowledge", "--config", str(cli_project / "agent.yaml"), "show", hit["citation"]
+    )
+    assert "jitter" in shown.stdout
+
+
+def test_human_output_and_exit_codes(cli_project: Path) -> None:
+    out = run(cli_project, "knowledge", "index").stdout
+    assert out.startswith("lexical:") and "indexed: added=3" in out
+    out = run(cli_project, "knowledge", "search", "backoff").stdout
+    assert "docs/design.md#" in out and "Section: Design" in out
+    assert run(cli_project, "knowledge", "show", "nope.md#0", ok=1).stderr.startswith("error:")
+    assert run(cli_project, "knowledge", "show", "../x#0", ok=1).stderr.count("outside") == 1
+    assert run(cli_project, "knowledge", "search", ok=2).returncode == 2
+    assert run(cli_project, "knowledge", "bogus", ok=2).returncode == 2
+
+
+def test_escape_sequences_never_reach_the_terminal(cli_project: Path) -> None:
+    (cli_project / "evil.md").write_text(
+        "# Evil \x1b]0;owned\x07title\n\nclear \x1b[2J screen attack\n"
+    )
+    run(cli_project, "knowledge", "index")
+    for args in (
+        ["search", "screen attack"],
+        ["search", "screen attack", "--full"],
+        ["show", "evil.md#0"],
+        ["sources"],
+    ):
+        out = run(cli_project, "knowledge", *args)
+        assert "\x1b" not in out.stdout and "\x07" not in out.stdout, args
+
+
+def test_second_writer_is_told_clearly(cli_project: Path) -> None:
+    from fisk_ls.knowledge import open_writer, resolve_settings
+
+    run(cli_project, "knowledge", "index")
+    s = resolve_settings(cwd=cli_project)
+    with open_writer(s.store_dir):
+        res = js(cli_project, "index", ok=1)
+        assert "another writer" in res["error"]
+
+
+def test_config_errors_exit_1(cli_project: Path) -> None:
+    (cli_project / "agent.yaml").write_text(
+        "harness:\n  knowledge:\n    enabled: true\n    bogus: 1\n"
+    )
+    res = run(cli_project, "knowledge", "search", "x", ok=1)
+    assert "unknown key bogus" in res.stderr
+
+
+def test_watch_picks_up_changes(cli_project: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fisk_ls.cli", "knowledge", "watch", "--debounce", "200ms"],
+        cwd=cli_project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        import time
+
+        deadline = time.monotonic() + 20
+        assert proc.stdout is not None
+        line = ""
+        while "watching" not in line and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+        time.sleep(0.5)
+        (cli_project / "late.md").write_text("# Late\n\nplatypus notes\n")
+        found = False
+        while time.monotonic() < deadline and not found:
+            found = bool(js(cli_project, "search", "platypus")["results"])
+            time.sleep(0.2)
+        assert found
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert "stopped watching" in out

@@ -1,0 +1,88 @@
+"""Shared fixtures: a temporary project with docs, settings whose store lives in tmp."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fisk_ls.knowledge import Settings, resolve_settings
+
+pytest_plugins = ["tests.support.embed_fixtures"]
+
+REPO = Path(__file__).resolve().parents[1]
+CORPORA = REPO.parent / "shared" / "corpora"
+
+DOCS = {
+    "docs/design.md": """\
+        # Design
+
+        ## Backpressure
+
+        When the queue is full, producers block until consumers catch up. This is how
+        backpressure works in the C client.
+
+        ## Retries
+
+        Retries use exponential backoff with jitter, capped at thirty seconds.
+        """,
+    "docs/ops/runbook.md": """\
+        ---
+        title: Runbook
+        ---
+
+        ## Restarting the broker
+
+        Drain the node first, then restart the service and watch the logs.
+        """,
+    "notes.txt": "Plain text notes about cats, dogs and other pets.\n",
+}
+
+
+def write_docs(root: Path, docs: dict[str, str] | None = None) -> None:
+    for rel, text in (docs or DOCS).items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    write_docs(root)
+    return root
+
+
+@pytest.fixture
+def store_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    base = tmp_path / "stores"
+    monkeypatch.setenv("FISK_AI_STORE_DIR", str(base))
+    return base
+
+
+@pytest.fixture
+def settings(project: Path, store_base: Path) -> Settings:
+    return resolve_settings(cwd=project, store_base=store_base)
+
+
+@pytest.fixture
+def corpora() -> Path:
+    if not CORPORA.is_dir():
+        pytest.skip(f"shared corpora not found at {CORPORA}")
+    return CORPORA
+
+
+@pytest.fixture(autouse=True)
+def _no_user_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Never write into the real user cache directory from tests."""
+    cache = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    if "FISK_AI_STORE_DIR" in os.environ and not os.environ["FISK_AI_STORE_DIR"]:
+        monkeypatch.delenv("FISK_AI_STORE_DIR")
+    yield

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from fisk_ls.knowledge import Settings, index, open_writer
+from fisk_ls.knowledge.doctor import run_checks
+
+
+def by_name(settings: Settings) -> dict[str, object]:
+    return {c.name: c for c in run_checks(settings)}
+
+
+def test_not_built(settings: Settings) -> None:
+    checks = run_checks(settings)
+    assert not checks[0].ok and "not built" in checks[0].detail
+    assert not any(c.broken for c in checks)
+
+
+def test_healthy_index(settings: Settings) -> None:
+    index(settings)
+    checks = run_checks(settings)
+    assert all(c.ok for c in checks), [c for c in checks if not c.ok]
+    names = {c.name for c in checks}
+    assert {"SQLite integrity", "FTS consistency", "knowledge.db mode", "writer lock"} <= names
+
+
+def test_lock_state_and_broken_fts(settings: Settings) -> None:
+    index(settings)
+    with open_writer(settings.store_dir) as w:
+        assert any(c.name == "writer lock" and "held" in c.detail for c in run_checks(settings))
+        t = w.manifest.tables
+        # Corrupt the full-text index behind the triggers' back.
+        w.conn.execute(f"DELETE FROM {t['fts']}_docsize")
+    checks = run_checks(settings)
+    fts = next(c for c in checks if c.name == "FTS consistency")
+    assert not fts.ok and fts.fatal
+
+
+def test_loose_modes_are_reported(settings: Settings) -> None:
+    index(settings)
+    (settings.store_dir / "knowledge.db").chmod(0o644)
+    checks = run_checks(settings)
+    mode = next(c for c in checks if c.name == "knowledge.db mode")
+    assert not mode.ok and "0644" in mode.detail

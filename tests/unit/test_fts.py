@@ -1,0 +1,96 @@
+"""Query building: safe for any input, keeps meaningful words, CJK searchable."""
+
+from __future__ import annotations
+
+import apsw
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fisk_ls.knowledge import schema
+from fisk_ls.knowledge.fts import (
+    MAX_TERMS,
+    cjk_bigrams,
+    cjk_column,
+    match_expression,
+    query_terms,
+)
+
+
+def test_natural_language_question() -> None:  # checklist 6 (stop words now dropped)
+    assert match_expression("how does backpressure work") == '"backpressure" OR "work"'
+
+
+def test_single_letters_that_matter_are_kept() -> None:  # checklist 7, improved
+    assert query_terms("a bb ccc") == ["bb", "ccc"]  # "a" is a stop word
+    assert query_terms("C client") == ["c", "client"]
+    assert query_terms("R language") == ["r", "language"]
+
+
+def test_quotes_and_operators_are_neutralised() -> None:  # checklist 8
+    expr = match_expression('say "hello"; DROP AND OR NOT NEAR(x) * ^col:')
+    assert expr.count('"') % 2 == 0
+    assert '"drop"' in expr and '"near"' in expr and '"col"' in expr
+
+
+def test_term_cap_and_dedupe() -> None:  # checklist 9
+    terms = query_terms(" ".join(f"w{i}" for i in range(200)) + " w1 w1")
+    assert len(terms) == MAX_TERMS
+    assert len(set(terms)) == len(terms)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "?!;:", "---", "\x00\x1b[31m"])
+def test_nothing_searchable(text: str) -> None:  # checklist 10
+    assert match_expression(text) == ""
+
+
+def test_only_stop_words_are_kept_when_nothing_else() -> None:
+    assert query_terms("what is it") == ["what", "is", "it"]
+
+
+def test_cjk_bigrams() -> None:
+    assert cjk_bigrams("東京都") == ["東京", "京都"]
+    assert cjk_bigrams("東") == ["東"]
+    assert cjk_column("no cjk here") is None
+    assert cjk_column("API设计文档") == "设计 计文 文档"
+    assert query_terms("采样率") == ["采样", "样率"]
+
+
+def test_combining_marks_stay_in_the_word() -> None:
+    assert query_terms("cafe\u0301 menu") == ["café", "menu"]
+
+
+def test_prefix_on_last_term() -> None:
+    assert match_expression("backpr", prefix_last=True) == '"backpr"*'
+    assert match_expression("backpr ", prefix_last=True) == '"backpr"'
+    assert match_expression("ab", prefix_last=True) == '"ab"'
+
+
+@pytest.fixture(scope="module")
+def fts_conn() -> apsw.Connection:
+    conn = apsw.Connection(":memory:")
+    conn.execute(schema.generation_ddl(1))
+    n = schema.names(1)
+    conn.execute(f"INSERT INTO {n['documents']}(id, path) VALUES (1, 'a.md')")
+    conn.execute(
+        f"INSERT INTO {n['chunks']}(document_id, ordinal, section, body, cjk, start_line,"
+        " end_line, heading_line, hash) VALUES (1, 0, 'Sec', 'hello world NEAR AND', NULL,"
+        " 1, 1, 1, 'h')"
+    )
+    return conn
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=300), st.booleans())
+def test_any_string_is_a_valid_match(fts_conn: apsw.Connection, text: str, prefix: bool) -> None:
+    expr = match_expression(text, prefix_last=prefix)
+    if expr:
+        f = schema.names(1)["fts"]
+        fts_conn.execute(f"SELECT rowid FROM {f} WHERE {f} MATCH ?", (expr,)).fetchall()
+
+
+def test_fts_syntax_everywhere(fts_conn: apsw.Connection) -> None:
+    f = schema.names(1)["fts"]
+    nasty = '"" "unbalanced ( ) AND OR NOT NEAR/3 ^ * : {a b} [x] - + col:word \\ \' ` ~'
+    expr = match_expression(nasty * 50)
+    fts_conn.execute(f"SELECT rowid FROM {f} WHERE {f} MATCH ?", (expr,)).fetchall()

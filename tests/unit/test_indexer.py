@@ -1,0 +1,212 @@
+"""Walk rules, change detection and bad input: each file indexed or skipped with a note."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from fisk_ls.knowledge import Knowledge, Settings, index, update_paths
+from fisk_ls.knowledge import indexer as indexer_mod
+
+
+def sources(settings: Settings) -> set[str]:
+    return {s.path for s in Knowledge(settings).sources() or []}
+
+
+def test_walk_rules(settings: Settings, project: Path) -> None:
+    (project / ".hidden").mkdir()
+    (project / ".hidden" / "x.md").write_text("# hidden dir\n")
+    (project / "memory").mkdir()
+    (project / "memory" / "m.md").write_text("# memory\n")
+    (project / "node_modules" / "pkg").mkdir(parents=True)
+    (project / "node_modules" / "pkg" / "README.md").write_text("# dep\n")
+    (project / "venv").mkdir()
+    (project / "venv" / "pyvenv.cfg").write_text("home = /usr\n")
+    (project / "venv" / "doc.md").write_text("# venv\n")
+    (project / "image.png").write_bytes(b"\x89PNG")
+    (project / "UPPER.MD").write_text("# Upper case extension\n")
+    (project / ".dotfile.md").write_text("# dot file is fine\n")
+    index(settings)
+    got = sources(settings)
+    assert "UPPER.MD" in got and ".dotfile.md" in got
+    assert not any(p.startswith((".hidden", "memory", "node_modules", "venv")) for p in got)
+
+
+def test_store_inside_project_is_skipped(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fisk_ls.knowledge import resolve_settings
+
+    (project / "agent.yaml").write_text(
+        "harness:\n  knowledge:\n    enabled: true\n    directory: kb\n"
+    )
+    monkeypatch.delenv("FISK_AI_STORE_DIR", raising=False)
+    s = resolve_settings(cwd=project)
+    assert s.store_dir == project / "kb"
+    index(s)
+    (project / "kb" / "stray.md").write_text("# inside the store\n")
+    index(s)
+    assert not any(p.startswith("kb/") for p in sources(s))
+
+
+def test_no_change_run_reads_nothing(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    index(settings)
+
+    def boom(path: Path, limit: int = 0) -> object:
+        raise AssertionError(f"read {path}")
+
+    monkeypatch.setattr(indexer_mod, "read_document", boom)
+    stats = index(settings)
+    assert stats.skipped == 3 and stats.added == stats.updated == 0
+
+
+def test_touched_file_with_same_bytes_is_not_rechunked(settings: Settings, project: Path) -> None:
+    index(settings)
+    p = project / "notes.txt"
+    os.utime(p, ns=(1, 1))
+    stats = index(settings)
+    assert stats.skipped == 3 and stats.updated == 0
+
+
+def test_changed_file_updates(settings: Settings, project: Path) -> None:
+    index(settings)
+    (project / "notes.txt").write_text("Now about parrots.\n")
+    stats = index(settings)
+    assert stats.updated == 1
+    assert Knowledge(settings).search("parrots").hits[0].path == "notes.txt"
+    assert not Knowledge(settings).search("cats").hits
+
+
+BAD_FILES: dict[str, bytes] = {
+    "binary.md": b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR",
+    "latin1.md": "caf\xe9 au lait".encode("latin-1"),
+    "nul.md": b"text\x00more",
+    "huge.md": b"x" * (2 * 1024 * 1024),
+}
+
+
+def test_bad_files_are_skipped_with_notes(settings: Settings, project: Path) -> None:
+    for name, data in BAD_FILES.items():
+        (project / name).write_bytes(data)
+    stats = index(settings)
+    notes = "\n".join(stats.notes)
+    assert "binary" in notes and "not valid UTF-8" in notes and "larger than" in notes
+    assert stats.added == 3
+    assert sources(settings) == {"docs/design.md", "docs/ops/runbook.md", "notes.txt"}
+
+
+def test_hard_documents_are_indexed(settings: Settings, project: Path) -> None:
+    hard = {
+        "oneline.md": "y" * (900 * 1024),
+        "headings.md": "".join(f"# H{i}\n" for i in range(50_000)),
+        "fence.md": "# F\n\n```\n" + "code line\n" * 1000,
+        "bigcode.md": "# B\n\n```\n" + ("z" * 99 + "\n") * 9000 + "```\n",
+        "lists.md": "".join("  " * i + "- item\n" for i in range(500)),
+    }
+    for name, text in hard.items():
+        (project / name).write_text(text)
+    stats = index(settings)
+    assert stats.added == 3 + len(hard), stats.notes
+    kb = Knowledge(settings)
+    assert kb.search("H49999").hits[0].path == "headings.md"
+
+
+def test_odd_file_names(settings: Settings, project: Path) -> None:
+    names = ["with space.md", "ünïcödé.md", "hash#tag.md", "new\nline.md"]
+    for n in names:
+        (project / n).write_text(f"# {n!r}\n\nodd name content\n")
+    index(settings)
+    got = sources(settings)
+    for n in names:
+        assert n in got
+    kb = Knowledge(settings)
+    shown = kb.show("hash#tag.md#0")
+    assert shown.path == "hash#tag.md" and "odd name" in shown.text
+
+
+def test_symlinks(settings: Settings, project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# secret outside\n")
+    os.symlink(outside, project / "link-out")
+    os.symlink(outside / "secret.md", project / "file-link.md")
+    (project / "loop").mkdir()
+    os.symlink(project / "loop", project / "loop" / "again")
+    index(settings)
+    assert not any("secret" in p or "link" in p or "loop" in p for p in sources(settings))
+
+
+def test_unreadable_file_and_folder(
+    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "locked").mkdir()
+    (project / "locked" / "x.md").write_text("# x\n")
+    (project / "private.md").write_text("# private\n")
+    index(settings)
+    real_open, real_scandir = os.open, os.scandir
+
+    def fake_open(path: object, *a: object, **kw: object) -> int:
+        if str(path).endswith("private.md"):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(path, *a, **kw)  # type: ignore[arg-type]
+
+    def fake_scandir(path: object = ".") -> object:
+        if str(path).endswith("locked"):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", fake_open)
+    monkeypatch.setattr(os, "scandir", fake_scandir)
+    (project / "private.md").write_text("# private changed\n")
+    stats = index(settings)
+    notes = "\n".join(stats.notes)
+    assert "Permission denied" in notes
+    # the unreadable changed file is dropped (stale text must not linger); the others remain
+    assert "docs/design.md" in sources(settings)
+
+
+def test_update_paths_handles_change_create_delete_rename(
+    settings: Settings, project: Path
+) -> None:
+    index(settings)
+    (project / "a.md").write_text("# A\n\nalpha content\n")
+    update_paths(settings, [project / "a.md"])
+    assert "a.md" in sources(settings)
+    (project / "a.md").rename(project / "b.md")
+    update_paths(settings, [project / "a.md", project / "b.md"])
+    assert "b.md" in sources(settings) and "a.md" not in sources(settings)
+    (project / "docs" / "ops" / "runbook.md").unlink()
+    (project / "docs" / "ops").rmdir()
+    update_paths(settings, [project / "docs" / "ops"])
+    assert "docs/ops/runbook.md" not in sources(settings)
+
+
+def test_dry_run_writes_nothing(settings: Settings) -> None:
+    stats = index(settings, dry_run=True)
+    assert stats.added == 3 and stats.dry_run
+    assert Knowledge(settings).search("queue").status in ("index_empty", "index_not_built")
+
+
+def test_root_outside_project_is_refused(settings: Settings, tmp_path: Path) -> None:
+    from fisk_ls.knowledge import ConfigError
+
+    with pytest.raises(ConfigError, match="outside the project root"):
+        index(settings, [tmp_path])
+
+
+def test_missing_root_is_a_note(settings: Settings, project: Path) -> None:
+    stats = index(settings, [project / "docs", project / "missing"])
+    assert any("missing" in n for n in stats.notes)
+    assert stats.added == 2
+
+
+def test_parallel_path_matches_inline(
+    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(indexer_mod.PARALLEL_MIN_FILES + 10):
+        (project / "many" / f"f{i:04}.md").parent.mkdir(exist_ok=True)
+        (project / "many" / f"f{i:04}.md").write_text(f"# File {i}\n\nunique{i} words\n")
+    stats = index(settings)
+    assert stats.added == indexer_mod.PARALLEL_MIN_FILES + 13
+    assert Knowledge(settings).search("unique123").hits[0].path == "many/f0123.md"

@@ -1,0 +1,202 @@
+"""Lexical store end to end in-process (checklist 18–29) plus modes, symlinks, rebuilds."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from fisk_ls.knowledge import (
+    IndexLocked,
+    Knowledge,
+    Settings,
+    StoreError,
+    index,
+    open_writer,
+)
+from fisk_ls.knowledge.indexer import Indexer
+from fisk_ls.knowledge.store import db_path
+
+
+def test_index_and_search(settings: Settings) -> None:  # 18
+    stats = index(settings)
+    assert stats.added == 3 and stats.chunks >= 3
+    kb = Knowledge(settings)
+    assert kb.built
+    result = kb.search("how does backpressure work in the client")
+    assert result.status == "ok"
+    assert result.hits[0].path == "docs/design.md"
+    assert re.fullmatch(r"docs/design\.md#\d+", result.hits[0].citation)
+    hit = result.hits[0]
+    lines = (settings.project_root / hit.path).read_text().splitlines()
+    assert "backpressure" in "\n".join(lines[hit.start_line - 1 : hit.end_line])
+    assert 0 < hit.score <= 1 and hit.retrievers == {"lexical": 1}
+
+
+def test_not_built_is_soft(settings: Settings) -> None:  # 19
+    kb = Knowledge(settings)
+    assert not kb.built
+    assert kb.search("anything").status == "index_not_built"
+    assert kb.sources() is None
+
+
+def test_reconcile_removes_deleted(settings: Settings, project: Path) -> None:  # 20
+    index(settings)
+    (project / "notes.txt").unlink()
+    stats = index(settings)
+    assert stats.removed == 1 and stats.skipped == 2
+    assert all(h.path != "notes.txt" for h in Knowledge(settings).search("cats dogs").hits)
+
+
+def test_reconcile_only_under_walked_roots(settings: Settings, project: Path) -> None:  # 21, better
+    index(settings)
+    index(settings, [project / "docs" / "ops"])
+    kb = Knowledge(settings)
+    assert {s.path for s in kb.sources() or []} == {
+        "docs/design.md",
+        "docs/ops/runbook.md",
+        "notes.txt",
+    }
+
+
+def test_second_writer_is_refused(settings: Settings) -> None:  # 22
+    with open_writer(settings.store_dir), pytest.raises(IndexLocked, match="another writer"):
+        open_writer(settings.store_dir)
+
+
+def test_modes_even_under_umask_000(settings: Settings) -> None:  # 23, extended
+    old = os.umask(0)
+    try:
+        index(settings)
+        kb = Knowledge(settings)
+        kb.search("queue")  # a reader creates -shm/-wal as needed
+        for suffix in ("", "-wal", "-shm"):
+            p = Path(f"{db_path(settings.store_dir)}{suffix}")
+            if p.exists():
+                assert stat.S_IMODE(p.stat().st_mode) == 0o600, p
+        assert stat.S_IMODE(settings.store_dir.stat().st_mode) == 0o700
+        lock = settings.store_dir / "knowledge.lock"
+        assert stat.S_IMODE(lock.stat().st_mode) == 0o600
+        kb.close()
+    finally:
+        os.umask(old)
+
+
+def test_symlink_at_store_path_refused(settings: Settings, tmp_path: Path) -> None:
+    settings.store_dir.mkdir(parents=True)
+    target = tmp_path / "elsewhere.db"
+    target.write_bytes(b"")
+    os.symlink(target, db_path(settings.store_dir))
+    with pytest.raises(StoreError, match="symlink"):
+        index(settings)
+
+
+def test_symlinked_store_dir_refused(settings: Settings, tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    settings.store_dir.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(real, settings.store_dir)
+    with pytest.raises(StoreError, match="symlink"):
+        index(settings)
+
+
+def test_reader_opened_before_index_sees_it(settings: Settings, project: Path) -> None:  # 24, 31
+    kb = Knowledge(settings)
+    assert kb.search("queue").status == "index_not_built"
+    index(settings)
+    assert kb.search("queue").status == "ok"
+    (project / "new.md").write_text("# Fresh\n\nzebra crossings everywhere\n")
+    index(settings)
+    assert kb.search("zebra").hits[0].path == "new.md"
+
+
+def test_rm_and_reset(settings: Settings) -> None:  # 25–28
+    assert not db_path(settings.store_dir).exists()
+    index(settings)
+    assert db_path(settings.store_dir).exists()
+    with open_writer(settings.store_dir) as w:
+        assert Indexer(w, settings.project_root).remove(["notes.txt"]) == ["notes.txt"]
+        assert Indexer(w, settings.project_root).remove(["nope.md"]) == []
+        assert w.counts()[0] == 2
+        assert Indexer(w, settings.project_root).remove(["docs"]) == [
+            "docs/design.md",
+            "docs/ops/runbook.md",
+        ]
+        w.reset()
+        assert w.counts() == (0, 0)
+    assert Knowledge(settings).search("queue").status == "index_empty"
+
+
+def test_reset_shrinks_file(settings: Settings, project: Path) -> None:  # 29
+    for i in range(200):
+        (project / f"pad{i}.md").write_text(f"# Pad {i}\n\n" + ("lorem ipsum dolor " * 300))
+    index(settings)
+    with open_writer(settings.store_dir) as w:
+        w.vacuum()
+        peak = db_path(settings.store_dir).stat().st_size
+        w.reset()
+    assert db_path(settings.store_dir).stat().st_size < peak / 2
+
+
+def test_rebuild_keeps_readers_answering(settings: Settings) -> None:
+    index(settings)
+    kb = Knowledge(settings)
+    before = kb.search("backpressure").hits
+    assert before
+    stats = index(settings, rebuild=True)
+    assert stats.added == 3
+    assert kb.search("backpressure").hits[0].path == before[0].path
+
+
+def test_interrupted_rebuild_leaves_old_index(settings: Settings) -> None:
+    from fisk_ls.knowledge import IndexReporter
+
+    index(settings)
+
+    class Boom(IndexReporter):
+        def on_file(self, done: int, key: str) -> None:
+            raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError):
+        index(settings, rebuild=True, reporter=Boom())
+    kb = Knowledge(settings)
+    assert kb.search("backpressure").hits
+    stats = index(settings)
+    assert stats.skipped == 3  # the live generation is intact and leftovers were dropped
+
+
+def test_format_too_new_refused(settings: Settings) -> None:
+    from fisk_ls.knowledge import FormatTooNew
+
+    index(settings)
+    with open_writer(settings.store_dir) as w, w.transaction() as c:
+        c.execute("UPDATE rag_meta SET value='99' WHERE key='format_version'")
+    with pytest.raises(FormatTooNew, match="upgrade"):
+        Knowledge(settings).search("x")
+
+
+def test_scores_and_ties_are_deterministic(settings: Settings, project: Path) -> None:
+    for name in ("b.md", "a.md", "c.md"):
+        (project / name).write_text("# Same\n\nidentical words here\n")
+    index(settings)
+    kb = Knowledge(settings)
+    first = [h.citation for h in kb.search("identical words").hits]
+    assert first == [h.citation for h in kb.search("identical words").hits]
+    assert sorted(first) == ["a.md#0", "b.md#0", "c.md#0"]
+
+
+def test_status_no_terms(settings: Settings) -> None:
+    index(settings)
+    assert Knowledge(settings).search("?!").status == "no_terms"
+
+
+def test_cjk_search(settings: Settings, project: Path) -> None:
+    (project / "zh.md").write_text("# 采样\n\n如何配置采样率：使用环境变量设置采样器。\n")
+    (project / "ja.md").write_text("# トレース\n\nトレースはリクエストの経路を示します。\n")
+    index(settings)
+    kb = Knowledge(settings)
+    assert kb.search("采样率").hits[0].path == "zh.md"
+    assert kb.search("リクエスト").hits[0].path == "ja.md"
