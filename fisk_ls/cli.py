@@ -123,6 +123,16 @@ def index_cmd(
     if not obj.as_json:
         click.echo(render.tier(settings))
     cancel = threading.Event()
+    if settings.embeddings is not None and not dry_run and not obj.as_json:
+        from .knowledge import Knowledge
+
+        kb = Knowledge(settings)
+        try:
+            first = reindex or kb.stats().chunks == 0
+        finally:
+            kb.close()
+        if first:
+            click.echo(render.first_hybrid_build(settings))
     with render.IndexProgress(enabled=not obj.as_json) as progress:
         stats = index(
             settings,

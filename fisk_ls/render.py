@@ -34,9 +34,23 @@ def tier(settings: Settings, dimension: int | None = None) -> str:
     return tier_line(settings.embeddings.model, dimension)
 
 
+def first_hybrid_build(settings: Settings) -> str:
+    assert settings.embeddings is not None
+    return (
+        f"first hybrid build: every chunk of every changed file will be embedded by "
+        f"{settings.embeddings.model} at {settings.embeddings.base_url} (run with --dry-run "
+        "to see how many requests that is)"
+    )
+
+
 def index_summary(stats: IndexStats) -> str:
     verb = "would index" if stats.dry_run else "indexed"
-    tail = f", {stats.embeddings} embeddings" if stats.embeddings else ""
+    tail = ""
+    if stats.embeddings:
+        requests = -(-stats.embeddings // 64)
+        tail = f", {stats.embeddings} embeddings"
+        if stats.dry_run:
+            tail += f" in about {requests} request{'s' if requests != 1 else ''}"
     return (
         f"{verb}: added={stats.added} updated={stats.updated} skipped={stats.skipped} "
         f"removed={stats.removed} ({stats.files} files, {stats.chunks} chunks{tail})"

@@ -5,8 +5,9 @@ Nothing in here imports the language server, MCP, click or rich; adapters call t
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .errors import (
@@ -21,8 +22,9 @@ from .errors import (
 )
 from .indexer import Cancelled, Indexer, IndexReporter, IndexStats
 from .location import Settings, resolve_settings
-from .reader import Knowledge, Source, StoreStats
+from .reader import Knowledge, Source, StoreStats, make_embedder
 from .search import Hit, SearchResult, tier_line
+from .vector_index import DocumentEmbedder
 from .writer import Writer, open_writer
 
 __all__ = [
@@ -62,10 +64,15 @@ def index(
     wait: float = 0.0,
     reporter: IndexReporter | None = None,
     cancel: threading.Event | None = None,
+    embedder: DocumentEmbedder | None = None,
 ) -> IndexStats:
-    """One index run over ``roots`` (default: the configured paths) under the writer lock."""
-    with open_writer(settings.store_dir, wait=wait) as writer:
-        indexer = Indexer(writer, settings.project_root, reporter=reporter, cancel=cancel)
+    """One index run over ``roots`` (default: the configured paths) under the writer lock.
+
+    With embeddings configured, ``embedder`` (default: a client built from the settings) embeds
+    the chunks of new and changed files.
+    """
+    with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
+        indexer = Indexer(w, settings.project_root, reporter=reporter, cancel=cancel, embedder=emb)
         return indexer.run(
             tuple(roots) if roots is not None else settings.roots,
             rebuild=rebuild,
@@ -73,7 +80,28 @@ def index(
         )
 
 
-def update_paths(settings: Settings, paths: Iterable[Path], *, wait: float = 0.0) -> IndexStats:
+def update_paths(
+    settings: Settings,
+    paths: Iterable[Path],
+    *,
+    wait: float = 0.0,
+    embedder: DocumentEmbedder | None = None,
+) -> IndexStats:
     """Re-index just these files (saved, created, deleted, renamed) under the writer lock."""
-    with open_writer(settings.store_dir, wait=wait) as writer:
-        return Indexer(writer, settings.project_root).update_paths(paths)
+    with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
+        return Indexer(w, settings.project_root, embedder=emb).update_paths(paths)
+
+
+@contextlib.contextmanager
+def _embedder(
+    settings: Settings, given: DocumentEmbedder | None
+) -> Iterator[DocumentEmbedder | None]:
+    if given is not None or settings.embeddings is None:
+        yield given
+        return
+    client = make_embedder(settings)
+    try:
+        yield client
+    finally:
+        if client is not None:
+            client.close()

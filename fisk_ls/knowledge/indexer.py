@@ -27,7 +27,15 @@ from . import fts, schema
 from .chunker import Chunk, chunk_document
 from .errors import KnowledgeError
 from .location import document_key, key_prefix
-from .store import scalar
+from .store import Manifest, scalar
+from .vector_index import (
+    DocumentEmbedder,
+    VectorTier,
+    delete_vectors,
+    has_vec_table,
+    insert_vectors,
+    refuse_lexical_over_hybrid,
+)
 from .walk import Candidate, in_skipped_dir, is_document_name, walk
 
 if TYPE_CHECKING:
@@ -63,6 +71,7 @@ class IndexStats:
     removed: int = 0
     chunks: int = 0
     embeddings: int = 0
+    pending_embeddings: int = 0
     first_build: bool = False
     dry_run: bool = False
     notes: list[str] = field(default_factory=list)
@@ -185,6 +194,21 @@ def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterat
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+EMBED_GROUP = 192
+"""Chunks gathered across files before one embedding round (3 requests of 64)."""
+
+
+def _embed_text(row: tuple[object, ...]) -> str:
+    """What a chunk is embedded as: breadcrumb, blank line, body (as a reader sees it)."""
+    section, body = str(row[1]), str(row[2])
+    return f"{section}\n\n{body}" if section else body or section or " "
+
+
+def _under(key: str, walked: list[str]) -> bool:
+    """True when ``key`` is one of the walked files or below one of the walked folders."""
+    return any(key == w or ((w.endswith("/") or not w) and key.startswith(w)) for w in walked)
+
+
 def chunk_hash(chunk: Chunk) -> str:
     return hashlib.blake2b(f"{chunk.section}\x00{chunk.text}".encode(), digest_size=16).hexdigest()
 
@@ -222,11 +246,14 @@ class Indexer:
         *,
         reporter: IndexReporter | None = None,
         cancel: threading.Event | None = None,
+        embedder: DocumentEmbedder | None = None,
     ) -> None:
         self.writer = writer
         self.root = project_root
         self.reporter = reporter or IndexReporter()
         self.cancel = cancel
+        self.embedder = embedder
+        self._has_vec = has_vec_table(writer.conn, writer.manifest.generation)
 
     # -- public entry points -----------------------------------------------------------------
 
@@ -247,30 +274,21 @@ class Indexer:
         generation = self.writer.manifest.generation
         if rebuild and not dry_run:
             generation = self.writer.begin_rebuild()
+        tables = schema.names(generation)
+        vectors: VectorTier | None = None
         try:
-            tables = schema.names(generation)
             existing = {} if rebuild else self._existing(tables)
             stats.first_build = rebuild or not existing
+            if not dry_run:
+                vectors = self._vector_tier(rebuild, generation, empty=not existing)
+                self._has_vec = vectors is not None
             self.reporter.on_plan(len(candidates))
-            seen = {key for key, _ in candidates}
             outcomes = examine_all([(k, c, existing.get(k)) for k, c in candidates])
-            with self.writer.batch() as batch:
-                for done, outcome in enumerate(outcomes, 1):
-                    self._check_cancel()
-                    if not dry_run:
-                        batch.tick()
-                    self._apply(outcome, tables, stats, dry_run)
-                    self.reporter.on_file(done, outcome.key)
+            self._process(outcomes, tables, stats, dry_run, vectors)
             if reconcile and not rebuild:
+                seen = {key for key, _ in candidates}
                 walked = [k for k, r in zip(keys, roots, strict=True) if r.exists()]
-                stale = [
-                    k
-                    for k in existing
-                    if k not in seen
-                    and any(
-                        k == w or ((w.endswith("/") or not w) and k.startswith(w)) for w in walked
-                    )
-                ]
+                stale = [k for k in existing if k not in seen and _under(k, walked)]
                 if not dry_run:
                     self._delete(stale, tables)
                 stats.removed += len(stale)
@@ -278,11 +296,83 @@ class Indexer:
             if rebuild and not dry_run:
                 self.writer.abandon_rebuild(generation)
             raise
+        if vectors is not None:
+            stats.embeddings = vectors.embedded
+        elif dry_run and self.embedder is not None:
+            stats.embeddings = stats.pending_embeddings
         if rebuild and not dry_run:
-            self.writer.finish_rebuild(generation, self.writer.manifest)
-        elif stats.removed and not dry_run:
+            self.writer.finish_rebuild(generation, vectors.target if vectors else Manifest())
+        elif (stats.removed or stats.updated) and not dry_run:
             self.writer.vacuum()
+        if vectors is not None and (rebuild or stats.removed or stats.updated):
+            vectors.prune(self.writer.manifest.tables)
         return stats
+
+    def _vector_tier(self, rebuild: bool, generation: int, empty: bool) -> VectorTier | None:
+        """Settle the vector identity before any embedding spend (loud on a mismatch)."""
+        if self.embedder is None:
+            if not rebuild:
+                refuse_lexical_over_hybrid(self.writer.manifest)
+            return None
+        if not empty:
+            empty = self.writer.counts()[1] == 0
+        tier = VectorTier(self.writer, self.embedder)
+        tier.prepare(rebuild=rebuild, generation=generation, empty=empty)
+        return tier
+
+    def _process(
+        self,
+        outcomes: Iterable[_Outcome],
+        tables: dict[str, str],
+        stats: IndexStats,
+        dry_run: bool,
+        vectors: VectorTier | None,
+    ) -> None:
+        """Apply examined files in order. With vectors, changed files wait in a queue until
+        about ``EMBED_GROUP`` chunks are pending; then the open transaction is committed, the
+        group is embedded (outside any transaction), and the files are written."""
+        done = 0
+        pending: list[_Outcome] = []
+        pending_chunks = 0
+        with self.writer.batch() as batch:
+
+            def flush() -> None:
+                nonlocal done, pending_chunks
+                if not pending:
+                    return
+                assert vectors is not None
+                batch.commit()
+                vecs = vectors.embed(
+                    [
+                        (str(row[7]), _embed_text(row), str(row[1]))
+                        for o in pending
+                        for row in (o.prepared.rows if o.prepared else [])
+                    ]
+                )
+                for o in pending:
+                    batch.tick()
+                    self._apply(o, tables, stats, False, vecs)
+                    done += 1
+                    self.reporter.on_file(done, o.key)
+                pending.clear()
+                pending_chunks = 0
+
+            for outcome in outcomes:
+                self._check_cancel()
+                if vectors is not None and outcome.kind == "changed" and outcome.prepared:
+                    pending.append(outcome)
+                    pending_chunks += len(outcome.prepared.rows)
+                    if pending_chunks >= EMBED_GROUP:
+                        flush()
+                    continue
+                if dry_run and self.embedder is not None and outcome.prepared:
+                    stats.pending_embeddings += len(outcome.prepared.rows)
+                if not dry_run:
+                    batch.tick()
+                self._apply(outcome, tables, stats, dry_run)
+                done += 1
+                self.reporter.on_file(done, outcome.key)
+            flush()
 
     def update_paths(self, paths: Iterable[Path]) -> IndexStats:
         """Bring just these files up to date (saved, created, changed, deleted or renamed).
@@ -293,6 +383,7 @@ class Indexer:
         tables = self.writer.manifest.tables
         store_dir = self.writer.store_dir
         gone: list[str] = []
+        jobs: list[_Job] = []
         for path in dict.fromkeys(Path(os.path.abspath(p)) for p in paths):
             self._check_cancel()
             try:
@@ -309,11 +400,15 @@ class Indexer:
             if not is_document_name(path.name) or in_skipped_dir(path, self.root, store_dir):
                 continue
             cand = Candidate(path, st.st_size, st.st_mtime_ns, st.st_ino)
-            stats.files += 1
-            outcome = examine(key, cand, self._existing(tables, key).get(key))
-            self._apply(outcome, tables, stats, False)
+            jobs.append((key, cand, self._existing(tables, key).get(key)))
+        stats.files = len(jobs)
+        vectors = self._vector_tier(False, self.writer.manifest.generation, empty=False)
+        self._has_vec = vectors is not None
+        self._process(examine_all(jobs), tables, stats, False, vectors)
         self._delete(gone, tables)
         stats.removed += len(gone)
+        if vectors is not None:
+            stats.embeddings = vectors.embedded
         return stats
 
     def remove(self, keys: Iterable[str]) -> list[str]:
@@ -367,7 +462,12 @@ class Indexer:
         return [r[0] for r in rows]
 
     def _apply(
-        self, outcome: _Outcome, tables: dict[str, str], stats: IndexStats, dry_run: bool
+        self,
+        outcome: _Outcome,
+        tables: dict[str, str],
+        stats: IndexStats,
+        dry_run: bool,
+        vectors: dict[str, bytes] | None = None,
     ) -> None:
         """Count one examined file and write it (writer thread)."""
         existing = outcome.existing
@@ -398,9 +498,11 @@ class Indexer:
             stats.updated += 1
         stats.chunks += len(prep.rows)
         if not dry_run:
-            self._write(prep, tables)
+            self._write(prep, tables, vectors)
 
-    def _write(self, prep: _Prepared, tables: dict[str, str]) -> None:
+    def _write(
+        self, prep: _Prepared, tables: dict[str, str], vectors: dict[str, bytes] | None
+    ) -> None:
         d, c = tables["documents"], tables["chunks"]
         cand = prep.candidate
         with self.writer.transaction() as conn:
@@ -423,12 +525,16 @@ class Indexer:
                 ),
             )
             if prep.existing is not None:
+                if self._has_vec:
+                    delete_vectors(conn, tables, doc_id)
                 conn.execute(f"DELETE FROM {c} WHERE document_id = ?", (doc_id,))
             conn.executemany(
                 f"INSERT INTO {c}(document_id, ordinal, section, body, cjk, start_line, end_line,"
                 " heading_line, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, *row) for row in prep.rows],
             )
+            if vectors is not None:
+                insert_vectors(conn, tables, doc_id, vectors)
 
     def _delete(self, keys: Sequence[str], tables: dict[str, str]) -> None:
         d, c = tables["documents"], tables["chunks"]
@@ -437,5 +543,7 @@ class Indexer:
                 row = conn.execute(f"SELECT id FROM {d} WHERE path = ?", (key,)).fetchone()
                 if row is None:
                     continue
+                if self._has_vec:
+                    delete_vectors(conn, tables, row[0])
                 conn.execute(f"DELETE FROM {c} WHERE document_id = ?", (row[0],))
                 conn.execute(f"DELETE FROM {d} WHERE id = ?", (row[0],))

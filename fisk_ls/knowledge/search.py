@@ -105,10 +105,11 @@ def lexical_ids(snap: Snapshot, expression: str, limit: int = FANOUT) -> list[tu
 def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> list[int]:
     v = snap.tables["vec"]
     rows = snap.conn.execute(
-        f"SELECT chunk_id FROM {v} WHERE embedding MATCH ? AND k = ? ORDER BY distance, chunk_id",
+        f"SELECT chunk_id, distance FROM {v} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
         (pack(vector), limit),
-    )
-    return [int(r[0]) for r in rows]
+    ).fetchall()
+    ranked = sorted((float(d), int(c)) for c, d in rows)  # type: ignore[arg-type]
+    return [cid for _, cid in ranked]  # ties by id
 
 
 def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, tuple[object, ...]]:

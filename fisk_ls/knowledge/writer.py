@@ -218,6 +218,11 @@ class Batch:
         if self._units >= self.max_units or time.monotonic() - self._started >= self.max_seconds:
             conn.execute("COMMIT")
 
+    def commit(self) -> None:
+        """Commit now (before slow work such as embedding that must not hold a transaction)."""
+        if self.writer.conn.in_transaction:
+            self.writer.conn.execute("COMMIT")
+
     def close(self, commit: bool) -> None:
         conn = self.writer.conn
         if conn.in_transaction:

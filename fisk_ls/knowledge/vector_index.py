@@ -1,0 +1,200 @@
+"""The vector tier at index time: identity, the vector cache, embedding, vec0 rows.
+
+* The pinned identity (model, probed dimension, prefixes, normalised) must match the
+  configuration; otherwise a run fails loud and names ``--reindex``. A lexical configuration
+  never writes into a hybrid index (that would silently downgrade it).
+* Vectors are cached by (identity, chunk content hash): saving a file where one paragraph
+  changed embeds about one chunk, and ``--reindex`` with the same model embeds nothing.
+* Embedding happens outside any write transaction; the caller commits before calling ``embed``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from . import schema
+from .errors import EmbeddingsError, IdentityMismatch
+from .store import Manifest
+from .vectors import normalize, pack
+
+if TYPE_CHECKING:
+    import apsw
+
+    from .writer import Writer
+
+
+class DocumentEmbedder(Protocol):
+    model: str
+    query_prefix: str
+    document_prefix: str
+
+    def probe_dimension(self) -> int: ...
+
+    def embed_documents(
+        self, texts: Sequence[str], titles: Sequence[str] | None = None
+    ) -> list[list[float]]: ...
+
+
+def identity_key(manifest: Manifest) -> str:
+    """What a cached vector depends on."""
+    raw = "\x00".join(
+        [manifest.model, str(manifest.dimension), manifest.document_prefix, "normalized"]
+    )
+    return hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
+
+
+def describe(m: Manifest) -> str:
+    if not m.hybrid:
+        return "lexical-only"
+    return (
+        f"model {m.model!r} dim {m.dimension} query_prefix {m.query_prefix!r} "
+        f"document_prefix {m.document_prefix!r}"
+    )
+
+
+def refuse_lexical_over_hybrid(manifest: Manifest) -> None:
+    if manifest.hybrid:
+        raise IdentityMismatch(
+            f"the index holds vectors ({describe(manifest)}) but no embeddings are configured; "
+            "configure the same embeddings, or run `fisk-ai knowledge index --reindex` to "
+            "rebuild it lexical-only"
+        )
+
+
+class VectorTier:
+    def __init__(self, writer: Writer, embedder: DocumentEmbedder) -> None:
+        self.writer = writer
+        self.embedder = embedder
+        self.target = Manifest()
+        self.key = ""
+        self.embedded = 0
+
+    def prepare(self, *, rebuild: bool, generation: int, empty: bool) -> Manifest:
+        """Probe the server (a failure here fails the run loud) and settle the identity."""
+        dim = self.embedder.probe_dimension()
+        live = self.writer.manifest
+        self.target = Manifest(
+            generation=generation,
+            model=self.embedder.model,
+            dimension=dim,
+            normalized=True,
+            query_prefix=self.embedder.query_prefix,
+            document_prefix=self.embedder.document_prefix,
+        )
+        self.key = identity_key(self.target)
+        if not rebuild:
+            if live.hybrid and _differs(live, self.target):
+                raise IdentityMismatch(
+                    f"the index was built with {describe(live)}, the configuration asks for "
+                    f"{describe(self.target)}; run `fisk-ai knowledge index --reindex`"
+                )
+            if not live.hybrid and not empty:
+                raise IdentityMismatch(
+                    "the index was built lexical-only but embeddings are configured; run "
+                    "`fisk-ai knowledge index --reindex` to add vectors"
+                )
+        self.writer.create_vec_table(generation, dim)
+        if not rebuild and not live.hybrid:
+            self.writer.set_manifest(self.target)
+        return self.target
+
+    def embed(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
+        """Vectors (packed float32) for (chunk hash, embedding text, title) items, by hash.
+
+        Cached vectors are reused; only misses go to the server.
+        """
+        wanted = {h: (text, title) for h, text, title in items}
+        found = self._cached(list(wanted))
+        missing = [h for h in wanted if h not in found]
+        if missing:
+            texts = [wanted[h][0] for h in missing]
+            titles = [wanted[h][1] for h in missing]
+            vectors = self.embedder.embed_documents(texts, titles)
+            if len(vectors) != len(missing):
+                raise EmbeddingsError(
+                    "invalid_response", f"asked for {len(missing)} vectors, got {len(vectors)}"
+                )
+            for h, vec in zip(missing, vectors, strict=True):
+                if len(vec) != self.target.dimension:
+                    raise EmbeddingsError(
+                        "dimension",
+                        f"the server returned {len(vec)}-dimensional vectors, the index holds "
+                        f"{self.target.dimension}; run `fisk-ai knowledge index --reindex`",
+                    )
+                found[h] = pack(normalize(vec))
+            self.embedded += len(missing)
+            self._remember({h: found[h] for h in missing})
+        return found
+
+    def _cached(self, hashes: list[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        conn = self.writer.conn
+        for i in range(0, len(hashes), 500):
+            part = hashes[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for h, blob in conn.execute(
+                "SELECT hash, embedding FROM vector_cache"
+                f" WHERE identity = ? AND hash IN ({marks})",
+                (self.key, *part),
+            ):
+                out[str(h)] = bytes(blob)
+        return out
+
+    def _remember(self, vectors: dict[str, bytes]) -> None:
+        with self.writer.transaction() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO vector_cache(identity, hash, embedding) VALUES (?, ?, ?)",
+                [(self.key, h, blob) for h, blob in vectors.items()],
+            )
+
+    def prune(self, tables: dict[str, str]) -> None:
+        """Drop cached vectors no live chunk uses (other identities, deleted text)."""
+        with self.writer.transaction() as conn:
+            conn.execute("DELETE FROM vector_cache WHERE identity != ?", (self.key,))
+            conn.execute(
+                f"DELETE FROM vector_cache WHERE hash NOT IN (SELECT hash FROM {tables['chunks']})"
+            )
+
+
+def insert_vectors(
+    conn: apsw.Connection,
+    tables: dict[str, str],
+    doc_id: int,
+    vectors: dict[str, bytes],
+) -> None:
+    """vec0 rows for every chunk of one document (inside the caller's transaction)."""
+    rows = conn.execute(
+        f"SELECT id, hash FROM {tables['chunks']} WHERE document_id = ?", (doc_id,)
+    ).fetchall()
+    conn.executemany(
+        f"INSERT INTO {tables['vec']}(chunk_id, embedding) VALUES (?, ?)",
+        [(cid, vectors[str(h)]) for cid, h in rows],
+    )
+
+
+def delete_vectors(conn: apsw.Connection, tables: dict[str, str], doc_id: int) -> None:
+    conn.execute(
+        f"DELETE FROM {tables['vec']} WHERE chunk_id IN "
+        f"(SELECT id FROM {tables['chunks']} WHERE document_id = ?)",
+        (doc_id,),
+    )
+
+
+def has_vec_table(conn: apsw.Connection, generation: int) -> bool:
+    name = schema.names(generation)["vec"]
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None
+
+
+def _differs(a: Manifest, b: Manifest) -> bool:
+    return (a.model, a.dimension, a.query_prefix, a.document_prefix, a.normalized) != (
+        b.model,
+        b.dimension,
+        b.query_prefix,
+        b.document_prefix,
+        b.normalized,
+    )

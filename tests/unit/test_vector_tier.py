@@ -1,0 +1,255 @@
+"""The vector tier end to end against the fake OpenAI-compatible server (checklist 30–37 and
+the improvements: safe rebuilds, vector cache, classified query failures, breaker)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from fisk_ls.knowledge import (
+    EmbeddingsError,
+    IdentityMismatch,
+    Knowledge,
+    Settings,
+    index,
+    update_paths,
+)
+from fisk_ls.knowledge.config import EmbeddingsConfig
+from fisk_ls.knowledge.doctor import run_checks
+from fisk_ls.knowledge.reader import make_embedder
+from tests.support.fake_embed_server import FakeEmbedServer
+
+
+def hybrid(settings: Settings, server: FakeEmbedServer, **kw: object) -> Settings:
+    cfg = EmbeddingsConfig(
+        base_url=server.base_url,
+        model=str(kw.pop("model", "fake-embed")),
+        timeout=2.0,
+        query_timeout=0.5,
+        **kw,  # type: ignore[arg-type]
+    )
+    return settings.with_overrides(embeddings=cfg)
+
+
+def test_hybrid_index_and_search(settings: Settings, fake_embed: FakeEmbedServer) -> None:  # 30
+    h = hybrid(settings, fake_embed)
+    stats = index(h)
+    kb = Knowledge(h)
+    st = kb.stats()
+    assert st.vectors == st.chunks > 0 and stats.embeddings == st.chunks
+    assert st.model == "fake-embed" and st.dimension == 64 and st.normalized
+    res = kb.search("backpressure producers queue")
+    assert res.status == "ok" and not res.degraded and res.hits
+    assert res.tier.startswith("hybrid:") and "dim 64" in res.tier
+    top = res.hits[0]
+    assert top.path == "docs/design.md" and set(top.retrievers) == {"lexical", "vector"}
+    assert 0 < top.score <= 1
+    kb.close()
+
+
+def test_dry_run_estimates(settings: Settings, fake_embed: FakeEmbedServer) -> None:  # 31
+    h = hybrid(settings, fake_embed)
+    dry = index(h, dry_run=True)
+    assert dry.added == 3 and dry.embeddings == dry.chunks > 0
+    index(h)
+    fake_embed.reset_stats()
+    again = index(h, dry_run=True)
+    assert again.skipped == 3 and again.embeddings == 0
+    assert fake_embed.stats()["requests"] == 0
+
+
+def test_dimension_change_needs_reindex(
+    settings: Settings, fake_embed: FakeEmbedServer
+) -> None:  # 32, 33
+    h = hybrid(settings, fake_embed)
+    index(h)
+    fake_embed.configure(dim=32)
+    with pytest.raises(IdentityMismatch, match="--reindex"):
+        index(h)
+    kb = Knowledge(h)
+    with pytest.raises(EmbeddingsError, match="--reindex"):
+        kb.search("queue")  # the query vector no longer fits the index: loud, not degraded
+    index(h, rebuild=True)
+    assert Knowledge(h).stats().dimension == 32
+    assert Knowledge(h).search("queue").status == "ok"
+
+
+def test_other_model_is_refused_by_reader(
+    settings: Settings, fake_embed: FakeEmbedServer
+) -> None:  # 34
+    index(hybrid(settings, fake_embed))
+    fake_embed.configure(model="other")
+    with pytest.raises(IdentityMismatch, match="--reindex"):
+        Knowledge(hybrid(settings, fake_embed, model="other")).search("queue")
+
+
+def test_lexical_then_hybrid_needs_reindex(
+    settings: Settings, fake_embed: FakeEmbedServer
+) -> None:  # 35
+    index(settings)
+    with pytest.raises(IdentityMismatch, match="lexical-only"):
+        index(hybrid(settings, fake_embed))
+
+
+def test_lexical_config_never_downgrades_hybrid(
+    settings: Settings, fake_embed: FakeEmbedServer
+) -> None:
+    index(hybrid(settings, fake_embed))
+    with pytest.raises(IdentityMismatch, match="no embeddings are configured"):
+        index(settings)
+    # a lexical reader may still search a hybrid index
+    assert Knowledge(settings).search("queue").status == "ok"
+
+
+def test_query_failure_degrades_fast(settings: Settings, fake_embed: FakeEmbedServer) -> None:  # 36
+    h = hybrid(settings, fake_embed)
+    index(h)
+    kb = Knowledge(h)
+    fake_embed.set_mode("refuse")
+    res = kb.search("backpressure")
+    assert res.status == "ok" and res.degraded and res.hits
+    assert res.reason and "\n" not in res.reason and len(res.reason) <= 120
+    assert res.tier.startswith("degraded:")
+    t = time.perf_counter()
+    res2 = kb.search("backpressure")
+    assert time.perf_counter() - t < 0.05 and res2.degraded  # circuit breaker: no new wait
+    kb.close()
+
+
+def test_hanging_server_costs_one_query_timeout(
+    settings: Settings, fake_embed: FakeEmbedServer
+) -> None:
+    h = hybrid(settings, fake_embed)
+    index(h)
+    kb = Knowledge(h)
+    fake_embed.set_mode("hang", hang_seconds=10)
+    t = time.perf_counter()
+    assert kb.search("backpressure").degraded
+    assert time.perf_counter() - t < 2.0
+    kb.close()
+
+
+def test_permanent_query_errors_are_loud(settings: Settings, fake_embed: FakeEmbedServer) -> None:
+    h = hybrid(settings, fake_embed)
+    index(h)
+    kb = Knowledge(h)
+    fake_embed.set_mode("status", status=401)
+    with pytest.raises(EmbeddingsError) as err:
+        kb.search("backpressure")
+    assert err.value.kind == "permanent"
+    kb.close()
+
+
+def test_reconcile_removes_vectors(
+    settings: Settings, fake_embed: FakeEmbedServer, project: Path
+) -> None:  # 37
+    h = hybrid(settings, fake_embed)
+    index(h)
+    before = Knowledge(h).stats().vectors
+    (project / "notes.txt").unlink()
+    index(h)
+    after = Knowledge(h).stats()
+    assert after.vectors == after.chunks < before
+
+
+def test_one_changed_paragraph_embeds_one_chunk(
+    settings: Settings, fake_embed: FakeEmbedServer, project: Path
+) -> None:
+    big = "\n\n".join(f"## Part {i}\n\n" + f"paragraph {i} " * 60 for i in range(10))
+    (project / "big.md").write_text("# Big\n\n" + big)
+    h = hybrid(settings, fake_embed)
+    emb = make_embedder(h)  # long-lived, as in the language server: the probe is cached
+    assert emb is not None
+    index(h, embedder=emb)
+    text = (
+        (project / "big.md").read_text().replace("paragraph 4 paragraph", "changed 4 paragraph", 1)
+    )
+    (project / "big.md").write_text(text)
+    fake_embed.reset_stats()
+    stats = update_paths(h, [project / "big.md"], embedder=emb)
+    assert stats.updated == 1 and stats.embeddings == 1
+    assert fake_embed.stats()["inputs"] == 1
+    emb.close()
+    assert Knowledge(h).search("changed").hits[0].path == "big.md"
+
+
+def test_reindex_same_model_reuses_vectors(settings: Settings, fake_embed: FakeEmbedServer) -> None:
+    h = hybrid(settings, fake_embed)
+    index(h)
+    fake_embed.reset_stats()
+    stats = index(h, rebuild=True)
+    assert stats.embeddings == 0
+    assert fake_embed.stats()["inputs"] == 1  # only the dimension probe
+    assert Knowledge(h).stats().vectors == Knowledge(h).stats().chunks
+
+
+def test_failed_rebuild_keeps_old_index(
+    settings: Settings, fake_embed: FakeEmbedServer, project: Path
+) -> None:
+    h = hybrid(settings, fake_embed)
+    index(h)
+    kb = Knowledge(h)
+    before = [x.citation for x in kb.search("backpressure").hits]
+    fake_embed.configure(dim=16)  # a model switch: every chunk must be embedded again
+    fake_embed.set_mode("fail_first", count=1000, status=503)
+    with pytest.raises(EmbeddingsError):
+        index(h, rebuild=True)
+    fake_embed.set_mode("ok")
+    fake_embed.configure(dim=64)
+    assert [x.citation for x in kb.search("backpressure").hits] == before
+    assert index(h).skipped == 3
+
+
+def test_batches_span_files(settings: Settings, fake_embed: FakeEmbedServer, project: Path) -> None:
+    for i in range(100):
+        (project / "many" / f"{i}.md").parent.mkdir(exist_ok=True)
+        (project / "many" / f"{i}.md").write_text(f"# Doc {i}\n\nsmall text {i}\n")
+    h = hybrid(settings, fake_embed)
+    stats = index(h)
+    st = fake_embed.stats()
+    assert stats.embeddings == sum(st["batch_sizes"]) - 1  # minus the dimension probe
+    assert st["requests"] <= 1 + (stats.embeddings // 64 + 3)
+    assert max(st["batch_sizes"]) > 1
+
+
+def test_index_time_outage_fails_loud_and_keeps_index(
+    settings: Settings, fake_embed: FakeEmbedServer, project: Path
+) -> None:
+    h = hybrid(settings, fake_embed)
+    index(h)
+    (project / "new.md").write_text("# New\n\nfresh words\n")
+    fake_embed.set_mode("status", status=500)
+    with pytest.raises(EmbeddingsError):
+        index(h)
+    fake_embed.set_mode("ok")
+    kb = Knowledge(h)
+    assert kb.search("backpressure").hits
+    assert kb.stats().vectors == kb.stats().chunks
+
+
+def test_document_prefix_title(settings: Settings, fake_embed: FakeEmbedServer) -> None:
+    h = hybrid(settings, fake_embed, document_prefix="title: {title} | text: ")
+    index(h)
+    assert Knowledge(h).search("retries").hits
+
+
+def test_doctor_probes(settings: Settings, fake_embed: FakeEmbedServer) -> None:
+    h = hybrid(settings, fake_embed)
+    index(h)
+    emb = make_embedder(h)
+    checks = {c.name: c for c in run_checks(h, emb)}
+    assert checks["embeddings reachable"].ok and "dim=64" in checks["embeddings reachable"].detail
+    assert checks["identity"].ok
+    fake_embed.configure(dim=32)
+    emb2 = make_embedder(h)
+    checks = {c.name: c for c in run_checks(h, emb2)}
+    assert not checks["identity"].ok and "--reindex" in checks["identity"].detail
+    fake_embed.set_mode("refuse")
+    emb3 = make_embedder(h)
+    checks = {c.name: c for c in run_checks(h, emb3)}
+    assert not checks["embeddings reachable"].ok
+    for e in (emb, emb2, emb3):
+        assert e is not None
+        e.close()
