@@ -24,7 +24,7 @@ def parse_citation(token: str) -> tuple[str, int]:
     """(path key, ordinal) of a citation; CitationError when malformed or escaping the root."""
     token = token.strip()
     path, sep, ordinal = token.rpartition("#")
-    if not sep or not path or not ordinal.isdigit() or not ordinal.isascii():
+    if not sep or not path or not ordinal.isdigit() or not ordinal.isascii() or len(ordinal) > 9:
         raise CitationError(
             f"malformed citation {token[:200]!r}: expected relpath#ordinal, e.g. {EXAMPLE}"
         )

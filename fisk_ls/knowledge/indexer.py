@@ -178,8 +178,9 @@ def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterat
         return
     import multiprocessing
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(method))
+    # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor and the
+    # open SQLite connection, and would keep the lock alive after the parent is killed.
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
     try:
         batches = (list(jobs[i : i + batch]) for i in range(0, len(jobs), batch))
         window: deque[Future[list[_Outcome]]] = deque(

@@ -1,0 +1,108 @@
+"""A writer rebuilding while readers search: no errors, never empty, never "locked"."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from fisk_ls.knowledge import IndexLocked, Knowledge, Settings, index, open_writer
+
+pytestmark = pytest.mark.slow
+
+
+def make_corpus(root: Path, files: int) -> None:
+    for i in range(files):
+        p = root / "docs" / f"d{i:04}.md"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(
+            f"# Doc {i}\n\n## Body\n\nsteady anchor text {i} " + "filler words " * 80 + "\n"
+        )
+
+
+def test_readers_during_rebuilds(settings: Settings, project: Path) -> None:
+    make_corpus(project, 600)
+    index(settings)
+    stop = threading.Event()
+    errors: list[str] = []
+    empties: list[str] = []
+    counts = [0] * 4
+
+    def reader(n: int) -> None:
+        kb = Knowledge(settings)
+        while not stop.is_set():
+            try:
+                res = kb.search("steady anchor")
+                if res.status != "ok" or not res.hits:
+                    empties.append(res.status)
+                counts[n] += 1
+            except Exception as exc:  # any reader error fails the test
+                errors.append(repr(exc))
+        kb.close()
+
+    env = {**os.environ, "FISK_AI_STORE_DIR": str(settings.store_dir.parent)}
+
+    def cli_reader() -> None:
+        while not stop.is_set():
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "fisk_ls.cli",
+                    "knowledge",
+                    "search",
+                    "steady anchor",
+                    "--json",
+                ],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            if out.returncode != 0:
+                errors.append(out.stderr)
+            elif not json.loads(out.stdout)["results"]:
+                empties.append("cli")
+
+    threads = [threading.Thread(target=reader, args=(n,)) for n in range(3)]
+    threads.append(threading.Thread(target=cli_reader))
+    for t in threads:
+        t.start()
+    try:
+        for _ in range(3):
+            index(settings, rebuild=True)
+            (project / "docs" / "d0001.md").write_text("# Doc 1\n\nsteady anchor changed\n")
+            index(settings)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(60)
+    assert not errors, errors[:3]
+    assert not empties, empties[:3]
+    assert all(c > 0 for c in counts[:3])
+
+
+def test_two_writers(settings: Settings) -> None:
+    index(settings)
+    with open_writer(settings.store_dir):
+        with pytest.raises(IndexLocked):
+            index(settings)
+        t0 = time.monotonic()
+        result: list[object] = []
+
+        def waiter() -> None:
+            result.append(index(settings, wait=10))
+
+        th = threading.Thread(target=waiter)
+        th.start()
+        time.sleep(0.5)
+        assert not result  # still waiting while the first writer holds the lock
+    th.join(15)
+    assert result and time.monotonic() - t0 < 15
