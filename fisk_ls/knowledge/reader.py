@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from .citations import CitedChunk, check_freshness, format_citation, parse_citation
 from .errors import CitationError
 from .location import Settings
-from .search import QueryEmbedder, SearchResult, run_search, tier_line
+from .search import QueryEmbedder, SearchResult, TermStats, run_search, tier_line
 from .store import Snapshot, Store, scalar
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ class Knowledge:
     def __init__(self, settings: Settings, embedder: QueryEmbedder | None = None) -> None:
         self.settings = settings
         self.store = Store(settings.store_dir)
+        self.term_stats = TermStats()
         self.embedder: QueryEmbedder | None = embedder
         if embedder is None and settings.embeddings is not None:
             self.embedder = make_embedder(settings)
@@ -98,6 +99,7 @@ class Knowledge:
                 embedder=self.embedder,
                 prefixes=(cfg.query_prefix, cfg.document_prefix) if cfg else ("", ""),
                 prefix_last=prefix_last,
+                term_stats=self.term_stats,
             )
 
     def show(self, citation: str, *, check_file: bool = True) -> CitedChunk:

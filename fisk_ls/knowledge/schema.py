@@ -33,6 +33,7 @@ def names(generation: int) -> dict[str, str]:
         "chunks": f"chunks_{g}",
         "fts": f"chunks_fts_{g}",
         "vec": f"chunks_vec_{g}",
+        "vocab": f"chunks_vocab_{g}",
     }
 
 
@@ -73,6 +74,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS {f} USING fts5(
   section, body, cjk, content='{c}', content_rowid='id', tokenize='{FTS_TOKENIZER}'
 );
 INSERT INTO {f}({f}, rank) VALUES ('automerge', 8);
+CREATE VIRTUAL TABLE IF NOT EXISTS {n["vocab"]} USING fts5vocab({f}, 'row');
 CREATE TRIGGER IF NOT EXISTS {c}_ai AFTER INSERT ON {c} BEGIN
   INSERT INTO {f}(rowid, section, body, cjk) VALUES (new.id, new.section, new.body, new.cjk);
 END;
@@ -98,6 +100,7 @@ def vec_ddl(generation: int, dimension: int) -> str:
 def drop_generation_sql(generation: int) -> list[str]:
     n = names(generation)
     return [
+        f"DROP TABLE IF EXISTS {n['vocab']}",
         f"DROP TABLE IF EXISTS {n['vec']}",
         f"DROP TABLE IF EXISTS {n['fts']}",
         f"DROP TABLE IF EXISTS {n['chunks']}",

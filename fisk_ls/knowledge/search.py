@@ -7,6 +7,7 @@ Soft outcomes are values: ``status`` is ``ok``, ``index_not_built``, ``index_emp
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
@@ -14,12 +15,14 @@ from typing import TYPE_CHECKING, Protocol
 from .citations import format_citation
 from .config import clamp_top_k
 from .errors import EmbeddingsError, IdentityMismatch
-from .fts import match_expression
+from .fts import match_expression, query_terms
+from .store import scalar
 from .vectors import normalize, pack
 
 if TYPE_CHECKING:
     from .store import Snapshot
 
+FTS5_TOKENIZE_QUERY = 0x0001
 FANOUT = 50
 """Candidates taken from each retriever before fusion."""
 
@@ -89,6 +92,60 @@ def rrf(lists: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float
         for rank, cid in enumerate(ranked):
             scores[cid] = scores.get(cid, 0.0) + 1.0 / (k + rank + 1)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+COMMON_FRACTION = 0.5
+"""A query term in more than this share of chunks is dropped when the query has rarer ones.
+
+FTS5's BM25 floors the IDF of such a term at ~0, so it cannot change the ranking; it only costs
+a scan of a huge posting list ("set", "input", "the" in command reference docs)."""
+
+
+class TermStats:
+    """Document frequencies of index terms, cached per generation (a long-lived reader pays
+    each lookup once)."""
+
+    def __init__(self) -> None:
+        self._generation = -1
+        self._df: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def prune(self, snap: Snapshot, terms: list[str]) -> list[str]:
+        if len(terms) < 2:
+            return terms
+        with self._lock:
+            if snap.manifest.generation != self._generation:
+                self._generation, self._df = snap.manifest.generation, {}
+        try:
+            total = int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables['chunks']}"))
+            keep = [t for t in terms if self._df_of(snap, t) <= total * COMMON_FRACTION]
+        except Exception:  # an index without a vocabulary table: no pruning
+            return terms
+        return keep or terms
+
+    def _df_of(self, snap: Snapshot, term: str) -> int:
+        df = self._df.get(term)
+        if df is not None:
+            return df
+        tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
+        tokens = list(
+            tok(
+                term.encode(),
+                FTS5_TOKENIZE_QUERY,
+                None,
+                include_offsets=False,
+                include_colocated=False,
+            )
+        )
+        df = 0
+        if len(tokens) == 1:
+            row = snap.conn.execute(
+                f"SELECT doc FROM {snap.tables['vocab']} WHERE term = ?", (str(tokens[0]),)
+            ).fetchone()
+            df = int(row[0]) if row else 0
+        with self._lock:
+            self._df[term] = df
+        return df
 
 
 def lexical_ids(snap: Snapshot, expression: str, limit: int = FANOUT) -> list[tuple[int, float]]:
@@ -166,6 +223,7 @@ def run_search(
     embedder: QueryEmbedder | None = None,
     prefixes: tuple[str, str] = ("", ""),
     prefix_last: bool = False,
+    term_stats: TermStats | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built)."""
     k = clamp_top_k(top_k, default_top_k)
@@ -179,7 +237,10 @@ def run_search(
     if hybrid:
         assert embedder is not None
         check_identity(snap, embedder.model, *prefixes)
-    expression = match_expression(query, prefix_last=prefix_last)
+    terms = query_terms(query)
+    if term_stats is not None:
+        terms = term_stats.prune(snap, terms)
+    expression = match_expression(query, prefix_last=prefix_last, terms=terms)
     lexical = lexical_ids(snap, expression) if expression else []
     vector: list[int] = []
     degraded, reason = False, None

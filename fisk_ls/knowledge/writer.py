@@ -25,7 +25,7 @@ from .store import Manifest, connect_writer, load_vec, read_manifest, scalar
 if TYPE_CHECKING:
     import apsw
 
-_GEN_TABLE = re.compile(r"^(?:documents|chunks|chunks_fts|chunks_vec)_(\d+)$")
+_GEN_TABLE = re.compile(r"^(?:documents|chunks|chunks_fts|chunks_vec|chunks_vocab)_(\d+)$")
 
 
 class Writer:

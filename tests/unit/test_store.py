@@ -200,3 +200,21 @@ def test_cjk_search(settings: Settings, project: Path) -> None:
     kb = Knowledge(settings)
     assert kb.search("采样率").hits[0].path == "zh.md"
     assert kb.search("リクエスト").hits[0].path == "ja.md"
+
+
+def test_very_common_terms_are_pruned_without_changing_the_top(
+    settings: Settings, project: Path
+) -> None:
+    from fisk_ls.knowledge.search import TermStats
+
+    for i in range(20):
+        (project / f"c{i}.md").write_text(f"# Common {i}\n\nubiquitous words everywhere {i}\n")
+    (project / "rare.md").write_text("# Rare\n\nubiquitous and platypus\n")
+    index(settings)
+    kb = Knowledge(settings)
+    with kb.store.snapshot() as snap:
+        assert snap is not None
+        assert TermStats().prune(snap, ["ubiquitous", "platypus"]) == ["platypus"]
+        assert TermStats().prune(snap, ["ubiquitous"]) == ["ubiquitous"]
+    assert kb.search("ubiquitous platypus").hits[0].path == "rare.md"
+    assert kb.search("ubiquitous").hits
