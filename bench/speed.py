@@ -29,9 +29,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from floor import floor  # noqa: E402
+from floor import floor
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings, update_paths  # noqa: E402
+from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings, update_paths
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 PS = CORPORA / "windows-powershell-docs"
@@ -119,7 +119,9 @@ class InstantEmbedder:
     def probe_dimension(self) -> int:
         return self.dim
 
-    def embed_documents(self, texts: Sequence[str], titles: Sequence[str] | None = None) -> list[list[float]]:
+    def embed_documents(
+        self, texts: Sequence[str], titles: Sequence[str] | None = None
+    ) -> list[list[float]]:
         return [self._vec(t) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
@@ -162,17 +164,24 @@ def rss_of_cold_index(corpus: Path, work: Path) -> dict[str, Any]:
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
         "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     main_kb, child_kb = map(int, out.stdout.split())
     shutil.rmtree(work / "rss", ignore_errors=True)
-    return {"main_peak_rss_mb": round(main_kb / 1024, 1), "worker_peak_rss_mb": round(child_kb / 1024, 1)}
+    return {
+        "main_peak_rss_mb": round(main_kb / 1024, 1),
+        "worker_peak_rss_mb": round(child_kb / 1024, 1),
+    }
 
 
 def one_file_change(corpus: Path, settings: Settings, work: Path) -> dict[str, Any]:
     """Copy the corpus? No: change a scratch copy of one ~20 KB file placed in a shadow root."""
     # The corpus is read-only; measure on a writable copy of one sub-tree plus one 20 KB file.
     shadow = work / "shadow"
-    shutil.copytree(corpus / "docset" / "winserver2025-ps" / "nettcpip", shadow / "nettcpip", dirs_exist_ok=True)
+    shutil.copytree(
+        corpus / "docset" / "winserver2025-ps" / "nettcpip", shadow / "nettcpip", dirs_exist_ok=True
+    )
     target = max((p for p in shadow.rglob("*.md")), key=lambda p: -abs(p.stat().st_size - 20_000))
     s = settings_for(shadow, work / "shadow-store")
     index(s)
@@ -225,7 +234,9 @@ def hybrid_latency(corpus: Path, work: Path, dim: int) -> dict[str, Any]:
     s = settings_for(corpus, work / f"hybrid-{dim}")
     from fisk_ls.knowledge.config import EmbeddingsConfig
 
-    s = s.with_overrides(embeddings=EmbeddingsConfig(base_url="http://127.0.0.1:9/v1", model="instant-hash"))
+    s = s.with_overrides(
+        embeddings=EmbeddingsConfig(base_url="http://127.0.0.1:9/v1", model="instant-hash")
+    )
     emb = InstantEmbedder(dim)
     sec, stats = timed(lambda: index(s, embedder=emb))
     kb = Knowledge(s, embedder=emb)
@@ -275,7 +286,9 @@ def main() -> None:
         s = settings_for(PS, Path(cold["store"]))
         result["powershell_incremental"] = one_file_change(PS, s, work)
         kb = Knowledge(s)
-        result["powershell_lexical_search"] = latency(lambda q: kb.search(q), QUERIES, 5 if not args.quick else 2)
+        result["powershell_lexical_search"] = latency(
+            lambda q: kb.search(q), QUERIES, 5 if not args.quick else 2
+        )
         long_q = [" ".join(QUERIES) * 3]  # ~190 words, like ArguAna's queries
         result["powershell_long_query"] = latency(lambda q: kb.search(q), long_q, 20)
         kb.close()
@@ -283,9 +296,13 @@ def main() -> None:
         if OTEL.is_dir():
             o = cold_vs_floor(OTEL / "content", work / "otel", 1)
             result["otel_cold"] = o
-        result["scaling"] = scaling(PS, work, [1_000, 10_000] if args.quick else [1_000, 10_000, 90_000])
+        result["scaling"] = scaling(
+            PS, work, [1_000, 10_000] if args.quick else [1_000, 10_000, 90_000]
+        )
         result["hybrid"] = [hybrid_latency(PS, work, d) for d in (64, 384)]
-        result["rusage_self_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+        result["rusage_self_peak_mb"] = round(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
+        )
         print(json.dumps(result, indent=2))
     finally:
         shutil.rmtree(work, ignore_errors=True)

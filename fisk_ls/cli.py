@@ -346,9 +346,17 @@ def lsp_cmd(tcp: str | None, log_file: Path | None) -> None:
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False), default=None)
 @click.option("--store-dir", type=click.Path(path_type=Path), envvar="FISK_AI_STORE_DIR")
 @click.option("--http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
-@click.option("--host", default=None, help="Bind address for --http (default 127.0.0.1).")
+@click.option(
+    "--host",
+    default=None,
+    help="Bind address for --http (default 127.0.0.1); an explicit host needs --token-env.",
+)
 @click.option("--port", default=8080, show_default=True, type=int)
-@click.option("--token-env", default=None, help="Env var holding a bearer token (--http).")
+@click.option(
+    "--token-env",
+    default=None,
+    help="Name of an env var holding the bearer token clients must send (--http).",
+)
 def mcp_cmd(
     config: Path | None,
     store_dir: Path | None,

@@ -158,7 +158,7 @@ def build_outcome(result: SearchResult, budget_chars: int) -> dict[str, Any]:
     out["results"] = []
     used = len(_dumps(out))
     for hit in result.hits:
-        item = {
+        item: dict[str, Any] = {
             "citation": hit.citation,
             "section": hit.section,
             "lines": f"{hit.start_line}-{hit.end_line}",

@@ -1,0 +1,422 @@
+"""`fisk-ai mcp`: serve `knowledge_search` over MCP (stdio, or streamable HTTP with ``--http``).
+
+Built on the official ``mcp`` SDK's low-level ``Server`` (2.x): our own input schema, tool
+annotations, and results carrying both the tool's JSON as text and the same object as
+structured content. The tool is served only when ``expose.agent.mcp.builtins`` in agent.yaml
+lists it; otherwise the server starts with no tools and says on stderr how to expose it.
+
+The store is opened read-only once (``Knowledge``) and shared by every session: an index built
+after the server started is found on the next call, and searches run in worker threads, a few
+at a time, so concurrent calls are safe and never block the event loop. stdout belongs to the
+stdio protocol: everything this module says goes to stderr.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import socket
+import sys
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from .knowledge import ConfigError, KnowledgeError, resolve_settings
+from .knowledge.config import KNOWLEDGE_SEARCH, load_agent_config
+from .knowledge.location import find_config
+from .knowledge.sanitize import one_line
+from .tool import DESCRIPTION, INPUT_SCHEMA, NAME, SYSTEM_NOTE, KnowledgeTool, ToolInputError, trace
+
+log = logging.getLogger("fisk_ls.mcp")
+
+SERVER_NAME = "fisk-ls"
+DEFAULT_HOST = "127.0.0.1"
+MCP_PATH = "/mcp"
+MAX_CONCURRENT_SEARCHES = 4
+CALL_TIMEOUT_SECONDS = 30.0
+MAX_ERROR_CHARS = 500
+
+ALLOWLIST_SNIPPET = f"""\
+  harness:
+    knowledge:
+      enabled: true
+  expose:
+    agent:
+      mcp:
+        builtins: [{KNOWLEDGE_SEARCH}]"""
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "tier": {"type": "string"},
+        "status": {"type": "string"},
+        "note": {"type": "string"},
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "citation": {"type": "string"},
+                    "section": {"type": "string"},
+                    "lines": {"type": "string"},
+                    "content": {"type": "string"},
+                    "truncated": {"type": "boolean"},
+                },
+                "required": ["citation", "content"],
+            },
+        },
+    },
+    "required": ["tier", "status", "results"],
+}
+
+TOOL = types.Tool(
+    name=NAME,
+    title="Search project knowledge",
+    description=DESCRIPTION,
+    input_schema=INPUT_SCHEMA,
+    output_schema=OUTPUT_SCHEMA,
+    annotations=types.ToolAnnotations(
+        title="Search project knowledge",
+        read_only_hint=True,
+        destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=False,
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# What to serve
+
+
+@dataclass
+class Exposure:
+    """The resolved decision: the tool to serve (or None) and why, for the operator."""
+
+    tool: KnowledgeTool | None
+    notes: tuple[str, ...]
+
+
+def _exposure(config: Path | None, store_dir: Path | None) -> Exposure:
+    """Read agent.yaml (explicit or discovered) and open the store when the tool is allowlisted."""
+    cwd = Path.cwd().resolve()
+    path = config if config is not None else find_config(cwd)
+    if path is None:
+        return Exposure(
+            None,
+            (
+                f"no agent.yaml in {cwd}: serving no tools. To expose {KNOWLEDGE_SEARCH}, "
+                f"add to agent.yaml and pass --config:\n{ALLOWLIST_SNIPPET}",
+            ),
+        )
+    path = path.expanduser().resolve()
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    agent = load_agent_config(path)  # validates the allowlist exactly (ConfigError otherwise)
+    if not agent.knowledge.enabled:
+        return Exposure(
+            None,
+            (
+                f"knowledge is not enabled in {path}: serving no tools. To expose "
+                f"{KNOWLEDGE_SEARCH}, add to agent.yaml:\n{ALLOWLIST_SNIPPET}",
+            ),
+        )
+    if KNOWLEDGE_SEARCH not in agent.mcp_builtins:
+        return Exposure(
+            None,
+            (
+                f"{KNOWLEDGE_SEARCH} is not allowlisted in {path}: serving no tools. To expose "
+                f"it, add to agent.yaml:\n{ALLOWLIST_SNIPPET}",
+            ),
+        )
+    settings = resolve_settings(path, cwd=cwd, store_base=store_dir)
+    tool: KnowledgeTool | None = None
+    try:
+        tool = KnowledgeTool(settings)
+        tier = tool.knowledge.tier()
+        built = tool.knowledge.built
+    except KnowledgeError as exc:
+        if tool is not None:
+            tool.close()
+        raise KnowledgeError(f"cannot expose {KNOWLEDGE_SEARCH} over MCP: {exc}") from exc
+    notes = [f"serving {KNOWLEDGE_SEARCH}; knowledge {tier}; store {settings.store_dir}"]
+    if not built:
+        notes.append(
+            f"the index is not built yet: {KNOWLEDGE_SEARCH} answers index_not_built until "
+            f"`fisk-ai knowledge index --config {path}` runs (no restart needed)"
+        )
+    return Exposure(tool, tuple(notes))
+
+
+# --------------------------------------------------------------------------------------------
+# The MCP server
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fisk-ls")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0"
+
+
+def _error(message: str) -> types.CallToolResult:
+    text = one_line(message, MAX_ERROR_CHARS)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
+def _success(outcome: dict[str, Any]) -> types.CallToolResult:
+    text = json.dumps(outcome, ensure_ascii=False, separators=(",", ":"))
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=outcome,
+        is_error=False,
+    )
+
+
+def build_server(
+    tool: KnowledgeTool | None,
+    *,
+    max_concurrent: int = MAX_CONCURRENT_SEARCHES,
+    timeout: float = CALL_TIMEOUT_SECONDS,
+) -> Server[Any]:
+    """The low-level MCP server: lists and runs ``knowledge_search`` when ``tool`` is given."""
+    limiter = anyio.CapacityLimiter(max_concurrent)
+    tools = [TOOL] if tool is not None else []
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if tool is None or params.name != NAME:
+            return _error(f"unknown tool {params.name!r}")
+        args: dict[str, Any] = dict(params.arguments or {})
+        log.info("Running %s", trace(args))
+        try:
+            with anyio.fail_after(timeout):
+                outcome = await anyio.to_thread.run_sync(
+                    tool.call, args, limiter=limiter, abandon_on_cancel=True
+                )
+        except ToolInputError as exc:
+            return _error(str(exc))
+        except KnowledgeError as exc:
+            log.warning("%s failed: %s", NAME, one_line(str(exc), MAX_ERROR_CHARS))
+            return _error(f"{NAME}: {exc}")
+        except TimeoutError:
+            return _error(f"{NAME}: the search took longer than {timeout:g}s")
+        except Exception as exc:  # a bug: keep the server up, the traceback on stderr only
+            log.exception("%s failed unexpectedly", NAME)
+            return _error(f"{NAME}: internal error ({type(exc).__name__})")
+        return _success(outcome)
+
+    def input_schema(name: str) -> dict[str, Any] | None:
+        return INPUT_SCHEMA if tool is not None and name == NAME else None
+
+    return Server(
+        SERVER_NAME,
+        version=_version(),
+        title="fisk-ls knowledge search",
+        instructions=SYSTEM_NOTE if tool is not None else None,
+        get_tool_input_schema=input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Transports
+
+ASGIApp = Callable[
+    [MutableMapping[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
+    Awaitable[None],
+]
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._token = token.encode()
+
+    def _allowed(self, scope: MutableMapping[str, Any]) -> bool:
+        values = [v for k, v in scope.get("headers", []) if k.lower() == b"authorization"]
+        if len(values) != 1:
+            return False
+        scheme, _, given = bytes(values[0]).partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), self._token)
+
+    async def __call__(
+        self,
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[Any]],
+        send: Callable[[Any], Awaitable[None]],
+    ) -> None:
+        if scope["type"] in ("http", "websocket") and not self._allowed(scope):
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            body = b'{"error":"unauthorized","error_description":"bearer token required"}'
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                        (b"www-authenticate", b'Bearer realm="fisk-ai mcp"'),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _token(token_env: str | None, required: bool) -> str | None:
+    if not token_env:
+        if required:
+            raise ConfigError(
+                "--host binds beyond the default 127.0.0.1, so a bearer token is required: put "
+                "a secret in an environment variable and pass --token-env NAME"
+            )
+        return None
+    value = os.environ.get(token_env, "").strip()
+    if not value:
+        raise ConfigError(f"--token-env {token_env}: that environment variable is unset or empty")
+    return value
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind(addr)
+    except OSError as exc:
+        raise KnowledgeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _url(host: str, sock: socket.socket) -> str:
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{MCP_PATH}"
+
+
+def _serve_http(server: Server[Any], host: str, port: int, token: str | None) -> None:
+    import uvicorn
+
+    app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    if token is not None:
+        app = BearerAuth(app, token)
+    sock = _bind(host, port)
+    log.info(
+        "listening on %s (streamable HTTP%s)",
+        _url(host, sock),
+        ", bearer token required" if token else "",
+    )
+    config = uvicorn.Config(
+        app, log_config=None, log_level="warning", access_log=False, lifespan="on"
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+async def _serve_stdio(server: Server[Any]) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def _configure_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("fisk-ai mcp: %(message)s"))
+    log.handlers[:] = [handler]
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    root = logging.getLogger()
+    if not root.handlers:
+        root_handler = logging.StreamHandler(sys.stderr)
+        root_handler.setFormatter(logging.Formatter("fisk-ai mcp: %(name)s: %(message)s"))
+        root.addHandler(root_handler)
+    root.setLevel(logging.WARNING)
+
+
+def serve(
+    *,
+    config: Path | None = None,
+    store_dir: Path | None = None,
+    http: bool = False,
+    host: str | None = None,
+    port: int = 8080,
+    token_env: str | None = None,
+) -> None:
+    """Run the MCP server until the client disconnects (stdio) or the process is stopped."""
+    _configure_logging()
+    token: str | None = None
+    bind_host = DEFAULT_HOST
+    if http:
+        if host is not None:
+            bind_host = host.strip()
+            if not bind_host:
+                raise ConfigError("--host must not be empty")
+            reach = "this machine only" if _is_loopback(bind_host) else "other machines"
+            log.warning(
+                "WARNING: --host %s: the server is reachable from %s; every request must carry "
+                "the bearer token",
+                bind_host,
+                reach,
+            )
+        token = _token(token_env, required=host is not None)
+        if not 0 <= port <= 65535:
+            raise ConfigError(f"--port must be between 0 and 65535, got {port}")
+    elif host is not None or token_env is not None:
+        raise ConfigError("--host and --token-env apply to --http only (stdio needs neither)")
+
+    exposure = _exposure(config, store_dir)
+    for note in exposure.notes:
+        log.info("%s", note)
+    server = build_server(exposure.tool)
+    try:
+        if http:
+            _serve_http(server, bind_host, port, token)
+        else:
+            anyio.run(_serve_stdio, server)
+    except KeyboardInterrupt:  # pragma: no cover - interactive stop
+        pass
+    finally:
+        if exposure.tool is not None:
+            exposure.tool.close()
+
+
+__all__ = ["OUTPUT_SCHEMA", "TOOL", "BearerAuth", "build_server", "serve"]

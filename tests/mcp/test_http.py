@@ -1,0 +1,134 @@
+"""`fisk-ai mcp --http`: streamable HTTP on loopback by default; explicit hosts need a token."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import anyio
+import httpx
+import pytest
+
+from fisk_ls.tool import NAME
+
+from .conftest import child_env, error_text, http_server, outcome, run_cli
+
+TOKEN = "tok-" + "7f3a9c1e5b" * 3
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"},
+    },
+}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _listen_addresses(port: int) -> set[str]:
+    """Local addresses of LISTEN sockets on ``port`` (Linux /proc/net/tcp{,6})."""
+    found: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            addr, _, hexport = local.partition(":")
+            if state == "0A" and int(hexport, 16) == port:
+                found.add(addr)
+    return found
+
+
+async def test_loopback_by_default_and_serves_both_protocol_eras(
+    built: Path, tmp_path: Path
+) -> None:
+    with http_server(built, tmp_path) as server:
+        parts = urlsplit(server.url)
+        assert parts.hostname == "127.0.0.1" and parts.path == "/mcp"
+        if sys.platform.startswith("linux"):
+            assert _listen_addresses(parts.port or 0) == {"0100007F"}  # 127.0.0.1 only
+        for mode in ("auto", "legacy"):
+            async with server.client(mode=mode) as client:
+                assert [t.name for t in (await client.list_tools()).tools] == [NAME]
+                res = outcome(await client.call_tool(NAME, {"query": "backpressure"}))
+                assert res["status"] == "ok" and res["results"][0]["citation"].startswith("docs/")
+                bad = await client.call_tool(NAME, {"query": "q", "top_k": 99})
+                assert error_text(bad).startswith("invalid knowledge_search input")
+        # Concurrent calls over HTTP, from two sessions at once.
+        statuses: list[str] = []
+
+        async def session(queries: list[str]) -> None:
+            async with server.client() as client, anyio.create_task_group() as tg:
+                for q in queries:
+
+                    async def one(q: str = q) -> None:
+                        statuses.append(
+                            outcome(await client.call_tool(NAME, {"query": q}))["status"]
+                        )
+
+                    tg.start_soon(one)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(session, ["retries", "broker restart"] * 4)
+            tg.start_soon(session, ["widget frames", "backpressure"] * 4)
+        assert statuses == ["ok"] * 16
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--host", "0.0.0.0"], {}, "bearer token is required"),
+        (["--host", "0.0.0.0", "--token-env", "FISK_TEST_TOKEN"], {}, "unset or empty"),
+        (["--host", "::"], {}, "bearer token is required"),
+    ],
+)
+def test_explicit_host_without_token_refuses_to_start(
+    built: Path, args: list[str], env: dict[str, str], message: str
+) -> None:
+    proc = run_cli(built, "mcp", "--http", "--port", "0", *args, env=child_env(**env), timeout=30)
+    assert proc.returncode != 0 and message in proc.stderr
+    assert "listening on" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_host_and_token_need_http(built: Path) -> None:
+    proc = run_cli(built, "mcp", "--host", "127.0.0.1", timeout=30)
+    assert proc.returncode != 0 and "--http" in proc.stderr
+
+
+async def test_token_required_when_host_given(built: Path, tmp_path: Path) -> None:
+    env = child_env(FISK_TEST_TOKEN=TOKEN)
+    args = ("--host", "127.0.0.1", "--token-env", "FISK_TEST_TOKEN")
+    with http_server(built, tmp_path, *args, env=env) as server:
+        async with httpx.AsyncClient(timeout=10) as http:
+            for auth in (None, "Bearer wrong", f"Basic {TOKEN}", f"Bearer {TOKEN}x", "Bearer"):
+                headers = dict(HEADERS)
+                if auth is not None:
+                    headers["Authorization"] = auth
+                resp = await http.post(server.url, json=INIT, headers=headers)
+                assert resp.status_code == 401, auth
+                assert resp.headers["www-authenticate"].startswith("Bearer")
+            ok = await http.post(
+                server.url, json=INIT, headers={**HEADERS, "Authorization": f"Bearer {TOKEN}"}
+            )
+            assert ok.status_code == 200
+        async with server.client(token=TOKEN) as client:
+            assert [t.name for t in (await client.list_tools()).tools] == [NAME]
+            assert outcome(await client.call_tool(NAME, {"query": "retries"}))["status"] == "ok"
+        stderr = server.stderr
+    assert "WARNING: --host 127.0.0.1" in stderr and "bearer token required" in stderr
+    assert TOKEN not in stderr
+
+
+def test_port_in_use_is_a_clear_error(built: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        proc = run_cli(built, "mcp", "--http", "--port", str(port), timeout=30)
+    assert proc.returncode != 0 and f"cannot listen on 127.0.0.1:{port}" in proc.stderr
