@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-TARGET_CHARS = 1000
+TARGET_CHARS = 1200
 """Blocks of one section are packed into a chunk until adding the next would pass this."""
 
 MAX_CHARS = 1500
