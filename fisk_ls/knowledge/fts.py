@@ -246,6 +246,20 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+_IDENTIFIER = re.compile(r"[^\W_]+(?:[_\-./:][^\W_]+)+")
+
+
+def identifier_phrases(text: str) -> list[str]:
+    """Compound identifiers of a query as phrases: ``OTEL_EXPORTER_OTLP_ENDPOINT`` →
+    "otel exporter otlp endpoint", so a chunk holding the identifier itself outranks chunks that
+    merely share its parts (every ``*_ENDPOINT`` variable)."""
+    return [
+        " ".join(w for w, _ in words(m.group(0))).casefold()
+        for m in _IDENTIFIER.finditer(text)
+        if not has_cjk(m.group(0))
+    ]
+
+
 def query_terms(text: str) -> list[str]:
     """Search terms of a query, lower-cased, de-duplicated, stop words removed, in order."""
     text = strip_controls(text[:MAX_QUERY_CHARS])
@@ -259,7 +273,7 @@ def query_terms(text: str) -> list[str]:
     kept = [w for w in plain if w not in STOP_WORDS] or plain
     seen: set[str] = set()
     terms: list[str] = []
-    for term in [*kept, *grams]:
+    for term in [*identifier_phrases(text), *kept, *grams]:
         if term not in seen:
             seen.add(term)
             terms.append(term)

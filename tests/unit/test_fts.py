@@ -94,3 +94,11 @@ def test_fts_syntax_everywhere(fts_conn: apsw.Connection) -> None:
     nasty = '"" "unbalanced ( ) AND OR NOT NEAR/3 ^ * : {a b} [x] - + col:word \\ \' ` ~'
     expr = match_expression(nasty * 50)
     fts_conn.execute(f"SELECT rowid FROM {f} WHERE {f} MATCH ?", (expr,)).fetchall()
+
+
+def test_identifiers_also_match_as_phrases() -> None:
+    assert match_expression("OTEL_EXPORTER_OTLP_ENDPOINT port") == (
+        '"otel exporter otlp endpoint" OR "otel" OR "exporter" OR "otlp" OR "endpoint" OR "port"'
+    )
+    assert query_terms("opentelemetry-distro")[0] == "opentelemetry distro"
+    assert query_terms("plain words only") == ["plain", "words", "only"]
