@@ -101,4 +101,4 @@ def test_identifiers_also_match_as_phrases() -> None:
         '"otel exporter otlp endpoint" OR "otel" OR "exporter" OR "otlp" OR "endpoint" OR "port"'
     )
     assert query_terms("opentelemetry-distro")[0] == "opentelemetry distro"
-    assert query_terms("plain words only") == ["plain", "words", "only"]
+    assert query_terms("plain words here") == ["plain", "words"]
