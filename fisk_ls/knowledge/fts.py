@@ -249,15 +249,23 @@ def _quote(term: str) -> str:
 _IDENTIFIER = re.compile(r"[^\W_]+(?:[_\-./:][^\W_]+)+")
 
 
-def identifier_phrases(text: str) -> list[str]:
-    """Compound identifiers of a query as phrases: ``OTEL_EXPORTER_OTLP_ENDPOINT`` →
-    "otel exporter otlp endpoint", so a chunk holding the identifier itself outranks chunks that
-    merely share its parts (every ``*_ENDPOINT`` variable)."""
-    return [
+def query_phrases(text: str) -> list[str]:
+    """Phrases that earn a bonus on top of the single terms (pure proximity signals):
+
+    * compound identifiers (``OTEL_EXPORTER_OTLP_ENDPOINT`` → "otel exporter otlp endpoint"), so
+      a chunk holding the identifier outranks chunks sharing only its parts (every ``*_ENDPOINT``);
+    * a short query (2–5 words) as a whole, so "tail sampling" prefers the section that says it.
+    """
+    text = strip_controls(text[:MAX_QUERY_CHARS])
+    phrases = [
         " ".join(w for w, _ in words(m.group(0))).casefold()
         for m in _IDENTIFIER.finditer(text)
         if not has_cjk(m.group(0))
     ]
+    plain = [w.casefold() for w, cjk in words(text) if not cjk]
+    if 2 <= len(plain) <= 5 and not has_cjk(text):
+        phrases.append(" ".join(plain))
+    return list(dict.fromkeys(phrases))
 
 
 def query_terms(text: str) -> list[str]:
@@ -273,7 +281,7 @@ def query_terms(text: str) -> list[str]:
     kept = [w for w in plain if w not in STOP_WORDS] or plain
     seen: set[str] = set()
     terms: list[str] = []
-    for term in [*identifier_phrases(text), *kept, *grams]:
+    for term in [*kept, *grams]:
         if term not in seen:
             seen.add(term)
             terms.append(term)
@@ -293,6 +301,7 @@ def match_expression(
         terms = query_terms(text)
     if not terms:
         return ""
+    phrases = [p for p in query_phrases(text) if p not in terms]
     parts = [_quote(t) for t in terms]
     last = terms[-1]
     typed_last = query_terms(text)[-1:] == [last]
@@ -304,4 +313,4 @@ def match_expression(
         and not has_cjk(last)
     ):
         parts[-1] = _quote(last) + "*"
-    return " OR ".join(parts)
+    return " OR ".join([*(_quote(p) for p in phrases), *parts])

@@ -13,12 +13,16 @@ from fisk_ls.knowledge.fts import (
     cjk_bigrams,
     cjk_column,
     match_expression,
+    query_phrases,
     query_terms,
 )
 
 
 def test_natural_language_question() -> None:  # checklist 6 (stop words now dropped)
-    assert match_expression("how does backpressure work") == '"backpressure" OR "work"'
+    assert query_terms("how does backpressure work") == ["backpressure", "work"]
+    assert match_expression("how does backpressure work") == (
+        '"how does backpressure work" OR "backpressure" OR "work"'
+    )
 
 
 def test_single_letters_that_matter_are_kept() -> None:  # checklist 7, improved
@@ -98,7 +102,9 @@ def test_fts_syntax_everywhere(fts_conn: apsw.Connection) -> None:
 
 def test_identifiers_also_match_as_phrases() -> None:
     assert match_expression("OTEL_EXPORTER_OTLP_ENDPOINT port") == (
-        '"otel exporter otlp endpoint" OR "otel" OR "exporter" OR "otlp" OR "endpoint" OR "port"'
+        '"otel exporter otlp endpoint" OR "otel exporter otlp endpoint port" OR '
+        '"otel" OR "exporter" OR "otlp" OR "endpoint" OR "port"'
     )
-    assert query_terms("opentelemetry-distro")[0] == "opentelemetry distro"
-    assert query_terms("plain words here") == ["plain", "words"]
+    assert query_phrases("opentelemetry-distro") == ["opentelemetry distro"]
+    assert query_phrases("plain") == []
+    assert query_phrases(" ".join("abcdef")) == []  # six words: no whole-query phrase
