@@ -79,19 +79,32 @@ def _database_checks(path: Path) -> list[Check]:
                 ),
             )
         )
-        fts = manifest.tables["fts"]
-        try:
-            conn.execute(f"INSERT INTO {fts}({fts}, rank) VALUES ('integrity-check', 1)")
-            out.append(Check("FTS consistency", True, "full-text index matches the chunks"))
-        except Exception as exc:
-            # A read-only connection cannot run the check as an INSERT; fall back to counts.
-            if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
-                out.append(_fts_counts(conn, manifest.tables))
-            else:
-                out.append(Check("FTS consistency", False, f"{exc}; run --reindex", fatal=True))
+        out.append(_fts_check(path, conn, manifest.tables))
     finally:
         conn.close()
     return out
+
+
+def _fts_check(path: Path, conn: object, tables: dict[str, str]) -> Check:
+    """FTS5's own integrity-check (it is spelled as an INSERT but writes nothing, so it needs a
+    read-write handle); on read-only media, fall back to comparing row counts."""
+    import apsw
+
+    fts = tables["fts"]
+    try:
+        rw = apsw.Connection(
+            str(path), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_NOFOLLOW
+        )
+    except apsw.Error:
+        return _fts_counts(conn, tables)
+    try:
+        rw.setbusytimeout(5000)
+        rw.execute(f"INSERT INTO {fts}({fts}, rank) VALUES ('integrity-check', 1)")
+        return Check("FTS consistency", True, "full-text index matches the chunks", fatal=True)
+    except apsw.Error as exc:
+        return Check("FTS consistency", False, f"{exc}; run --reindex", fatal=True)
+    finally:
+        rw.close()
 
 
 def _fts_counts(conn: object, tables: dict[str, str]) -> Check:

@@ -18,9 +18,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from . import schema
-from .errors import StoreError
 from .lock import WriterLock
-from .store import Manifest, connect_writer, load_vec, read_manifest, scalar
+from .store import Manifest, connect_writer, ensure_store_dir, load_vec, read_manifest, scalar
 
 if TYPE_CHECKING:
     import apsw
@@ -232,8 +231,6 @@ class Batch:
 def open_writer(store_dir: Path, *, wait: float = 0.0) -> Writer:
     """Take the lock and open the store for writing (creating it if needed)."""
     lock = WriterLock(store_dir)
-    from .store import ensure_store_dir
-
     ensure_store_dir(store_dir)
     lock.acquire(wait)
     try:
@@ -243,9 +240,7 @@ def open_writer(store_dir: Path, *, wait: float = 0.0) -> Writer:
         raise
     try:
         return Writer(store_dir, lock, conn)
-    except BaseException as exc:
+    except BaseException:
         conn.close()
         lock.release()
-        if isinstance(exc, StoreError):
-            raise
         raise
