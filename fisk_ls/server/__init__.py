@@ -1,0 +1,1 @@
+"""The fisk-ls language server (pygls)."""

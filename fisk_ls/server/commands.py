@@ -1,0 +1,120 @@
+"""``workspace/executeCommand``: fisk.knowledge.search / show / reindex / status.
+
+Arguments are one object (``arguments: [{...}]``, docs/lsp-protocol.md). Bad arguments and
+unknown citations are ``InvalidParams`` errors; a store that cannot be read is ``RequestFailed``
+with the core's message (which says how to fix it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from ..knowledge import CitationError, IndexStats, KnowledgeError
+from ..knowledge.config import TOP_K_CEILING
+from . import results
+from .server import FiskLanguageServer
+
+SEARCH = "fisk.knowledge.search"
+SHOW = "fisk.knowledge.show"
+REINDEX = "fisk.knowledge.reindex"
+STATUS = "fisk.knowledge.status"
+T = TypeVar("T")
+
+
+def register(ls: FiskLanguageServer) -> None:
+    ls.thread()(ls.command(SEARCH)(search))
+    ls.thread()(ls.command(SHOW)(show))
+    ls.thread()(ls.command(STATUS)(status))
+    ls.command(REINDEX)(reindex)
+
+
+def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
+    params = one_object(SEARCH, args, {"query", "topK"})
+    query = string_field(SEARCH, params, "query")
+    top_k = top_k_field(SEARCH, params)
+    ls.wait_ready()
+    merged = failing_as_rpc(lambda: ls.projects.search(query, top_k))
+    return results.search_result(merged)
+
+
+def show(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
+    params = one_object(SHOW, args, {"citation"})
+    citation = string_field(SHOW, params, "citation")
+    ls.wait_ready()
+    project, chunk = failing_as_rpc(lambda: ls.projects.show(citation))
+    return results.show_result(chunk, project.root)
+
+
+def status(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
+    one_object(STATUS, args, set())
+    ls.wait_ready()
+    return failing_as_rpc(lambda: results.status_result(ls.projects))
+
+
+async def reindex(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
+    params = one_object(REINDEX, args, {"rebuild"})
+    rebuild = params.get("rebuild", False)
+    if not isinstance(rebuild, bool):
+        raise invalid(REINDEX, f"rebuild must be true or false, got {rebuild!r}")
+    await asyncio.to_thread(ls.wait_ready)
+    runs = [asyncio.wrap_future(p.queue.request_full(rebuild)) for p in ls.projects]
+    done = await asyncio.gather(*runs, return_exceptions=True)
+    if errors := [e for e in done if isinstance(e, BaseException)]:
+        raise request_failed(str(errors[0]) or "index run cancelled")
+    return results.stats_result([s for s in done if isinstance(s, IndexStats)])
+
+
+# -- arguments -----------------------------------------------------------------------------
+
+
+def invalid(command: str, message: str) -> JsonRpcInvalidParams:
+    return JsonRpcInvalidParams(f"{command}: {message}")
+
+
+def request_failed(message: str) -> JsonRpcException:
+    return JsonRpcException(message, code=types.LSPErrorCodes.RequestFailed.value)
+
+
+def one_object(command: str, args: tuple[Any, ...], known: set[str]) -> dict[str, Any]:
+    """The single object argument (none at all is an empty object); unknown keys are errors."""
+    if not args or args == (None,):
+        return {}
+    if len(args) != 1 or not isinstance(args[0], dict):
+        shape = "{" + ", ".join(sorted(known)) + "}" if known else "no arguments"
+        raise invalid(command, f"expected one object argument {shape}, got {list(args)!r:.200}")
+    extra = sorted(set(args[0]) - known)
+    if extra:
+        names = ", ".join(sorted(known)) or "none"
+        raise invalid(command, f"unknown argument(s) {', '.join(extra)} (known: {names})")
+    return args[0]
+
+
+def string_field(command: str, params: dict[str, Any], name: str) -> str:
+    value = params.get(name)
+    if not isinstance(value, str):
+        raise invalid(command, f"{name} is required and must be a string")
+    return value
+
+
+def top_k_field(command: str, params: dict[str, Any]) -> int | None:
+    value = params.get("topK")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= TOP_K_CEILING:
+        raise invalid(command, f"topK must be an integer from 1 to {TOP_K_CEILING}, got {value!r}")
+    return value
+
+
+def failing_as_rpc(call: Callable[[], T]) -> T:
+    """Core failures → JSON-RPC errors: citations are bad params, the rest request failures."""
+    try:
+        return call()
+    except CitationError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    except KnowledgeError as exc:
+        raise request_failed(str(exc)) from exc

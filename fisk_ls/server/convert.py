@@ -1,0 +1,88 @@
+"""Core results → LSP shapes: URIs, ranges, LocationLinks, hover text.
+
+Core lines are 1-based and inclusive; LSP ranges are 0-based with an exclusive end, so a chunk
+covering lines 3–5 is ``(2,0)–(5,0)``: the end is the start of the line after the chunk.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pygls.uris import from_fs_path, to_fs_path
+
+from ..knowledge.citations import CitedChunk
+from ..knowledge.search import Hit
+
+_converter = get_converter()
+
+
+def file_uri(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()
+
+
+def uri_path(uri: str) -> Path | None:
+    """The local path of a ``file:`` URI (None for other schemes); its folder resolved."""
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    if not path:
+        return None
+    p = Path(os.path.abspath(path))
+    return Path(os.path.realpath(p.parent)) / p.name  # the folder as the roots spell it
+
+
+def chunk_range(start_line: int, end_line: int) -> types.Range:
+    return types.Range(
+        start=types.Position(line=max(start_line - 1, 0), character=0),
+        end=types.Position(line=max(end_line, start_line), character=0),
+    )
+
+
+def heading_range(start_line: int, end_line: int, heading_line: int) -> types.Range:
+    """The heading's line when it lies inside the chunk, else the chunk's first line."""
+    line = heading_line if start_line <= heading_line <= end_line else start_line
+    return chunk_range(line, line)
+
+
+def location_link(
+    file: Path,
+    lines: tuple[int, int, int],
+    origin: types.Range | None = None,
+) -> types.LocationLink:
+    start, end, heading = lines
+    return types.LocationLink(
+        target_uri=file_uri(file),
+        target_range=chunk_range(start, end),
+        target_selection_range=heading_range(start, end, heading),
+        origin_selection_range=origin,
+    )
+
+
+def hit_lines(hit: Hit | CitedChunk) -> tuple[int, int, int]:
+    return hit.start_line, hit.end_line, hit.heading_line
+
+
+def chunk_lines(chunk: CitedChunk) -> tuple[int, int, int]:
+    """Where the chunk is now: its indexed lines, or where its text moved when stale."""
+    current = chunk.current_lines
+    if current is None or current == (chunk.start_line, chunk.end_line):
+        return hit_lines(chunk)
+    shift = current[0] - chunk.start_line
+    return current[0], current[1], chunk.heading_line + shift
+
+
+def unstructure(value: Any) -> Any:
+    return _converter.unstructure(value)
+
+
+def hover_markdown(chunk: CitedChunk, max_lines: int = 12) -> str:
+    """Heading path and the chunk's first lines, as markdown."""
+    lines = chunk.text.strip("\n").splitlines()
+    body = "\n".join(lines[:max_lines]) + ("\n\n…" if len(lines) > max_lines else "")
+    title = f"**{chunk.section}**" if chunk.section else f"`{chunk.citation}`"
+    stale = "  \n*(file changed since it was indexed)*" if chunk.stale else ""
+    return f"{title}  \n`{chunk.citation}`{stale}\n\n---\n\n{body}"

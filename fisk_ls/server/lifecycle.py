@@ -1,0 +1,162 @@
+"""initialize / initialized / shutdown / exit, settings and workspace folder changes.
+
+Options from ``initializationOptions`` are read at ``initialize`` (which also decides the
+option-dependent capabilities); each folder's ``workspace/configuration`` is laid over them at
+``initialized``, when the projects are opened and their first index run starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from ..knowledge import KnowledgeError
+from . import symbols, sync
+from .convert import file_uri, uri_path
+from .indexing import QueueHooks
+from .options import SECTION, Options, bad_options_message, parse_options
+from .progress import LspProgress
+from .project import open_project
+from .server import FiskLanguageServer
+
+log = logging.getLogger(__name__)
+CONFIG_TIMEOUT = 5.0
+
+
+def register(ls: FiskLanguageServer) -> None:
+    ls.feature(types.INITIALIZE)(initialize)
+    ls.feature(types.INITIALIZED)(initialized)
+    ls.feature(types.SHUTDOWN)(shutdown)
+    ls.feature(types.EXIT)(exit_)
+    ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(configuration_changed)
+    ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(folders_changed)
+
+
+def initialize(ls: FiskLanguageServer, params: types.InitializeParams) -> None:
+    ls.loop = asyncio.get_running_loop()
+    parsed = parse_options(params.initialization_options)
+    ls.options = parsed.options
+    ls.option_errors = parsed.errors
+    if ls.options.workspace_symbols:
+        symbols.enable(ls)
+
+
+async def initialized(ls: FiskLanguageServer, params: types.InitializedParams) -> None:
+    folders = workspace_folders(ls)
+    try:
+        options = await folder_options(ls, [uri for uri, _ in folders])
+        for (_, folder), opts in zip(folders, options, strict=True):
+            await add_project(ls, folder, opts, multi=len(folders) > 1)
+    finally:
+        ls.ready.set()  # requests waiting for the projects go ahead with what opened
+    await sync.register_watched_files(ls)
+
+
+async def shutdown(ls: FiskLanguageServer, params: None) -> None:
+    ls.closing = True
+    await asyncio.to_thread(ls.projects.close)
+
+
+def exit_(ls: FiskLanguageServer, params: None) -> None:
+    ls.exit_code = 0 if ls.closing else 1
+    ls.closing = True
+    ls.projects.close()  # a no-op after shutdown; an exit without shutdown still cleans up
+
+
+async def configuration_changed(
+    ls: FiskLanguageServer, params: types.DidChangeConfigurationParams
+) -> None:
+    """Re-read settings; reopen (and reindex) only the folders whose options changed."""
+    projects = list(ls.projects)
+    options = await folder_options(ls, [file_uri(p.folder) for p in projects])
+    for project, opts in zip(projects, options, strict=True):
+        if opts != project.options:
+            ls.projects.remove(project.folder)
+            await asyncio.to_thread(project.close)
+            await add_project(ls, project.folder, opts, multi=len(projects) > 1)
+
+
+async def folders_changed(
+    ls: FiskLanguageServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
+    for folder in params.event.removed:
+        if (path := folder_path(folder.uri)) is not None:
+            for project in ls.projects.remove(path):
+                await asyncio.to_thread(project.close)
+    added = [(f.uri, p) for f in params.event.added if (p := folder_path(f.uri)) is not None]
+    options = await folder_options(ls, [uri for uri, _ in added])
+    for (_, path), opts in zip(added, options, strict=True):
+        await add_project(ls, path, opts, multi=True)
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def folder_path(uri: str) -> Path | None:
+    path = uri_path(uri)
+    return path.resolve() if path is not None else None
+
+
+def workspace_folders(ls: FiskLanguageServer) -> list[tuple[str, Path]]:
+    """(uri, resolved path) of each workspace folder, or of ``rootUri``; local folders only."""
+    uris = [f.uri for f in ls.workspace.folders.values()] or [ls.workspace.root_uri or ""]
+    found: dict[Path, str] = {}
+    for uri in uris:
+        if uri and (path := folder_path(uri)) is not None and path.is_dir():
+            found.setdefault(path, uri)
+    return [(uri, path) for path, uri in found.items()]
+
+
+async def folder_options(ls: FiskLanguageServer, uris: list[str]) -> list[Options]:
+    """Each folder's ``fisk`` configuration laid over the initialization options."""
+    raw = await fetch_configuration(ls, uris)
+    errors = list(ls.option_errors)
+    options: list[Options] = []
+    for item in raw:
+        parsed = parse_options(item, ls.options)
+        errors.extend(parsed.errors)
+        options.append(parsed.options)
+    if errors:
+        message = bad_options_message(list(dict.fromkeys(errors)))
+        ls.show_once(message, types.MessageType.Warning)
+    return options
+
+
+async def fetch_configuration(ls: FiskLanguageServer, uris: list[str]) -> list[Any]:
+    workspace = ls.client_capabilities.workspace
+    if not uris or not (workspace and workspace.configuration):
+        return [None] * len(uris)
+    items = [types.ConfigurationItem(scope_uri=uri, section=SECTION) for uri in uris]
+    request = ls.workspace_configuration_async(types.ConfigurationParams(items=items))
+    try:
+        result = await asyncio.wait_for(request, CONFIG_TIMEOUT)
+    except Exception as exc:  # a client that cannot answer: initialization options only
+        log.info("workspace/configuration failed: %s", exc)
+        return [None] * len(uris)
+    return list(result) + [None] * (len(uris) - len(result))
+
+
+async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, multi: bool) -> None:
+    label = folder.name if multi else ""
+    hooks = QueueHooks(
+        reporter=lambda: LspProgress(ls, label),
+        on_locked=lambda: ls.show_once(
+            f"fisk: another writer is indexing {folder}; changes are kept and retried",
+            types.MessageType.Info,
+            key=f"locked:{folder}",
+        ),
+        on_error=lambda exc: ls.show_once(f"fisk: indexing {folder} failed: {exc}"),
+    )
+    try:
+        project = await asyncio.to_thread(open_project, folder, options, hooks)
+    except (KnowledgeError, OSError) as exc:
+        ls.show_once(f"fisk: cannot open the knowledge store of {folder}: {exc}")
+        return
+    ls.projects.add(project)
+    project.start()
+    settings = project.knowledge.settings
+    log.info("opened %s: store %s, roots %s", folder, settings.store_dir, settings.roots)

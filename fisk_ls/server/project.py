@@ -1,0 +1,170 @@
+"""Workspace folders as projects: one store, one reader, one indexing queue and watcher each.
+
+``Projects`` is the set the handlers talk to: it routes changed paths to the right queue, merges
+searches across roots by score and resolves a citation in the first root that has it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import apsw
+
+from ..knowledge import CitationError, Hit, Knowledge, KnowledgeError, StoreError, resolve_settings
+from ..knowledge.citations import CitedChunk, parse_citation
+from ..knowledge.config import clamp_top_k
+from ..knowledge.search import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS, OK
+from .indexing import IndexQueue, QueueHooks
+from .options import Options
+from .watching import Watcher
+
+T = TypeVar("T")
+
+
+@dataclass
+class Project:
+    folder: Path
+    options: Options
+    knowledge: Knowledge
+    queue: IndexQueue
+    watcher: Watcher | None = None
+
+    @property
+    def root(self) -> Path:
+        return self.knowledge.settings.project_root
+
+    def start(self) -> None:
+        self.queue.start()
+        self.queue.request_full()
+        if self.watcher is not None:
+            self.watcher.start()
+
+    def read(self, call: Callable[[Knowledge], T]) -> T:
+        """A read of this project's store; OS and SQLite failures become StoreError."""
+        try:
+            return call(self.knowledge)
+        except (OSError, apsw.Error) as exc:
+            raise StoreError(f"cannot read the knowledge store of {self.folder}: {exc}") from exc
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+        self.queue.stop()
+        self.knowledge.close()
+
+
+def open_project(folder: Path, options: Options, hooks: QueueHooks) -> Project:
+    """Settings of ``folder`` (agent.yaml or zero-config) with the client's options laid over."""
+    settings = options.apply(resolve_settings(cwd=folder))
+    queue = IndexQueue(settings, hooks, prune=options.paths is not None)
+    watcher = None
+    if options.watch:
+        watcher = Watcher(settings.roots, settings.store_dir, queue.add)
+    return Project(folder, options, Knowledge(settings), queue, watcher)
+
+
+@dataclass(frozen=True)
+class Found:
+    project: Project
+    hit: Hit
+
+
+@dataclass
+class Merged:
+    status: str
+    tier: str
+    found: list[Found] = field(default_factory=list)
+    degraded: bool = False
+    reason: str | None = None
+
+
+_STATUS_ORDER = (OK, NO_TERMS, INDEX_EMPTY, INDEX_NOT_BUILT)
+
+
+class Projects:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: list[Project] = []
+
+    def __iter__(self) -> Iterator[Project]:
+        with self._lock:
+            return iter(list(self._items))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def add(self, project: Project) -> None:
+        with self._lock:
+            self._items.append(project)
+
+    def remove(self, folder: Path) -> list[Project]:
+        with self._lock:
+            gone = [p for p in self._items if p.folder == folder]
+            self._items = [p for p in self._items if p.folder != folder]
+        return gone
+
+    def add_paths(self, paths: Iterable[Path]) -> int:
+        paths = list(paths)
+        return sum(p.queue.add(paths) for p in self)
+
+    def search(self, query: str, top_k: int | None) -> Merged:
+        projects = list(self)
+        if not projects:
+            return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
+        k = clamp_top_k(top_k, projects[0].knowledge.settings.top_k)
+        merged = Merged(INDEX_NOT_BUILT, "")
+        statuses: list[str] = []
+        tiers: list[str] = []
+        reasons: list[str] = []
+        failures: list[KnowledgeError] = []
+        for project in projects:
+            try:
+                result = project.read(lambda kn: kn.search(query, k))
+            except KnowledgeError as exc:  # a broken store: the other roots still answer
+                failures.append(exc)
+                reasons.append(f"{project.folder.name}: {exc}")
+                continue
+            statuses.append(result.status)
+            tiers.append(result.tier)
+            merged.found.extend(Found(project, hit) for hit in result.hits)
+            if result.degraded:
+                merged.degraded = True
+                reasons.append(result.reason or "degraded")
+        if not statuses:
+            raise failures[0]
+        merged.degraded = merged.degraded or bool(failures)
+        merged.status = min(statuses, key=_STATUS_ORDER.index)
+        merged.tier = "; ".join(dict.fromkeys(tiers))
+        merged.reason = "; ".join(dict.fromkeys(reasons)) or None
+        merged.found.sort(key=lambda f: -f.hit.score)
+        del merged.found[k:]
+        return merged
+
+    def show(self, citation: str, prefer: Path | None = None) -> tuple[Project, CitedChunk]:
+        """The first root (in workspace order; ``prefer``'s own project first) with the chunk."""
+        parse_citation(citation)  # malformed → CitationError at once
+        projects = list(self)
+        if prefer is not None:
+            projects.sort(key=lambda p: not p.queue.covers(prefer))
+        failures: list[KnowledgeError] = []
+        for project in projects:
+            try:
+                return project, project.read(lambda kn: kn.show(citation))
+            except KnowledgeError as exc:  # not in this root (or its store is broken)
+                failures.append(exc)
+        broken = [f for f in failures if not isinstance(f, CitationError)]
+        if broken:
+            raise broken[0]
+        if len(failures) == 1:
+            raise failures[0]
+        raise CitationError(f"no chunk matches {citation.strip()} in any workspace folder")
+
+    def close(self) -> None:
+        with self._lock:
+            items, self._items = self._items, []
+        for project in items:
+            project.close()

@@ -1,0 +1,89 @@
+"""The result objects of the four commands (shapes in docs/lsp-protocol.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..knowledge import Hit, IndexStats, KnowledgeError
+from ..knowledge.citations import CitedChunk
+from ..knowledge.sanitize import one_line
+from .convert import chunk_lines, hit_lines, location_link, unstructure
+from .project import Merged, Project, Projects
+
+SNIPPET_CHARS = 240
+STAT_KEYS = ("files", "added", "updated", "skipped", "removed", "chunks")
+
+
+def hit_result(hit: Hit, root: Path) -> dict[str, Any]:
+    return {
+        "citation": hit.citation,
+        "section": hit.section,
+        "snippet": one_line(hit.text, SNIPPET_CHARS),
+        "score": round(hit.score, 4),
+        "location": unstructure(location_link(root / hit.path, hit_lines(hit))),
+    }
+
+
+def show_result(chunk: CitedChunk, root: Path) -> dict[str, Any]:
+    return {
+        "citation": chunk.citation,
+        "section": chunk.section,
+        "content": chunk.content,
+        "location": unstructure(location_link(root / chunk.path, chunk_lines(chunk))),
+        "stale": chunk.stale,
+    }
+
+
+def search_result(merged: Merged) -> dict[str, Any]:
+    return {
+        "tier": merged.tier,
+        "status": merged.status,
+        "degraded": merged.degraded,
+        "reason": merged.reason,
+        "results": [hit_result(f.hit, f.project.root) for f in merged.found],
+    }
+
+
+def stats_result(runs: Iterable[IndexStats]) -> dict[str, int]:
+    total = dict.fromkeys(STAT_KEYS, 0)
+    for stats in runs:
+        values = stats.as_dict()
+        for key in STAT_KEYS:
+            total[key] += int(values[key])  # type: ignore[call-overload]
+    return total
+
+
+def status_result(projects: Projects) -> dict[str, Any]:
+    roots = [root_status(project) for project in projects]
+    tiers = [project.knowledge.tier() for project in projects]
+    return {
+        "tier": "; ".join(dict.fromkeys(tiers)) or "no workspace folder is open",
+        "roots": roots,
+        "indexing": any(r["indexing"] for r in roots),
+    }
+
+
+def root_status(project: Project) -> dict[str, Any]:
+    entry: dict[str, Any] = {"root": str(project.root), "indexing": project.queue.busy}
+    try:
+        stats = project.read(lambda kn: kn.stats())
+    except KnowledgeError as exc:
+        store = str(project.knowledge.settings.store_dir)
+        return {
+            **entry,
+            "store": store,
+            "documents": 0,
+            "chunks": 0,
+            "built": False,
+            "error": str(exc),
+        }
+    return {
+        **entry,
+        "store": stats.store,
+        "documents": stats.documents,
+        "chunks": stats.chunks,
+        "built": stats.built,
+        "error": None,
+    }

@@ -1,0 +1,44 @@
+"""``workspace/symbol`` as a knowledge search over headings and content.
+
+Registered at ``initialize`` only when ``workspaceSymbols`` is on (the VS Code client turns it
+off: VS Code already fills that box with markdown headings); a folder's configuration can still
+turn it off later, and then the handler answers nothing.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ..knowledge import KnowledgeError
+from .convert import file_uri, heading_range
+from .project import Found
+from .server import FiskLanguageServer
+
+
+def enable(ls: FiskLanguageServer) -> None:
+    ls.thread()(ls.feature(types.WORKSPACE_SYMBOL)(workspace_symbol))
+
+
+def workspace_symbol(
+    ls: FiskLanguageServer, params: types.WorkspaceSymbolParams
+) -> list[types.SymbolInformation] | None:
+    ls.wait_ready()
+    if not params.query.strip() or not any(p.options.workspace_symbols for p in ls.projects):
+        return None
+    try:
+        merged = ls.projects.search(params.query, None)
+    except KnowledgeError:
+        return None
+    return [symbol(found) for found in merged.found] or None
+
+
+def symbol(found: Found) -> types.SymbolInformation:
+    hit = found.hit
+    name = hit.section.rsplit(" > ", 1)[-1] if hit.section else hit.citation
+    location = types.Location(
+        uri=file_uri(found.project.root / hit.path),
+        range=heading_range(hit.start_line, hit.end_line, hit.heading_line),
+    )
+    return types.SymbolInformation(
+        name=name, kind=types.SymbolKind.String, location=location, container_name=hit.citation
+    )

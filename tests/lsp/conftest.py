@@ -1,0 +1,192 @@
+"""pytest-lsp helpers: a real ``fisk-ls`` process on a temporary workspace.
+
+Each session gets its own store directory (``FISK_AI_STORE_DIR``) and cache directory, so tests
+never touch the user's cache. Waiting is done by polling with a deadline, never fixed sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import register_lsp_features
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lsp"
+EDITORS = {"neovim": "neovim", "vscode": "visual-studio-code", "emacs": "emacs"}
+T = TypeVar("T")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """LSP specification warnings (results the client's capabilities forbid) fail the test."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"))
+
+
+@dataclass
+class Session:
+    client: LanguageClient
+    root: Path
+    base: Path
+
+
+class Client(LanguageClient):
+    """pytest-lsp's client, also answering ``client/registerCapability`` (and recording it)."""
+
+    def __init__(self) -> None:
+        super().__init__(converter_factory=default_converter)
+        self.registrations: list[types.Registration] = []
+
+
+def make_client() -> Client:
+    client = Client()
+    register_lsp_features(client)
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(client: Client, params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)
+
+    return client
+
+
+def copy_fixture(name: str, dest: Path) -> Path:
+    shutil.copytree(FIXTURES / name, dest)
+    return dest.resolve()
+
+
+def server_env(base: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FISK_AI_")}
+    env["FISK_AI_STORE_DIR"] = str(base / "stores")
+    env["XDG_CACHE_HOME"] = str(base / "cache")
+    return env
+
+
+@contextlib.asynccontextmanager
+async def lsp_session(
+    folders: list[Path],
+    base: Path,
+    editor: str = "neovim",
+    *,
+    init_options: Any = None,
+    configuration: dict[str, Any] | None = None,
+    capabilities: types.ClientCapabilities | None = None,
+) -> AsyncIterator[Client]:
+    """Start fisk-ls, initialize it on ``folders`` and shut it down cleanly afterwards."""
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "fisk_ls.server"],
+        server_env=server_env(base),
+        client_factory=make_client,
+    )
+    client = await config.start()
+    assert isinstance(client, Client)
+    if configuration is not None:
+        client.set_configuration({"fisk": configuration})
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities or client_capabilities(EDITORS[editor]),
+            root_uri=folders[0].as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders],
+            initialization_options=init_options,
+        )
+    )
+    try:
+        yield client
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def poll(
+    check: Callable[[], Awaitable[T | None]], timeout: float = 15.0, every: float = 0.05
+) -> T:
+    """Call ``check`` until it returns something truthy; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"condition not met within {timeout}s (last value: {value!r})")
+        await asyncio.sleep(every)
+
+
+def ended_runs(client: LanguageClient) -> int:
+    return sum(
+        1
+        for reports in client.progress_reports.values()
+        if any(isinstance(r, types.WorkDoneProgressEnd) for r in reports)
+    )
+
+
+async def wait_indexed(
+    client: LanguageClient, runs: int = 1, timeout: float = 30.0
+) -> dict[str, Any]:
+    """Wait for ``runs`` index runs to send their progress end, then for the queues to drain;
+    returns the final ``fisk.knowledge.status``."""
+
+    async def ended() -> bool:
+        return ended_runs(client) >= runs
+
+    await poll(ended, timeout)
+    return await wait_idle(client, timeout)
+
+
+async def wait_idle(client: LanguageClient, timeout: float = 30.0) -> dict[str, Any]:
+    async def idle() -> dict[str, Any] | None:
+        status = await command(client, "fisk.knowledge.status")
+        return None if status["indexing"] else status
+
+    return await poll(idle, timeout)
+
+
+async def command(client: LanguageClient, name: str, args: Any = None) -> Any:
+    params = types.ExecuteCommandParams(command=name, arguments=None if args is None else [args])
+    return await client.workspace_execute_command_async(params)
+
+
+async def search(client: LanguageClient, query: str, **extra: Any) -> dict[str, Any]:
+    result: dict[str, Any] = await command(
+        client, "fisk.knowledge.search", {"query": query, **extra}
+    )
+    return result
+
+
+def citations(result: dict[str, Any]) -> list[str]:
+    return [r["citation"] for r in result["results"]]
+
+
+def save(client: LanguageClient, path: Path) -> None:
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=path.as_uri())
+        )
+    )
+
+
+def watched(client: LanguageClient, *changes: tuple[Path, types.FileChangeType]) -> None:
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=p.as_uri(), type=t) for p, t in changes]
+        )
+    )
+
+
+def lines_of(location: dict[str, Any]) -> str:
+    """The text of a LocationLink's targetRange, read from disk."""
+    path = Path(location["targetUri"].removeprefix("file://"))
+    rng = location["targetRange"]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return "\n".join(lines[rng["start"]["line"] : rng["end"]["line"]])

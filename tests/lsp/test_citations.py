@@ -1,0 +1,90 @@
+"""Citation tokens in an open document: documentLink, definition and hover."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+
+from .conftest import Session, copy_fixture, lsp_session, wait_indexed
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["neovim", "vscode"])
+async def session(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Session]:
+    base = tmp_path_factory.mktemp(f"cite-{request.param}")
+    root = copy_fixture("basic", base / "basic")
+    async with lsp_session([root], base, request.param) as client:
+        await wait_indexed(client)
+        doc = root / "links.md"
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=doc.as_uri(), language_id="markdown", version=1, text=doc.read_text()
+                )
+            )
+        )
+        yield Session(client, root, base)
+
+
+def doc_id(session: Session) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=(session.root / "links.md").as_uri())
+
+
+LINE = "See docs/install.md#0 for installing, and guide.md#1 for configuration."
+
+
+async def test_document_links_for_known_citations_only(session: Session) -> None:
+    links = await session.client.text_document_document_link_async(
+        types.DocumentLinkParams(text_document=doc_id(session))
+    )
+    assert links is not None
+    spans = [
+        (link.range.start.line, link.range.start.character, link.range.end.character)
+        for link in links
+    ]
+    start = LINE.index("docs/install.md#0")
+    second = LINE.index("guide.md#1")
+    assert spans == [(2, start, start + 17), (2, second, second + 10)]
+    assert links[0].target == (session.root / "docs" / "install.md").as_uri() + "#L1"
+    assert links[1].target == (session.root / "guide.md").as_uri() + "#L9"
+
+
+async def test_definition_is_a_location_link_to_the_cited_lines(session: Session) -> None:
+    position = types.Position(line=2, character=LINE.index("guide.md#1") + 3)
+    result = await session.client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc_id(session), position=position)
+    )
+    assert isinstance(result, list) and len(result) == 1
+    link = result[0]
+    assert isinstance(link, types.LocationLink)
+    assert link.target_uri == (session.root / "guide.md").as_uri()
+    assert (link.target_range.start.line, link.target_range.end.line) == (8, 15)
+    assert link.target_selection_range.start.line == 8
+    assert link.origin_selection_range is not None
+    assert link.origin_selection_range.start.character == LINE.index("guide.md#1")
+
+
+async def test_hover_shows_heading_path_and_first_lines(session: Session) -> None:
+    position = types.Position(line=2, character=LINE.index("docs/install.md#0"))
+    hover = await session.client.text_document_hover_async(
+        types.HoverParams(text_document=doc_id(session), position=position)
+    )
+    assert hover is not None
+    assert isinstance(hover.contents, types.MarkupContent)
+    assert "**Installation**" in hover.contents.value
+    assert "marmalade" in hover.contents.value
+
+
+async def test_nothing_for_unknown_citation_or_plain_text(session: Session) -> None:
+    for line, character in [(3, 26), (0, 2)]:
+        position = types.Position(line=line, character=character)
+        params = types.HoverParams(text_document=doc_id(session), position=position)
+        assert await session.client.text_document_hover_async(params) is None
+        definition = types.DefinitionParams(text_document=doc_id(session), position=position)
+        assert await session.client.text_document_definition_async(definition) is None

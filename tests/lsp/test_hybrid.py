@@ -1,0 +1,25 @@
+"""Embeddings settings from the client reach the core: hybrid tier, then degraded search."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.fake_embed_server import FakeEmbedServer
+
+from .conftest import copy_fixture, lsp_session, search, wait_indexed
+
+
+async def test_hybrid_then_degraded(tmp_path: Path, fake_embed: FakeEmbedServer) -> None:
+    root = copy_fixture("basic", tmp_path / "basic")
+    options = {"embeddings": {"baseUrl": fake_embed.base_url, "model": "fake-embed"}}
+    async with lsp_session([root], tmp_path, "neovim", init_options=options) as client:
+        status = await wait_indexed(client)
+        assert status["tier"].startswith("hybrid"), status
+        assert "fake-embed" in status["tier"]
+        result = await search(client, "zeppelin airship")
+        assert result["status"] == "ok" and not result["degraded"]
+        assert result["results"][0]["citation"] == "guide.md#1"
+        fake_embed.set_mode("refuse")
+        degraded = await search(client, "zeppelin airship")
+        assert degraded["degraded"] is True and degraded["reason"]
+        assert degraded["results"][0]["citation"] == "guide.md#1"

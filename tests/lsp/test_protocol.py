@@ -1,0 +1,43 @@
+"""The pygls protocol fixes (fisk_ls/server/protocol.py): finished futures are forgotten."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+
+import pytest
+
+from fisk_ls.server.server import create_server
+
+
+@pytest.mark.parametrize("kind", ["coroutine", "thread"])
+async def test_finished_handler_futures_are_forgotten(kind: str) -> None:
+    ls = create_server()
+    protocol = ls.protocol
+    results: list[object] = []
+
+    async def coroutine() -> int:
+        return 1
+
+    def thread() -> int:
+        return 2
+
+    handler = coroutine if kind == "coroutine" else ls.thread()(thread)
+    for i in range(50):
+        protocol._execute_handler(f"id-{i}", handler, callback=results.append)
+    for _ in range(100):
+        if len(results) == 50 and not protocol._request_futures:
+            break
+        await asyncio.sleep(0.01)
+    assert len(results) == 50
+    assert protocol._request_futures == {}
+    ls.shutdown()
+
+
+def test_a_replaced_entry_is_kept() -> None:
+    ls = create_server()
+    old: concurrent.futures.Future[int] = concurrent.futures.Future()
+    new: concurrent.futures.Future[int] = concurrent.futures.Future()
+    ls.protocol._request_futures["k"] = new
+    ls.protocol._forget("k", old)
+    assert ls.protocol._request_futures == {"k": new}

@@ -1,0 +1,82 @@
+"""Initialize, index in the background with progress, search and show."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .conftest import citations, command, copy_fixture, lines_of, lsp_session, search, wait_indexed
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["neovim", "vscode"])
+async def client(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[LanguageClient]:
+    base = tmp_path_factory.mktemp("search")
+    root = copy_fixture("basic", base / "basic")
+    async with lsp_session([root], base, request.param) as client:
+        await wait_indexed(client)
+        yield client
+
+
+async def test_progress_begins_reports_and_ends(client: LanguageClient) -> None:
+    (reports,) = [r for r in client.progress_reports.values() if r]
+    assert isinstance(reports[0], types.WorkDoneProgressBegin)
+    assert reports[0].title == "Indexing docs"
+    assert any(
+        isinstance(r, types.WorkDoneProgressReport) and r.message == "4/4 files" for r in reports
+    )
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+
+async def test_search_returns_location_links_to_the_cited_lines(client: LanguageClient) -> None:
+    result = await search(client, "zeppelin airship")
+    assert result["status"] == "ok"
+    assert result["tier"].startswith("lexical")
+    assert result["degraded"] is False and result["reason"] is None
+    top = result["results"][0]
+    assert top["citation"] == "guide.md#1"
+    assert top["section"] == "Guide > Configuring the harness"
+    assert "zeppelin" in top["snippet"]
+    assert 0 <= top["score"] <= 1
+    loc = top["location"]
+    assert loc["targetUri"].endswith("/basic/guide.md")
+    text = lines_of(loc)
+    assert text.startswith("## Configuring the harness")
+    assert "zeppelin option" in text
+    sel = loc["targetSelectionRange"]
+    assert sel["start"]["line"] == loc["targetRange"]["start"]["line"]
+
+
+async def test_search_top_k_and_no_terms(client: LanguageClient) -> None:
+    assert len((await search(client, "the", topK=1))["results"]) <= 1
+    assert (await search(client, "   "))["status"] == "no_terms"
+
+
+async def test_show_returns_the_chunk(client: LanguageClient) -> None:
+    shown = await command(client, "fisk.knowledge.show", {"citation": "docs/install.md#0"})
+    assert shown["citation"] == "docs/install.md#0"
+    assert "marmalade" in shown["content"]
+    assert shown["stale"] is False
+    assert "marmalade" in lines_of(shown["location"])
+
+
+async def test_status(client: LanguageClient) -> None:
+    status = await command(client, "fisk.knowledge.status")
+    assert status["indexing"] is False
+    (root,) = status["roots"]
+    assert root["root"].endswith("/basic")
+    assert root["documents"] == 4
+    assert root["chunks"] >= 4
+    assert Path(root["store"]).is_dir()
+
+
+async def test_text_files_are_searchable(client: LanguageClient) -> None:
+    assert citations(await search(client, "quokka")) == ["notes.txt#0"]
