@@ -1,0 +1,162 @@
+-- The :Fisk* commands. Each one calls fisk.api and presents the result.
+local api = require("fisk.api")
+local location = require("fisk.location")
+local notify = require("fisk.notify")
+local picker = require("fisk.picker")
+local progress = require("fisk.progress")
+
+local M = {}
+
+--- Citations of the last search, for :FiskShow completion.
+M.last_citations = {}
+
+local status_messages = {
+  index_not_built = "the index is not built yet (indexing may still be running: see :FiskStatus, or run :FiskReindex)",
+  index_empty = "the index is empty: no markdown or text files were indexed (check `settings.paths` and the server's messages; :FiskStatus)",
+  no_terms = "the query has no searchable words",
+}
+
+-- Jump to a LocationLink, or say why not.
+local function open(link, client, what)
+  local ok, jumped = pcall(location.jump, link, client)
+  if not (ok and jumped) then
+    notify.error(("cannot open %s%s"):format(what, ok and "" or (": " .. tostring(jumped))))
+  end
+  return ok and jumped
+end
+
+local function show_items(items, query, quickfix, client)
+  if quickfix then
+    vim.fn.setqflist({}, " ", {
+      title = "FiskSearch " .. query,
+      items = picker.qf_items(items),
+      context = { fisk = { query = query } },
+    })
+    vim.cmd("botright copen")
+    return
+  end
+  picker.pick(items, { title = "Fisk: " .. query }, function(item)
+    open(item.location, client, item.citation)
+  end)
+end
+
+local function run_search(query, quickfix)
+  api.search(query, {}, function(err, result, client)
+    if err then
+      return notify.error("search failed: " .. err)
+    end
+    progress.note_tier(client, result)
+    local items = picker.items(result.results)
+    M.last_citations = vim.tbl_map(function(item)
+      return item.citation
+    end, items)
+    if #items == 0 then
+      local why = status_messages[result.status]
+      return why and notify.warn(why) or notify.info(("no results for %q"):format(query))
+    end
+    show_items(items, query, quickfix, client)
+  end)
+end
+
+--- :FiskSearch[!] [query]: picker, or with bang the quickfix list. Prompts without a query.
+---@param query? string
+---@param quickfix? boolean
+function M.search(query, quickfix)
+  query = vim.trim(query or "")
+  if query ~= "" then
+    return run_search(query, quickfix)
+  end
+  vim.ui.input({ prompt = "Fisk search: " }, function(input)
+    input = vim.trim(input or "")
+    if input ~= "" then
+      run_search(input, quickfix)
+    end
+  end)
+end
+
+--- The `relpath#ordinal` token under the cursor, if any.
+---@return string?
+function M.citation_under_cursor()
+  local line = vim.api.nvim_get_current_line()
+  local col = vim.api.nvim_win_get_cursor(0)[2] + 1
+  for start, token, finish in line:gmatch("()([^%s%(%)%[%]<>\"'`,;|]+#%d+)()") do
+    if col >= start and col < finish then
+      return token
+    end
+  end
+end
+
+--- :FiskShow [citation]: open the cited lines (default: the citation under the cursor).
+---@param citation? string
+function M.show(citation)
+  citation = vim.trim(citation or "")
+  if citation == "" then
+    citation = M.citation_under_cursor() or ""
+  end
+  if citation == "" then
+    return notify.error("usage: :FiskShow {relpath#ordinal} (or put the cursor on a citation)")
+  end
+  api.show(citation, function(err, result, client)
+    if err then
+      return notify.error(("cannot show %s: %s"):format(citation, err))
+    end
+    if open(result.location, client, citation) and result.stale then
+      notify.warn(("%s changed since it was indexed; :FiskReindex refreshes the index"):format(citation))
+    end
+  end)
+end
+
+--- :FiskShow completion: citations of the last search.
+function M.complete_citation(arglead)
+  return vim.tbl_filter(function(c)
+    return vim.startswith(c, arglead)
+  end, M.last_citations)
+end
+
+--- :FiskReindex[!]: update the index; with bang rebuild it from scratch.
+---@param rebuild? boolean
+function M.reindex(rebuild)
+  -- with progress notifications on, the server's "Indexing docs" already says it started
+  if not require("fisk.config").options.progress then
+    notify.info(rebuild and "rebuilding the index…" or "reindexing…")
+  end
+  api.reindex(rebuild == true, function(err, r)
+    if err then
+      return notify.error("reindex failed: " .. err)
+    end
+    notify.info(
+      ("indexed %s files (%s added, %s updated, %s skipped, %s removed), %s chunks"):format(
+        r.files or 0, r.added or 0, r.updated or 0, r.skipped or 0, r.removed or 0, r.chunks or 0
+      )
+    )
+  end)
+end
+
+--- Lines describing a status result.
+---@param s table {tier, roots, indexing}
+---@return string[]
+function M.status_lines(s)
+  local lines = { "tier: " .. tostring(s.tier) }
+  for _, root in ipairs(s.roots or {}) do
+    lines[#lines + 1] = ("%s: %s documents, %s chunks (store %s)"):format(
+      root.root, root.documents or 0, root.chunks or 0, root.store or "?"
+    )
+  end
+  if s.indexing then
+    lines[#lines + 1] = "indexing in progress"
+  end
+  return lines
+end
+
+--- :FiskStatus: tier, per-root document and chunk counts, indexing state.
+function M.status()
+  api.status(function(err, s, client)
+    if err then
+      return notify.error("status failed: " .. err)
+    end
+    progress.note_tier(client, s)
+    notify.info(table.concat(M.status_lines(s), "\n"))
+  end)
+end
+
+return M

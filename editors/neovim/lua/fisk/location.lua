@@ -1,0 +1,65 @@
+-- LSP LocationLinks from the server → quickfix lines and jumps to the cited lines.
+local M = {}
+
+local ns = vim.api.nvim_create_namespace("fisk.cited")
+
+M.flash_ms = 1200
+
+--- 1-based first and last line of the chunk a LocationLink cites.
+--- targetRange ends exclusive at the start of the line after the chunk.
+---@param link table LocationLink
+---@return integer first, integer last
+function M.lines(link)
+  local range = link.targetRange or link.range
+  local first = range.start.line + 1
+  local last = range["end"].line
+  if range["end"].character > 0 then
+    last = last + 1
+  end
+  return first, math.max(first, last)
+end
+
+---@param link table LocationLink
+---@return string
+function M.filename(link)
+  return vim.uri_to_fname(link.targetUri or link.uri)
+end
+
+-- Briefly highlight the cited lines so the eye finds the whole chunk.
+local function flash(bufnr, first, last)
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  first, last = math.min(first, count), math.min(last, count)
+  vim.api.nvim_set_hl(0, "FiskCitedLines", { link = "Visual", default = true })
+  vim.api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
+  vim.api.nvim_buf_set_extmark(bufnr, ns, first - 1, 0, {
+    end_row = last - 1,
+    end_col = #(vim.api.nvim_buf_get_lines(bufnr, last - 1, last, false)[1] or ""),
+    hl_group = "FiskCitedLines",
+    hl_eol = true,
+  })
+  vim.defer_fn(function()
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      vim.api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
+    end
+  end, M.flash_ms)
+end
+
+--- Open the cited file in the current window (the previous one when in the quickfix window),
+--- cursor on the chunk's heading, pushed on the jumplist and tagstack.
+---@param link table LocationLink
+---@param client? vim.lsp.Client for its position encoding
+---@return boolean ok
+function M.jump(link, client)
+  if vim.bo.buftype == "quickfix" then
+    vim.cmd("wincmd p")
+  end
+  local encoding = client and client.offset_encoding or "utf-16"
+  if not vim.lsp.util.show_document(link, encoding, { focus = true }) then
+    return false
+  end
+  local first, last = M.lines(link)
+  flash(vim.api.nvim_get_current_buf(), first, last)
+  return true
+end
+
+return M

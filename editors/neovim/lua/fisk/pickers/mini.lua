@@ -1,0 +1,38 @@
+-- mini.pick: items with path/lnum/end_lnum, so its default preview shows the cited lines.
+local M = {}
+
+---@param items fisk.Item[]
+---@param opts {title: string, options: table}
+---@param on_choice fun(item: fisk.Item)
+function M.pick(items, opts, on_choice)
+  local MiniPick = require("mini.pick")
+  local entries = vim.tbl_map(function(item)
+    return {
+      text = item.label,
+      path = item.filename,
+      lnum = item.lnum,
+      end_lnum = item.end_lnum,
+      fisk = item,
+    }
+  end, items)
+  MiniPick.start(vim.tbl_deep_extend("force", {
+    source = {
+      name = opts.title,
+      items = entries,
+      choose = function(entry)
+        if not entry then
+          return
+        end
+        local target = MiniPick.get_picker_state().windows.target
+        vim.schedule(function()
+          if target and vim.api.nvim_win_is_valid(target) then
+            vim.api.nvim_set_current_win(target)
+          end
+          on_choice(entry.fisk)
+        end)
+      end,
+    },
+  }, opts.options or {}))
+end
+
+return M

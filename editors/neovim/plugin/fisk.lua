@@ -1,0 +1,29 @@
+-- :FiskSearch, :FiskShow, :FiskReindex, :FiskStatus. Modules load on first use.
+if vim.g.loaded_fisk or vim.fn.has("nvim-0.10") == 0 then
+  return
+end
+vim.g.loaded_fisk = true
+
+local function commands()
+  return require("fisk.commands")
+end
+
+local command = vim.api.nvim_create_user_command
+command("FiskSearch", function(a)
+  commands().search(a.args, a.bang)
+end, { nargs = "*", bang = true, desc = "fisk: search the docs (! = quickfix list)" })
+command("FiskShow", function(a)
+  commands().show(a.args)
+end, {
+  nargs = "?",
+  complete = function(arglead)
+    return commands().complete_citation(arglead)
+  end,
+  desc = "fisk: open the lines a citation points to",
+})
+command("FiskReindex", function(a)
+  commands().reindex(a.bang)
+end, { nargs = 0, bang = true, desc = "fisk: update the index (! = rebuild)" })
+command("FiskStatus", function()
+  commands().status()
+end, { nargs = 0, desc = "fisk: index status" })

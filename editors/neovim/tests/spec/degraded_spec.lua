@@ -1,0 +1,55 @@
+-- Hybrid search whose embeddings server goes away: search still answers (lexically) and the
+-- degraded tier is told once, with the reason. The embeddings server is a small HTTP stand-in
+-- run inside the test's nvim (helpers.embeddings_server), not a replacement for anything of ours.
+local H = dofile(vim.fs.dirname(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2))) .. "/helpers.lua")
+
+local pad = H.filler(400)
+local root = H.workspace({
+  ["docs/birds.md"] = H.lines(
+    "# Birds", "", "## Kea", "", "The kea is an alpine parrot.", pad, "",
+    "## Kakapo", "", "The kakapo is a flightless nocturnal parrot.", pad
+  ),
+})
+local WARN = vim.log.levels.WARN
+
+H.run("degraded_spec", function()
+  vim.cmd.cd(root)
+  local emb = H.embeddings_server()
+  require("fisk").setup({ settings = { embeddings = { baseUrl = emb.url, model = "test-embedder" } } })
+  vim.cmd.edit(root .. "/docs/birds.md")
+  local client = H.client(0)
+  local status = H.wait_indexed(client)
+
+  H.test("with the embeddings server up the index is hybrid and nothing is degraded", function()
+    H.assert(emb.requests() > 0, "the server never asked for embeddings")
+    H.match(status.tier, "hybrid", "tier")
+    H.eq(root .. "/docs/birds.md", H.search_qf("alpine parrot")[1].filename, "result file")
+    H.eq(nil, H.note("degraded"), "degraded warning while healthy")
+  end)
+
+  H.test("when it goes down, search still answers and warns once with the reason", function()
+    emb.stop()
+    local from = #H.notes
+    local qf = H.search_qf("flightless nocturnal", 30000)
+    H.eq(root .. "/docs/birds.md", qf[1].filename, "result file")
+    H.eq(H.line_of(root .. "/docs/birds.md", "## Kakapo"), qf[1].lnum, "result line")
+    local n = H.wait(5000, function()
+      return H.note("^fisk: search is degraded", from)
+    end, "a degraded warning; got: " .. H.notes_text(from))
+    H.eq(WARN, n.level, "level")
+    H.match(n.msg, "^fisk: search is degraded %(.+%)", "the reason")
+    H.search_qf("alpine", 30000)
+    local count = 0
+    for _, note in ipairs(H.notes) do
+      count = count + (note.msg:find("^fisk: search is degraded") and 1 or 0)
+    end
+    H.eq(1, count, "degraded warnings after two searches")
+  end)
+
+  H.test(":checkhealth fisk shows the reason as a warning", function()
+    vim.cmd("checkhealth fisk")
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    H.match(text, "WARNING the last search ran degraded: [^\n]*127%.0%.0%.1", "health report:\n" .. text)
+    H.match(text, "OK embeddings tier: hybrid", "health report:\n" .. text)
+  end)
+end)

@@ -1,0 +1,62 @@
+-- No server needed: the plugin file, :help, option validation, and errors outside a project.
+local H = dofile(vim.fs.dirname(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2))) .. "/helpers.lua")
+
+local commands = { "FiskSearch", "FiskShow", "FiskReindex", "FiskStatus" }
+
+H.run("docs_spec", function()
+  H.test("plugin/fisk.lua defines the commands without loading the plugin", function()
+    local defined = vim.api.nvim_get_commands({})
+    for _, name in ipairs(commands) do
+      H.assert(defined[name], name .. " is not defined")
+    end
+    for name in pairs(package.loaded) do
+      H.assert(not vim.startswith(name, "fisk"), name .. " was loaded at startup")
+    end
+    H.eq(true, defined.FiskSearch.bang, ":FiskSearch takes a bang")
+    H.eq(true, defined.FiskReindex.bang, ":FiskReindex takes a bang")
+  end)
+
+  H.test(":help has a tag for the plugin, each command, setup and health", function()
+    local dir = vim.fn.tempname()
+    vim.fn.mkdir(dir .. "/doc", "p")
+    vim.fn.writefile(vim.fn.readfile(H.plugin_dir .. "/doc/fisk.txt"), dir .. "/doc/fisk.txt")
+    vim.cmd("helptags " .. vim.fn.fnameescape(dir .. "/doc")) -- raises on duplicate tags
+    vim.opt.runtimepath:append(dir)
+    local tags = { "fisk", "fisk-setup", "fisk-settings", "fisk-pickers", "fisk-health", "fisk-citations", "fisk.setup()" }
+    for _, name in ipairs(commands) do
+      tags[#tags + 1] = ":" .. name
+    end
+    for _, tag in ipairs(tags) do
+      vim.cmd("help " .. tag)
+      H.eq("help", vim.bo.filetype, "filetype after :help " .. tag)
+      H.match(vim.fn.expand("%:t"), "^fisk%.txt$", ":help " .. tag .. " opens fisk.txt")
+      vim.cmd("helpclose")
+    end
+  end)
+
+  H.test("setup() rejects a wrong option with a message naming it", function()
+    local ok, err = pcall(require("fisk").setup, { picker = "ranger" })
+    H.eq(false, ok, "setup succeeded")
+    H.match(err, "^fisk%.setup: `picker` must be one of auto, telescope", "message")
+    ok, err = pcall(require("fisk").setup, { cmd = {} })
+    H.eq(false, ok, "setup succeeded")
+    H.match(err, "`cmd` must not be empty", "message")
+    ok, err = pcall(require("fisk").setup, { root_markers = ".git" })
+    H.eq(false, ok, "setup succeeded")
+    H.match(err, "`root_markers` must be a table, got string", "message")
+  end)
+
+  H.test("a command outside any project says there is no project root", function()
+    local dir = vim.uv.fs_realpath(vim.fs.dirname(vim.fn.tempname())) .. "/no-project"
+    vim.fn.mkdir(dir, "p")
+    vim.cmd.cd(dir)
+    local from = #H.notes
+    vim.cmd("FiskSearch! anything")
+    local n = H.wait(5000, function()
+      return H.note("^fisk: ", from)
+    end, "an error")
+    H.eq(vim.log.levels.ERROR, n.level, "level")
+    H.match(n.msg, "no project root above " .. vim.pesc(dir) .. " %(looked for agent%.yaml, %.git%)", "message")
+    H.eq(0, #vim.lsp.get_clients(), "clients started")
+  end)
+end)
