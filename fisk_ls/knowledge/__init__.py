@@ -86,10 +86,11 @@ def update_paths(
     *,
     wait: float = 0.0,
     embedder: DocumentEmbedder | None = None,
+    cancel: threading.Event | None = None,
 ) -> IndexStats:
     """Re-index just these files (saved, created, deleted, renamed) under the writer lock."""
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        return Indexer(w, settings.project_root, embedder=emb).update_paths(paths)
+        return Indexer(w, settings.project_root, embedder=emb, cancel=cancel).update_paths(paths)
 
 
 @contextlib.contextmanager

@@ -241,6 +241,8 @@ class Store:
             st = os.stat(self.path)
         except FileNotFoundError:
             return None
+        except OSError as exc:  # e.g. the store path is a file, or unreadable
+            raise StoreError(f"cannot open knowledge index {self.path}: {exc.strerror}") from exc
         ident = (st.st_dev, st.st_ino)
         conn: apsw.Connection | None = getattr(self._local, "conn", None)
         if conn is not None and getattr(self._local, "ident", None) == ident:

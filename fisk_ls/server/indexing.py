@@ -32,6 +32,7 @@ from ..knowledge import (
     update_paths,
 )
 from ..knowledge.location import Settings
+from ..knowledge.reader import make_embedder
 from ..knowledge.watcher import expand
 
 log = logging.getLogger(__name__)
@@ -92,6 +93,9 @@ class IndexQueue:
         self._stop = threading.Event()
         self._cancel = threading.Event()
         self._failures = 0
+        # One embeddings client for the queue's life: its dimension probe is paid once, not
+        # on every save.
+        self._embedder = make_embedder(settings)
         name = f"fisk-index-{settings.project_root.name}"
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
 
@@ -146,6 +150,8 @@ class IndexQueue:
             self._thread.join(timeout)
         if self._full is not None:
             self._full.future.cancel()
+        if self._embedder is not None and not self._thread.is_alive():
+            self._embedder.close()
 
     # -- worker ---------------------------------------------------------------------------------
 
@@ -194,7 +200,9 @@ class IndexQueue:
 
     def _run_update(self, batch: set[Path]) -> None:
         try:
-            stats = update_paths(self.settings, expand(batch))
+            stats = update_paths(
+                self.settings, expand(batch), embedder=self._embedder, cancel=self._cancel
+            )
         except IndexLocked:
             self._requeue(batch)
             self.hooks.on_locked()
@@ -236,7 +244,11 @@ class IndexQueue:
         while True:
             try:
                 stats = index(
-                    self.settings, rebuild=run.rebuild, reporter=reporter, cancel=self._cancel
+                    self.settings,
+                    rebuild=run.rebuild,
+                    reporter=reporter,
+                    cancel=self._cancel,
+                    embedder=self._embedder,
                 )
                 if self.prune and not run.rebuild:
                     stats.removed += self._prune()

@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,10 +28,10 @@ def passes(monkeypatch: pytest.MonkeyPatch) -> list[set[Path]]:
     """Records the batch of every update pass."""
     seen: list[set[Path]] = []
 
-    def recording(settings: Settings, paths: Iterable[Path], *, wait: float = 0.0) -> IndexStats:
+    def recording(settings: Settings, paths: Iterable[Path], **kwargs: Any) -> IndexStats:
         batch = set(paths)
         seen.append(batch)
-        return update_paths(settings, batch, wait=wait)
+        return update_paths(settings, batch, **kwargs)
 
     monkeypatch.setattr(indexing, "update_paths", recording)
     return seen
