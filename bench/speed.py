@@ -180,7 +180,7 @@ def one_file_change(corpus: Path, settings: Settings, work: Path) -> dict[str, A
     # The corpus is read-only; measure on a writable copy of one sub-tree plus one 20 KB file.
     shadow = work / "shadow"
     shutil.copytree(
-        corpus / "docset" / "winserver2025-ps" / "nettcpip", shadow / "nettcpip", dirs_exist_ok=True
+        corpus / "docset" / "winserver2025-ps" / "NetTCPIP", shadow / "NetTCPIP", dirs_exist_ok=True
     )
     target = max((p for p in shadow.rglob("*.md")), key=lambda p: -abs(p.stat().st_size - 20_000))
     s = settings_for(shadow, work / "shadow-store")
