@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -26,7 +26,11 @@ from .knowledge import (
     resolve_settings,
 )
 
+if TYPE_CHECKING:
+    from .knowledge import Knowledge
+
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 WAIT_SECONDS = 600.0
 
 
@@ -38,6 +42,17 @@ class Context:
 
     def settings(self) -> Settings:
         return resolve_settings(self.config, store_base=self.store_dir)
+
+    def read(self, fn: Callable[[Knowledge], T]) -> tuple[Settings, T]:
+        """Open the index read-only, call ``fn`` with it, close it."""
+        from .knowledge import Knowledge
+
+        settings = self.settings()
+        kb = Knowledge(settings)
+        try:
+            return settings, fn(kb)
+        finally:
+            kb.close()
 
 
 def _emit_json(obj: dict[str, Any]) -> None:
@@ -124,14 +139,8 @@ def index_cmd(
         click.echo(render.tier(settings))
     cancel = threading.Event()
     if settings.embeddings is not None and not dry_run and not obj.as_json:
-        from .knowledge import Knowledge
-
-        kb = Knowledge(settings)
-        try:
-            first = reindex or kb.stats().chunks == 0
-        finally:
-            kb.close()
-        if first:
+        _, built = obj.read(lambda kb: kb.stats().chunks > 0)
+        if reindex or not built:
             click.echo(render.first_hybrid_build(settings))
     with render.IndexProgress(enabled=not obj.as_json) as progress:
         stats = index(
@@ -170,14 +179,7 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
 @knowledge_command
 def search_cmd(obj: Context, query: str, top_k: int, full: bool) -> None:
     """Search the index for QUERY."""
-    from .knowledge import Knowledge
-
-    settings = obj.settings()
-    kb = Knowledge(settings)
-    try:
-        result = kb.search(query, top_k or None)
-    finally:
-        kb.close()
+    _, result = obj.read(lambda kb: kb.search(query, top_k or None))
     if obj.as_json:
         _emit_json(render.search_json(result))
     else:
@@ -189,13 +191,7 @@ def search_cmd(obj: Context, query: str, top_k: int, full: bool) -> None:
 @knowledge_command
 def show_cmd(obj: Context, citation: str) -> None:
     """Print the chunk a CITATION (relpath#ordinal) points at."""
-    from .knowledge import Knowledge
-
-    kb = Knowledge(obj.settings())
-    try:
-        chunk = kb.show(citation)
-    finally:
-        kb.close()
+    _, chunk = obj.read(lambda kb: kb.show(citation))
     if obj.as_json:
         _emit_json(render.show_json(chunk))
     else:
@@ -208,14 +204,7 @@ def show_cmd(obj: Context, citation: str) -> None:
 @knowledge_command
 def sources_cmd(obj: Context) -> None:
     """List indexed documents."""
-    from .knowledge import Knowledge
-
-    settings = obj.settings()
-    kb = Knowledge(settings)
-    try:
-        sources = kb.sources()
-    finally:
-        kb.close()
+    settings, sources = obj.read(lambda kb: kb.sources())
     if obj.as_json:
         _emit_json(render.sources_json(settings, sources))
     else:
@@ -226,14 +215,7 @@ def sources_cmd(obj: Context) -> None:
 @knowledge_command
 def stats_cmd(obj: Context) -> None:
     """Counts and sizes of the index."""
-    from .knowledge import Knowledge
-
-    settings = obj.settings()
-    kb = Knowledge(settings)
-    try:
-        stats = kb.stats()
-    finally:
-        kb.close()
+    settings, stats = obj.read(lambda kb: kb.stats())
     if obj.as_json:
         _emit_json(render.stats_json(settings, stats))
     else:
