@@ -86,6 +86,25 @@ def speed_section(s: dict[str, Any]) -> list[str]:
     return out
 
 
+def lsp_section(r: dict[str, Any]) -> list[str]:
+    return [
+        "## Language server (PowerShell docs copy, stdio, bench/lsp_speed.py)",
+        "",
+        "| measure | result | target | met |",
+        "|---|---|---|---|",
+        f"| `fisk.knowledge.search` round trip p50 / p95 ({r['chunks']} chunks, lexical) | "
+        f"{r['search_round_trip_ms_p50']} / {r['search_round_trip_ms_p95']} ms | p50 < 15 ms | "
+        f"{ok(r['search_round_trip_ms_p50'] < 15)} |",
+        f"| save-to-searchable p50 / p95 (didSave → next search sees the new word) | "
+        f"{r['save_to_searchable_ms_p50']} / {r['save_to_searchable_ms_p95']} ms | p50 < 100 ms | "
+        f"{ok(r['save_to_searchable_ms_p50'] < 100)} |",
+        f"| server RSS after the initial index ({r['initial_index_s']} s) | {r['rss_after_index_mb']} MB | < 120 MB | "
+        f"{ok(r['rss_after_index_mb'] < 120)} |",
+        f"| server RSS after 10,000 searches and 1,000 saves | {r['rss_after_soak_mb']} MB | stable | "
+        f"{ok(r['rss_after_soak_mb'] - r['rss_after_index_mb'] < 20)} |",
+    ]
+
+
 def beir_section(results: dict[str, Any]) -> list[str]:
     out = [
         "## Retrieval quality: BEIR (test split, trec_eval nDCG@10 and Recall@100)",
@@ -151,6 +170,9 @@ def main() -> None:
     speed = load(folder, "speed.json")
     if speed:
         lines += [*speed_section(speed), ""]
+    lsp = load(folder, "lsp.json")
+    if lsp:
+        lines += [*lsp_section(lsp), ""]
     beir = {n: load(folder, f"beir-{n}.json") for n in ("scifact", "arguana")}
     beir = {k: v for k, v in beir.items() if v}
     if beir:
