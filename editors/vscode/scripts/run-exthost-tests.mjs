@@ -1,0 +1,67 @@
+// Extension-host tests in a real VS Code (editor-testing.md §2.5): code-server's bundled VS Code
+// server with --enable-smoke-test-driver loads this folder as an Extension Development Host and
+// runs out/test/integration/index.js; the workbench reports the exit code to Playwright.
+// Prints the suite's lines and its "N passed, N failed" line; exit code 0 only when all passed.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EXT_DIR, freePort, launchBrowser, makeSandbox, QUIET_SETTINGS, requireEnv, startGroup, tail, waitHttp, writeJson, fiskLog } from './lib/sandbox.mjs';
+
+const TIMEOUT_MS = 240000;
+const box = makeSandbox('exthost');
+const port = await freePort();
+const results = path.join(box.dir, 'results.txt');
+const serverLog = path.join(box.dir, 'server.log');
+for (const file of [path.join(box.dir, 'user/User/settings.json'), path.join(box.dir, 'server-data/data/Machine/settings.json')]) {
+  writeJson(file, QUIET_SETTINGS);
+}
+// Workspace settings: in this web workbench, user settings are dropped once the tests write
+// workspace settings (they change fisk.topK and fisk.server.command there).
+writeJson(path.join(box.ws, '.vscode/settings.json'), box.serverSettings);
+const server = startGroup(
+  requireEnv('FISK_NODE24'),
+  [requireEnv('FISK_VSCODE_SERVER_MAIN'), '--host', '127.0.0.1', '--port', String(port), '--without-connection-token',
+    '--accept-server-license-terms', '--enable-smoke-test-driver', '--disable-telemetry', '--disable-workspace-trust',
+    '--user-data-dir', path.join(box.dir, 'user'), '--server-data-dir', path.join(box.dir, 'server-data'),
+    '--extensions-dir', path.join(box.dir, 'ext')],
+  { ...box.env, RESULTS_FILE: results },
+  serverLog,
+);
+
+let browser;
+let code = 'error';
+try {
+  await waitHttp(`http://127.0.0.1:${port}/version`);
+  browser = await launchBrowser(box.dir);
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
+  const payload = [
+    ['extensionDevelopmentPath', remote(EXT_DIR)],
+    ['extensionTestsPath', remote(path.join(EXT_DIR, 'out/test/integration/index.js'))],
+  ];
+  let exit;
+  const exited = new Promise((resolve) => (exit = resolve));
+  await page.exposeFunction('codeAutomationExit', (c) => exit(c));
+  await page.exposeFunction('codeAutomationLog', () => undefined);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(box.ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+  let timer;
+  code = await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS)))]);
+  clearTimeout(timer);
+} catch (error) {
+  console.log(`FAIL - driver: ${error.stack ?? error}`);
+} finally {
+  await browser?.close().catch(() => undefined);
+  await server.stop();
+}
+
+const report = fs.existsSync(results) ? fs.readFileSync(results, 'utf8') : '';
+process.stdout.write(report);
+const summary = /^(\d+) passed, (\d+) failed$/m.exec(report);
+if (code !== 0 || !summary || summary[2] !== '0') {
+  console.log(`extension host exit: ${code}; server log (${serverLog}):\n${tail(serverLog, 15)}`);
+  console.log(`Fisk output channel: ${fiskLog(box.dir)}`);
+  console.log(`sandbox kept for inspection: ${box.dir}`);
+  if (!summary) console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+fs.rmSync(box.dir, { recursive: true, force: true });
+process.exit(0);

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Every test of the VS Code extension, from the repo root:
+#   FISK_LS=/abs/path/to/fisk-ls bash editors/vscode/scripts/test.sh
+# Tier 1 (build + unit): npm ci, tsc --noEmit, esbuild bundle, node --test unit tests with a mocked
+#   `vscode`, vsce package. Tier 2 (integration): scripts/install-tools.sh (node 24, code-server,
+#   chromium; idempotent), extension-host tests in a real VS Code against $FISK_LS, and one Playwright
+#   UI test. Each tier prints "N passed, N failed"; the exit code is non-zero on any failure.
+# Environment: FISK_LS (default: fisk-ls on PATH), ARTIFACTS_DIR (default: <repo>/artifacts),
+#   FISK_VSCODE_TIERS=unit to skip the integration tier (local use only).
+set -uo pipefail
+
+EXT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPO_DIR=$(cd "$EXT_DIR/../.." && pwd)
+export ARTIFACTS_DIR=${ARTIFACTS_DIR:-$REPO_DIR/artifacts}
+FISK_LS=${FISK_LS:-$(command -v fisk-ls || true)}
+TIERS=${FISK_VSCODE_TIERS:-unit,integration}
+VSIX=$EXT_DIR/fisk-ls.vsix
+# Relative paths are taken from the caller's directory.
+[ -n "$FISK_LS" ] && [[ $FISK_LS != /* ]] && FISK_LS=$PWD/$FISK_LS
+[[ $ARTIFACTS_DIR != /* ]] && ARTIFACTS_DIR=$PWD/$ARTIFACTS_DIR
+cd "$EXT_DIR" || exit 1
+mkdir -p "$ARTIFACTS_DIR"
+
+total_passed=0
+total_failed=0
+tier_passed=0
+tier_failed=0
+groups=()
+trap 'for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done' EXIT
+
+elapsed() { printf '%ss' $(( $(date +%s) - $1 )); }
+
+# step NAME CMD...: one pass/fail check; output is shown only on failure.
+step() {
+  local name=$1 started log
+  shift
+  started=$(date +%s)
+  log=$(mktemp)
+  if "$@" >"$log" 2>&1; then
+    tier_passed=$((tier_passed + 1))
+    echo "ok   - $name ($(elapsed "$started"))"
+  else
+    tier_failed=$((tier_failed + 1))
+    echo "FAIL - $name ($(elapsed "$started"))"
+    tail -n 60 "$log" | sed 's/^/    /'
+  fi
+  rm -f "$log"
+}
+
+# suite NAME CMD...: runs a test runner in its own process group (setsid; the group is killed after),
+# shows its output and adds its "N passed, N failed" (or node's "# pass/# fail") counts.
+suite() {
+  local name=$1 started log pid rc p f
+  shift
+  started=$(date +%s)
+  log=$(mktemp)
+  setsid "$@" >"$log" 2>&1 </dev/null &
+  pid=$!
+  groups+=("$pid")
+  wait "$pid"
+  rc=$?
+  kill -KILL -- "-$pid" 2>/dev/null
+  grep -vE '^(TAP version|# (tests|suites|cancelled|skipped|todo|duration_ms)|1\.\.[0-9]+$)' "$log" \
+    | grep -E '^(not ok|ok|# (pass|fail)|FAIL|  |[0-9]+ passed)' | grep -vE '^  +(---|\.\.\.|duration_ms|type:)'
+  p=$(grep -oE '^# pass [0-9]+' "$log" | awk '{print $3}' | tail -1)
+  f=$(grep -oE '^# fail [0-9]+' "$log" | awk '{print $3}' | tail -1)
+  if [ -z "$p" ]; then
+    p=$(grep -oE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | awk '{print $1}')
+    f=$(grep -oE '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 | awk '{print $3}')
+  fi
+  p=${p:-0}
+  f=${f:-0}
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1
+    tail -n 40 "$log" | sed 's/^/    /'
+  fi
+  tier_passed=$((tier_passed + p))
+  tier_failed=$((tier_failed + f))
+  echo "$( [ "$f" -eq 0 ] && echo 'ok  ' || echo 'FAIL') - $name: $p passed, $f failed ($(elapsed "$started"))"
+  rm -f "$log"
+}
+
+end_tier() {
+  echo "== $1:"
+  echo "$tier_passed passed, $tier_failed failed"
+  total_passed=$((total_passed + tier_passed))
+  total_failed=$((total_failed + tier_failed))
+  tier_passed=0
+  tier_failed=0
+}
+
+if [[ $TIERS == *unit* ]]; then
+  echo "== VS Code extension, tier 1: build + unit"
+  step "npm ci" npm ci --no-audit --no-fund
+  step "tsc --noEmit" npx tsc -p . --noEmit
+  step "esbuild bundle" npm run -s build
+  suite "unit tests (node --test, mocked vscode)" npm run -s test:unit
+  step "vsce package" npx vsce package --no-dependencies --allow-missing-repository --no-rewrite-relative-links -o "$VSIX"
+  [ -f "$VSIX" ] && cp "$VSIX" "$ARTIFACTS_DIR/"
+  end_tier "vscode build + unit"
+fi
+
+if [[ $TIERS == *integration* ]]; then
+  echo "== VS Code extension, tier 2: integration (real VS Code, real fisk-ls)"
+  tools=$(mktemp)
+  step "install tools (node 24, code-server, chromium)" bash -c "bash '$EXT_DIR/scripts/install-tools.sh' >'$tools'"
+  while IFS='=' read -r key value; do
+    [[ $key == FISK_* ]] && export "$key=$value"
+  done <"$tools"
+  rm -f "$tools"
+  if [ -z "$FISK_LS" ] || [ ! -x "$FISK_LS" ]; then
+    echo "FAIL - fisk-ls not found: set FISK_LS to the fisk-ls executable (got '${FISK_LS}')"
+    tier_failed=$((tier_failed + 1))
+  elif [ -z "${FISK_NODE24:-}" ] || [ ! -f "$VSIX" ]; then
+    echo "FAIL - integration prerequisites missing (tools installed: ${FISK_NODE24:+yes}; vsix: $VSIX)"
+    tier_failed=$((tier_failed + 1))
+  else
+    export FISK_LS FISK_VSIX=$VSIX
+    node scripts/build.mjs --tests || tier_failed=$((tier_failed + 1))
+    suite "extension-host tests" node scripts/run-exthost-tests.mjs
+    rm -f "$ARTIFACTS_DIR/vscode-search-picker.png" "$ARTIFACTS_DIR/vscode-search-opened.png"
+    suite "UI test (Playwright, headless chromium)" node scripts/run-ui-test.mjs
+    shot=$ARTIFACTS_DIR/vscode-search-picker.png
+    [ -f "$shot" ] && cp "$shot" media/search.png
+    shot=$ARTIFACTS_DIR/vscode-search-opened.png
+    [ -f "$shot" ] && cp "$shot" media/opened.png
+  fi
+  end_tier "vscode integration"
+fi
+
+echo "== VS Code extension, all tiers:"
+echo "$total_passed passed, $total_failed failed"
+[ "$total_failed" -eq 0 ]

@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+import { LocationLink, LspRange } from './protocol';
+
+/** A citation token inside text: `relpath#ordinal` without spaces, quotes or brackets. */
+export const CITATION_PATTERN = /[^\s`'"<>()[\]{}|,;]+#\d+/;
+
+/** Normalises user input to `relpath#ordinal` (the last `#` splits), or undefined when it is not one. */
+export function parseCitation(input: string): string | undefined {
+  const text = input.trim().replace(/^[`'"<([]+/, '').replace(/[`'">)\].,;:]+$/, '').trim();
+  const hash = text.lastIndexOf('#');
+  const relpath = text.slice(0, hash).trim();
+  if (relpath === '' || /[\r\n]/.test(relpath) || !/^\d+$/.test(text.slice(hash + 1))) {
+    return undefined;
+  }
+  return `${relpath}#${Number(text.slice(hash + 1))}`;
+}
+
+/** The citation to prefill: the selection, or the citation-looking token under the cursor, or ''. */
+export function citationFromEditor(editor: vscode.TextEditor | undefined): string {
+  if (editor === undefined) {
+    return '';
+  }
+  const { document, selection } = editor;
+  if (!selection.isEmpty) {
+    return parseCitation(document.getText(selection)) ?? document.getText(selection).trim();
+  }
+  const range = document.getWordRangeAtPosition(selection.active, CITATION_PATTERN);
+  return range === undefined ? '' : (parseCitation(document.getText(range)) ?? '');
+}
+
+/** First and last 0-based line of a chunk range whose end is exclusive at the start of the next line. */
+export function citedLines(range: LspRange): { first: number; last: number } {
+  const first = range.start.line;
+  const endsAtLineStart = range.end.character === 0 && range.end.line > first;
+  return { first, last: Math.max(first, endsAtLineStart ? range.end.line - 1 : range.end.line) };
+}
+
+/** Opens the cited file and selects the cited lines, cursor on the first one. */
+export async function openLocation(link: LocationLink): Promise<vscode.TextEditor> {
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(link.targetUri));
+  const { first, last } = citedLines(link.targetRange);
+  const lastLine = Math.min(last, document.lineCount - 1);
+  const start = document.validatePosition(new vscode.Position(first, 0));
+  const end = document.lineAt(lastLine).range.end;
+  const editor = await vscode.window.showTextDocument(document, { selection: new vscode.Range(start, end), preview: true });
+  // The show option's range puts the cursor at its end; select backwards so the cursor is on the first line.
+  editor.selection = new vscode.Selection(end, start);
+  editor.revealRange(new vscode.Range(start, start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  return editor;
+}

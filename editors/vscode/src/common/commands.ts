@@ -1,0 +1,159 @@
+import * as vscode from 'vscode';
+import { citationFromEditor, openLocation, parseCitation } from './citation';
+import { Commands, INSTALL_COMMAND, ServerCommands } from './constants';
+import { errorMessage, getLog, logError, logInfo } from './log';
+import { IndexStatus, ReindexResult, SearchHit, SearchResult, ServerNotRunningError, ShowResult } from './protocol';
+import { SearchPicker } from './search';
+import { Notice } from './searchItems';
+import { FiskServer } from './server';
+import { getSettings } from './settings';
+import { StatusBar, statusLines } from './status';
+
+/** Registers every contributed command. Each one talks to the server through `workspace/executeCommand`. */
+export function registerCommands(server: FiskServer, status: StatusBar): vscode.Disposable[] {
+  const picker = new SearchPicker({
+    search: (query, token) => searchKnowledge(server, status, query, undefined, token),
+    open: (hit: SearchHit) => guarded(() => openLocation(hit.location)),
+    copy: (citation) => copyCitation(citation),
+    act: async (notice) => runNotice(notice),
+  });
+  return [
+    vscode.commands.registerCommand(Commands.search, async (query?: unknown) =>
+      (await picker.show(typeof query === 'string' ? query : selectedText(vscode.window.activeTextEditor)))?.citation,
+    ),
+    vscode.commands.registerCommand(Commands.openCitation, (citation?: unknown) =>
+      guarded(() => openCitation(server, typeof citation === 'string' ? citation : undefined)),
+    ),
+    vscode.commands.registerCommand(Commands.reindex, () => guarded(() => reindex(server, status, false))),
+    vscode.commands.registerCommand(Commands.rebuild, () => guarded(() => reindex(server, status, true))),
+    vscode.commands.registerCommand(Commands.showStatus, () => guarded(() => showStatus(server, status))),
+    vscode.commands.registerCommand(Commands.restartServer, () => server.restart()),
+    vscode.commands.registerCommand(Commands.showLog, () => getLog()?.show()),
+  ];
+}
+
+/** `fisk.knowledge.search`, used by the picker, the language model tool and the API; the status bar sees each result. */
+export async function searchKnowledge(
+  server: FiskServer,
+  status: StatusBar,
+  query: string,
+  topK?: number,
+  token?: vscode.CancellationToken,
+): Promise<SearchResult> {
+  const result = await server.request<SearchResult>(ServerCommands.search, { query, topK: topK ?? getSettings().topK }, token);
+  status.noteSearch(result);
+  return result;
+}
+
+/** A short one-line selection becomes the initial query. */
+export function selectedText(editor: vscode.TextEditor | undefined): string {
+  if (editor === undefined || editor.selection.isEmpty) {
+    return '';
+  }
+  const text = editor.document.getText(editor.selection).trim();
+  return text.length <= 200 && !text.includes('\n') ? text : '';
+}
+
+async function openCitation(server: FiskServer, given?: string): Promise<ShowResult | undefined> {
+  const input =
+    given ??
+    (await vscode.window.showInputBox({
+      title: 'Fisk: Open Citation',
+      prompt: 'A citation as relpath#ordinal, for example docs/install.md#2',
+      value: citationFromEditor(vscode.window.activeTextEditor),
+      validateInput: (value) => (parseCitation(value) ? undefined : 'Expected relpath#ordinal, for example docs/install.md#2'),
+    }));
+  if (input === undefined) {
+    return undefined;
+  }
+  const citation = parseCitation(input);
+  if (citation === undefined) {
+    throw new Error(`"${input}" is not a citation; expected relpath#ordinal, for example docs/install.md#2`);
+  }
+  const shown = await server.request<ShowResult>(ServerCommands.show, { citation });
+  await openLocation(shown.location);
+  if (shown.stale) {
+    void vscode.window.showWarningMessage(
+      `Fisk: ${citation} changed since it was indexed; the cited lines may have moved. Run "Fisk: Reindex Workspace".`,
+    );
+  }
+  return shown;
+}
+
+async function reindex(server: FiskServer, status: StatusBar, rebuild: boolean): Promise<ReindexResult> {
+  const title = rebuild ? 'Fisk: rebuilding the index…' : 'Fisk: reindexing the workspace…';
+  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, () =>
+    server.request<ReindexResult>(ServerCommands.reindex, { rebuild }),
+  );
+  const summary =
+    `${result.files} files: ${result.added} added, ${result.updated} updated, ${result.skipped} unchanged, ` +
+    `${result.removed} removed; ${result.chunks} chunks.`;
+  logInfo(`${rebuild ? 'rebuild' : 'reindex'}: ${summary}`);
+  await status.refresh();
+  void vscode.window.showInformationMessage(`Fisk: ${rebuild ? 'rebuilt' : 'reindexed'} ${summary}`);
+  return result;
+}
+
+async function showStatus(server: FiskServer, status: StatusBar): Promise<IndexStatus | undefined> {
+  if (server.state.kind !== 'running') {
+    throw new ServerNotRunningError(server.describe(), server.state.kind);
+  }
+  const result = await status.refresh();
+  if (result === undefined) {
+    throw new Error('the server did not answer fisk.knowledge.status; see "Fisk: Show Log"');
+  }
+  const lines = statusLines(result);
+  lines.forEach((line) => logInfo(line));
+  const documents = result.roots.reduce((n, r) => n + r.documents, 0);
+  const chunks = result.roots.reduce((n, r) => n + r.chunks, 0);
+  const summary = `${result.tier}; ${documents} documents, ${chunks} chunks${result.indexing ? '; indexing…' : ''}.`;
+  void vscode.window.showInformationMessage(`Fisk: ${summary}`, 'Reindex', 'Show Log').then((choice) => {
+    if (choice === 'Reindex') {
+      void vscode.commands.executeCommand(Commands.reindex);
+    } else if (choice === 'Show Log') {
+      getLog()?.show();
+    }
+  });
+  return result;
+}
+
+async function copyCitation(citation: string): Promise<void> {
+  await vscode.env.clipboard.writeText(citation);
+  vscode.window.setStatusBarMessage(`Fisk: copied ${citation}`, 3000);
+}
+
+function runNotice(notice: Notice): Thenable<unknown> {
+  switch (notice.action) {
+    case 'reindex':
+      return vscode.commands.executeCommand(Commands.reindex);
+    case 'openSettings':
+      return vscode.commands.executeCommand('workbench.action.openSettings', 'fisk.');
+    case 'showLog':
+      return vscode.commands.executeCommand(Commands.showLog);
+    case 'restartServer':
+      return vscode.commands.executeCommand(Commands.restartServer);
+    case 'none':
+      return Promise.resolve();
+  }
+}
+
+/** Runs a command body; a failure becomes one error message (with the install command when the server is missing). */
+async function guarded<T>(body: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await body();
+  } catch (error) {
+    logError('command failed', error);
+    const message = errorMessage(error);
+    if (error instanceof ServerNotRunningError && error.state === 'missing') {
+      const copy = 'Copy Install Command';
+      void vscode.window.showErrorMessage(`Fisk: ${message}`, copy).then((choice) => {
+        if (choice === copy) {
+          void vscode.env.clipboard.writeText(INSTALL_COMMAND);
+        }
+      });
+    } else {
+      void vscode.window.showErrorMessage(`Fisk: ${message}`);
+    }
+    return undefined;
+  }
+}

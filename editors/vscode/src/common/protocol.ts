@@ -1,0 +1,86 @@
+/** Result shapes of the server's commands, as specified in docs/lsp-protocol.md. */
+
+export interface LspPosition {
+  line: number;
+  character: number;
+}
+
+export interface LspRange {
+  start: LspPosition;
+  end: LspPosition;
+}
+
+export interface LocationLink {
+  targetUri: string;
+  targetRange: LspRange;
+  targetSelectionRange: LspRange;
+}
+
+export type SearchStatus = 'ok' | 'index_not_built' | 'index_empty' | 'no_terms';
+
+export interface SearchHit {
+  citation: string;
+  section: string;
+  snippet: string;
+  score: number;
+  location: LocationLink;
+}
+
+export interface SearchResult {
+  tier: string;
+  status: SearchStatus;
+  degraded: boolean;
+  reason: string | null;
+  results: SearchHit[];
+}
+
+export interface ShowResult {
+  citation: string;
+  section: string;
+  content: string;
+  location: LocationLink;
+  stale: boolean;
+}
+
+export interface ReindexResult {
+  files: number;
+  added: number;
+  updated: number;
+  skipped: number;
+  removed: number;
+  chunks: number;
+}
+
+export interface RootStatus {
+  root: string;
+  store: string;
+  documents: number;
+  chunks: number;
+  /** Optional extras some servers send per root. */
+  built?: boolean;
+  indexing?: boolean;
+  error?: string | null;
+}
+
+export interface IndexStatus {
+  tier: string;
+  roots: RootStatus[];
+  indexing: boolean;
+}
+
+export interface SearchArgs {
+  query: string;
+  topK?: number;
+}
+
+/** Error thrown when a request needs the server but it is not running; `message` says why. */
+export class ServerNotRunningError extends Error {
+  constructor(
+    message: string,
+    /** The server state: 'missing' (executable not found), 'starting', 'failed' or 'stopped'. */
+    readonly state: string,
+  ) {
+    super(message);
+    this.name = 'ServerNotRunningError';
+  }
+}

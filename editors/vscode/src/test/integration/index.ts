@@ -1,0 +1,289 @@
+/*
+ * Extension-host tests: run inside a real VS Code (code-server's bundled server with
+ * --enable-smoke-test-driver, see scripts/run-integration.mjs) against the real fisk-ls, on a
+ * temp copy of src/test/fixture/workspace. `run()` rejecting means failure.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { FiskApi } from '../../common/api';
+import type { LocationLink, ReindexResult, ShowResult, IndexStatus } from '../../common/protocol';
+import { runAll, test, waitFor } from './harness';
+
+const EXTENSION_ID = 'fisk.fisk-ls';
+const FIXTURE_FILES = 4;
+let api: FiskApi;
+
+function root(): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'a workspace folder is open');
+  return folder.uri;
+}
+
+/** Accepts the first QuickPick row as soon as the picker has one; resolves with the command's result. */
+async function searchAndAccept(query: string): Promise<string | undefined> {
+  let done = false;
+  const result = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', query)).finally(() => (done = true));
+  await waitFor('the picker to accept a result', async () => {
+    if (!done) {
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    return done;
+  });
+  return result;
+}
+
+function assertShowsLocation(link: LocationLink): void {
+  const editor = vscode.window.activeTextEditor;
+  assert.ok(editor, 'an editor is active');
+  assert.equal(editor.document.uri.toString(), vscode.Uri.parse(link.targetUri).toString());
+  const first = link.targetRange.start.line;
+  const last = link.targetRange.end.character === 0 && link.targetRange.end.line > first ? link.targetRange.end.line - 1 : link.targetRange.end.line;
+  assert.equal(editor.selection.active.line, first, 'cursor on the first cited line');
+  assert.equal(editor.selection.start.line, first);
+  assert.equal(editor.selection.end.line, Math.min(last, editor.document.lineCount - 1), 'selection ends on the last cited line');
+}
+
+test('the extension activates, starts fisk-ls and contributes its commands', async () => {
+  const extension = vscode.extensions.getExtension<FiskApi>(EXTENSION_ID);
+  assert.ok(extension, `${EXTENSION_ID} is installed`);
+  api = await extension.activate();
+  await waitFor('the server to run', () => api.serverState.kind === 'running' || (api.serverState.kind !== 'starting' && api.serverState.kind !== 'stopped' && fail(api.serverState)));
+  const commands = await vscode.commands.getCommands(true);
+  for (const c of extension.packageJSON.contributes.commands as { command: string }[]) {
+    assert.ok(commands.includes(c.command), `${c.command} is registered`);
+  }
+}, 60000);
+
+function fail(state: unknown): never {
+  throw new Error(`server state ${JSON.stringify(state)}`);
+}
+
+/** Runs `action` (a settings change) and waits until the server has restarted and reached `kind`. */
+async function afterRestart(action: () => Thenable<unknown>, kind: 'running' | 'missing'): Promise<void> {
+  let restarted = false;
+  const sub = api.onDidChangeServerState((state) => {
+    restarted ||= state.kind === 'starting';
+  });
+  try {
+    await action();
+    await waitFor(`a restart ending in ${kind}`, () => restarted && api.serverState.kind === kind, 30000);
+  } finally {
+    sub.dispose();
+  }
+}
+
+test('the status bar shows the tier and the indexed documents', async () => {
+  const view = await waitFor('the tier in the status bar', () => {
+    const v = api.statusBar.snapshot();
+    return /Fisk: (lexical|hybrid|degraded)/.test(v.text) && v.tooltip.includes(`${FIXTURE_FILES} documents`) && v;
+  }, 40000);
+  assert.match(view.tooltip, new RegExp(`${root().fsPath}: ${FIXTURE_FILES} documents, \\d+ chunks`));
+});
+
+test('search returns hits whose locations are in the workspace', async () => {
+  const result = await api.search('install pip virtual environment');
+  assert.equal(result.status, 'ok');
+  assert.equal(typeof result.degraded, 'boolean');
+  assert.ok(result.results.length > 0, 'at least one hit');
+  const top = result.results[0];
+  assert.match(top.citation, /^docs\/install\.md#\d+$/);
+  assert.equal(vscode.Uri.parse(top.location.targetUri).fsPath, path.join(root().fsPath, 'docs/install.md'));
+  for (const hit of result.results) {
+    assert.ok(hit.score >= 0 && hit.score <= 1, `score ${hit.score} in [0, 1]`);
+    assert.ok(hit.section.length > 0);
+  }
+});
+
+test('Fisk: Search Knowledge opens the first hit and selects its lines', async () => {
+  const expected = (await api.search('alert threshold congestion')).results[0];
+  assert.ok(expected, 'the query has a hit');
+  const citation = await searchAndAccept('alert threshold congestion');
+  assert.equal(citation, expected.citation);
+  assertShowsLocation(expected.location);
+}, 40000);
+
+test('Fisk: Open Citation opens the cited lines; an unknown citation opens nothing', async () => {
+  const hit = (await api.search('tide tables csv')).results[0];
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  const shown = await vscode.commands.executeCommand<ShowResult>('fisk.openCitation', hit.citation);
+  assert.equal(shown?.citation, hit.citation);
+  assert.equal(shown?.stale, false);
+  assert.match(shown?.content ?? '', /tide/i);
+  assertShowsLocation(shown.location);
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  assert.equal(await vscode.commands.executeCommand('fisk.openCitation', 'docs/nowhere.md#99'), undefined);
+  assert.equal(vscode.window.activeTextEditor, undefined);
+  await assert.rejects(api.show('docs/nowhere.md#99'), /no chunk|nowhere/i);
+});
+
+test('Fisk: Show Index Status returns the roots and counts', async () => {
+  const status = await vscode.commands.executeCommand<IndexStatus>('fisk.showStatus');
+  assert.ok(status, 'a status');
+  assert.equal(status.roots.length, 1);
+  assert.equal(status.roots[0].documents, FIXTURE_FILES);
+  assert.ok(status.roots[0].chunks >= FIXTURE_FILES);
+  assert.match(status.tier, /lexical|hybrid|degraded/i);
+});
+
+test('Fisk: Reindex Workspace picks up a new file and the status bar follows', async () => {
+  const views: string[] = [];
+  const sub = api.statusBar.onDidChange((v) => views.push(v.tooltip));
+  try {
+    fs.writeFileSync(path.join(root().fsPath, 'docs/zanzibar.md'), '# Zanzibar ferries\n\nThe zanzibar ferry leaves at dawn.\n');
+    const result = await vscode.commands.executeCommand<ReindexResult>('fisk.reindex');
+    assert.ok(result, 'a reindex result');
+    assert.equal(result.files, FIXTURE_FILES + 1);
+    await waitFor('the status bar to count the new file', () => api.statusBar.snapshot().tooltip.includes(`${FIXTURE_FILES + 1} documents`));
+    assert.ok(views.some((t) => t.includes(`${FIXTURE_FILES + 1} documents`)), 'a change event carried the new count');
+    const found = await api.search('zanzibar ferry');
+    assert.equal(found.results[0]?.citation.startsWith('docs/zanzibar.md#'), true);
+  } finally {
+    sub.dispose();
+  }
+}, 40000);
+
+test('Fisk: Rebuild Index rebuilds everything', async () => {
+  const result = await vscode.commands.executeCommand<ReindexResult>('fisk.rebuild');
+  assert.ok(result, 'a rebuild result');
+  assert.equal(result.files, FIXTURE_FILES + 1);
+  assert.ok(result.chunks > 0);
+  assert.equal((await api.search('zanzibar')).status, 'ok');
+}, 60000);
+
+test('a citation in a document is a link, with hover and go to definition', async () => {
+  const hit = (await api.search('alert threshold congestion')).results[0];
+  const notes = vscode.Uri.joinPath(root(), 'notes.md');
+  fs.writeFileSync(notes.fsPath, `# Notes\n\nThe limit is explained in ${hit.citation} today.\n`);
+  const document = await vscode.workspace.openTextDocument(notes);
+  await vscode.window.showTextDocument(document);
+  const at = new vscode.Position(2, 'The limit is explained in '.length + 3);
+  const links = await waitFor('a document link', async () => {
+    const found = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', notes);
+    return found?.length ? found : undefined;
+  });
+  assert.equal(document.getText(links[0].range), hit.citation);
+  const definitions = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', notes, at);
+  const target = definitions[0];
+  assert.ok(target, 'a definition');
+  assert.equal(('targetUri' in target ? target.targetUri : target.uri).toString(), vscode.Uri.parse(hit.location.targetUri).toString());
+  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', notes, at);
+  const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+  assert.match(text, /Alert thresholds/);
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  fs.rmSync(notes.fsPath);
+});
+
+test('a restarted server reports indexing progress in the status bar', async () => {
+  const texts: string[] = [];
+  const sub = api.statusBar.onDidChange((v) => texts.push(v.text));
+  try {
+    await vscode.commands.executeCommand('fisk.restartServer');
+    await waitFor('the tier after the restart', () => api.serverState.kind === 'running' && /Fisk: (lexical|hybrid|degraded)/.test(api.statusBar.snapshot().text), 40000);
+    assert.ok(texts.includes('$(sync~spin) Fisk'), `starting was shown: ${JSON.stringify(texts)}`);
+    assert.ok(texts.some((t) => /^\$\(sync~spin\) Fisk: /.test(t)), `indexing progress was shown: ${JSON.stringify(texts)}`);
+  } finally {
+    sub.dispose();
+  }
+}, 60000);
+
+test('the fisk.topK setting limits the results', async () => {
+  const config = vscode.workspace.getConfiguration('fisk');
+  await afterRestart(() => config.update('topK', 1, vscode.ConfigurationTarget.Workspace), 'running');
+  try {
+    assert.equal((await api.search('lighthouse')).results.length, 1);
+  } finally {
+    await afterRestart(() => config.update('topK', undefined, vscode.ConfigurationTarget.Workspace), 'running');
+  }
+  assert.ok((await api.search('lighthouse')).results.length > 1);
+}, 90000);
+
+test('the language model tool answers with citations', async () => {
+  const lm = (vscode as unknown as { lm: { tools: readonly { name: string }[]; invokeTool(name: string, options: object): Thenable<{ content: unknown[] }> } }).lm;
+  assert.ok(lm.tools.some((t) => t.name === 'fisk_knowledge_search'), 'fisk_knowledge_search is registered');
+  const result = await lm.invokeTool('fisk_knowledge_search', { input: { query: 'radar feed buffered' }, toolInvocationToken: undefined });
+  const text = result.content.map((part) => (part as { value?: string }).value ?? '').join('');
+  assert.match(text, /docs\/troubleshooting\.md#\d+/);
+});
+
+test('a server command that is not installed is reported with the install command', async () => {
+  const config = vscode.workspace.getConfiguration('fisk');
+  const original = config.inspect<string>('server.command')?.workspaceValue;
+  await afterRestart(() => config.update('server.command', '/nonexistent/fisk-ls', vscode.ConfigurationTarget.Workspace), 'missing');
+  try {
+    assert.deepEqual(api.serverState, { kind: 'missing', command: '/nonexistent/fisk-ls' });
+    assert.match(api.statusBar.snapshot().tooltip, /pip install fisk-ls/);
+    await assert.rejects(api.search('lighthouse'), /not found\. Install it with `pip install fisk-ls`/);
+  } finally {
+    await afterRestart(() => config.update('server.command', original, vscode.ConfigurationTarget.Workspace), 'running');
+  }
+}, 90000);
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A loopback OpenAI-compatible embeddings API: bag-of-words hashed into 16 dimensions. */
+async function fakeEmbeddings(): Promise<{ url: string; close(): Promise<void> }> {
+  const vector = (text: string) => {
+    const v = new Array<number>(16).fill(0.01);
+    for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+      v[[...word].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 16, 7)] += 1;
+    }
+    return v;
+  };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const input = (JSON.parse(body) as { input: string | string[] }).input;
+      const inputs = Array.isArray(input) ? input : [input];
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ object: 'list', model: 'fake', data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: vector(t) })) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+test('hybrid search reports degraded, with the reason, when the embeddings API goes away', async () => {
+  const embeddings = await fakeEmbeddings();
+  const config = vscode.workspace.getConfiguration('fisk');
+  try {
+    await config.update('embeddings.model', 'fake', vscode.ConfigurationTarget.Workspace);
+    await afterRestart(() => config.update('embeddings.baseUrl', embeddings.url, vscode.ConfigurationTarget.Workspace), 'running');
+    await waitFor('the hybrid tier', async () => /^hybrid/i.test((await api.status())?.tier ?? ''), 30000);
+    const rebuilt = await vscode.commands.executeCommand<ReindexResult>('fisk.rebuild');
+    assert.ok(rebuilt && rebuilt.chunks > 0, 'the index was rebuilt with vectors');
+    const hybrid = await api.search('tide heights in metres');
+    assert.equal(hybrid.degraded, false);
+    assert.match(hybrid.tier, /^hybrid/i);
+    assert.ok(hybrid.results.some((r) => r.citation.startsWith('docs/configuration.md#')), 'the tide section is found');
+    await embeddings.close();
+    const degraded = await api.search('tide heights in metres');
+    assert.equal(degraded.degraded, true);
+    assert.ok(degraded.reason, 'a reason is given');
+    assert.match(degraded.tier, /^degraded/i);
+    assert.ok(degraded.results.length > 0, 'lexical results still come back');
+    assert.equal(api.statusBar.snapshot().text, '$(warning) Fisk: degraded');
+    assert.match(api.statusBar.snapshot().tooltip, new RegExp(escape(degraded.reason)));
+  } finally {
+    await embeddings.close().catch(() => undefined);
+    await config.update('embeddings.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+    await config.update('embeddings.model', undefined, vscode.ConfigurationTarget.Workspace);
+  }
+}, 90000);
+
+export function run(): Promise<void> {
+  return runAll();
+}

@@ -1,0 +1,167 @@
+import * as assert from 'node:assert/strict';
+import { beforeEach, mock as nodeMock, test } from 'node:test';
+import { FakeLanguageClient } from './mock/languageclient';
+import { FakeDocument, mock, Position, Selection, Uri } from './mock/vscode';
+import { fakeServerExecutable, flush, hit, reset, result } from './helpers';
+import { registerCommands } from '../../common/commands';
+import { createLog } from '../../common/log';
+import { FiskServer } from '../../common/server';
+import { StatusBar } from '../../common/status';
+
+beforeEach(reset);
+
+const DOC = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n');
+
+async function activateWith(command?: string) {
+  mock.settings['fisk.server.command'] = command ?? fakeServerExecutable();
+  mock.documents.set('/ws/docs/install.md', DOC);
+  FakeLanguageClient.handlers.set('fisk.knowledge.status', () => ({
+    tier: 'lexical',
+    roots: [{ root: '/ws', store: '/c', documents: 3, chunks: 9 }],
+    indexing: false,
+  }));
+  const server = new FiskServer(createLog());
+  const status = new StatusBar(server);
+  registerCommands(server, status);
+  await server.restart();
+  await flush();
+  return { server, client: FakeLanguageClient.instances[0] };
+}
+
+function run(command: string, ...args: unknown[]): Promise<any> {
+  const callback = mock.commands.get(command);
+  assert.ok(callback, `${command} is registered`);
+  return Promise.resolve(callback(...args));
+}
+
+test('reindex and rebuild send fisk.knowledge.reindex and report the counts', async () => {
+  const { client } = await activateWith();
+  const answer = { files: 4, added: 1, updated: 2, skipped: 1, removed: 0, chunks: 12 };
+  FakeLanguageClient.handlers.set('fisk.knowledge.reindex', () => answer);
+  assert.deepEqual(await run('fisk.reindex'), answer);
+  assert.deepEqual(await run('fisk.rebuild'), answer);
+  const sent = client.requests.filter((r) => r.command === 'fisk.knowledge.reindex').map((r) => r.args);
+  assert.deepEqual(sent, [[{ rebuild: false }], [{ rebuild: true }]]);
+  const infos = mock.messages.filter((m) => m.level === 'info').map((m) => m.text);
+  assert.deepEqual(infos, [
+    'Fisk: reindexed 4 files: 1 added, 2 updated, 1 unchanged, 0 removed; 12 chunks.',
+    'Fisk: rebuilt 4 files: 1 added, 2 updated, 1 unchanged, 0 removed; 12 chunks.',
+  ]);
+});
+
+test('show status reports tier and counts', async () => {
+  await activateWith();
+  const status = await run('fisk.showStatus');
+  assert.equal(status.tier, 'lexical');
+  assert.equal(mock.messages.at(-1)?.text, 'Fisk: lexical; 3 documents, 9 chunks.');
+});
+
+test('with no server, commands say why and how to install it', async () => {
+  await activateWith('/nonexistent/fisk-ls');
+  mock.messages = [];
+  assert.equal(await run('fisk.showStatus'), undefined);
+  assert.equal(await run('fisk.reindex'), undefined);
+  assert.equal(mock.messages.length, 2);
+  for (const m of mock.messages) {
+    assert.equal(m.level, 'error');
+    assert.match(m.text, /pip install fisk-ls/);
+    assert.deepEqual(m.actions, ['Copy Install Command']);
+  }
+});
+
+test('open citation with an argument opens and selects the cited lines', async () => {
+  const { client } = await activateWith();
+  FakeLanguageClient.handlers.set('fisk.knowledge.show', (args) => ({
+    citation: args.citation,
+    section: 'Install',
+    content: '…',
+    stale: false,
+    location: hit('docs/install.md#2', 4, 'Install', 3).location,
+  }));
+  const shown = await run('fisk.openCitation', ' docs/install.md#2 ');
+  assert.equal(shown.citation, 'docs/install.md#2');
+  assert.deepEqual(client.requests.at(-1)?.args, [{ citation: 'docs/install.md#2' }]);
+  const { selection } = mock.shown[0].editor;
+  assert.deepEqual([selection.active.line, selection.anchor.line], [4, 6]);
+  assert.equal(mock.messages.length, 0);
+});
+
+test('open citation prefills the input box from the selection and warns when stale', async () => {
+  await activateWith();
+  FakeLanguageClient.handlers.set('fisk.knowledge.show', () => ({
+    citation: 'docs/install.md#2',
+    section: 'Install',
+    content: '…',
+    stale: true,
+    location: hit('docs/install.md#2', 1).location,
+  }));
+  mock.activeTextEditor = {
+    document: new FakeDocument(Uri.file('/ws/notes.md'), 'see docs/install.md#2 here'),
+    selection: new Selection(new Position(0, 4), new Position(0, 21)),
+  };
+  mock.inputAnswer = 'docs/install.md#2';
+  await run('fisk.openCitation');
+  const options = mock.inputOptions[0];
+  assert.equal(options.value, 'docs/install.md#2');
+  assert.equal(options.validateInput('docs/install.md#2'), undefined);
+  assert.match(options.validateInput('install'), /relpath#ordinal/);
+  assert.match(mock.messages[0].text, /changed since it was indexed/);
+});
+
+test('an unknown citation shows the server error', async () => {
+  await activateWith();
+  FakeLanguageClient.handlers.set('fisk.knowledge.show', () => {
+    throw Object.assign(new Error('no chunk matches docs/none.md#9'), { code: -32602 });
+  });
+  assert.equal(await run('fisk.openCitation', 'docs/none.md#9'), undefined);
+  assert.equal(mock.messages[0].level, 'error');
+  assert.equal(mock.messages[0].text, 'Fisk: no chunk matches docs/none.md#9');
+});
+
+test('search: the picker sends the query with topK from settings and opens the accepted hit', async () => {
+  nodeMock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const { client } = await activateWith();
+    mock.settings['fisk.topK'] = 3;
+    FakeLanguageClient.handlers.set('fisk.knowledge.search', () => result([hit('docs/install.md#2', 4)]));
+    const done = run('fisk.search');
+    const picker = mock.quickPicks[0];
+    picker.type('install');
+    nodeMock.timers.tick(150);
+    await flush();
+    assert.deepEqual(client.requests.at(-1)?.args, [{ query: 'install', topK: 3 }]);
+    assert.equal(picker.items[0].description, 'docs/install.md:5');
+    picker.button.fire({ item: picker.items[0], button: picker.items[0].buttons[0] });
+    await flush();
+    assert.equal(mock.clipboard, 'docs/install.md#2');
+    picker.acceptItem(0);
+    assert.equal(await done, 'docs/install.md#2');
+    assert.equal(mock.shown[0].document.uri.fsPath, '/ws/docs/install.md');
+  } finally {
+    nodeMock.timers.reset();
+  }
+});
+
+test('search starts from a short one-line selection', async () => {
+  await activateWith();
+  mock.activeTextEditor = {
+    document: new FakeDocument(Uri.file('/ws/notes.md'), 'alpha beta\ngamma'),
+    selection: new Selection(new Position(0, 0), new Position(0, 10)),
+  };
+  FakeLanguageClient.handlers.set('fisk.knowledge.search', () => result([]));
+  void run('fisk.search');
+  assert.equal(mock.quickPicks[0].value, 'alpha beta');
+  mock.quickPicks[0].hide();
+  mock.activeTextEditor.selection = new Selection(new Position(0, 0), new Position(1, 5));
+  void run('fisk.search');
+  assert.equal(mock.quickPicks[1].value, '', 'a multi-line selection is not a query');
+  mock.quickPicks[1].hide();
+});
+
+test('restart and show log are wired', async () => {
+  await activateWith();
+  await run('fisk.restartServer');
+  assert.equal(FakeLanguageClient.instances.length, 2);
+  await run('fisk.showLog');
+  assert.deepEqual(mock.executed.at(-1), { command: '<output.show>', args: ['Fisk'] });
+});

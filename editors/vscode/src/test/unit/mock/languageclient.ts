@@ -1,0 +1,85 @@
+/* A fake of `vscode-languageclient/node` for unit tests: records options and answers requests. */
+import { EventEmitter } from './vscode';
+
+export enum State {
+  Stopped = 1,
+  Running = 2,
+  Starting = 3,
+}
+export enum TransportKind {
+  stdio = 0,
+  ipc = 1,
+  pipe = 2,
+  socket = 3,
+}
+export enum RevealOutputChannelOn {
+  Debug = 0,
+  Info = 1,
+  Warn = 2,
+  Error = 3,
+  Never = 4,
+}
+export const ExecuteCommandRequest = { type: { method: 'workspace/executeCommand' } };
+
+export type Handler = (args: any, token: any) => unknown;
+
+export class FakeLanguageClient {
+  static instances: FakeLanguageClient[] = [];
+  /** Answers for `workspace/executeCommand`, by server command. */
+  static handlers = new Map<string, Handler>();
+  static startError: Error | undefined;
+  readonly requests: { command: string; args: any[]; token: any }[] = [];
+  readonly stateEmitter = new EventEmitter<{ oldState: State; newState: State }>();
+  readonly onDidChangeState = this.stateEmitter.event;
+  state = State.Stopped;
+  stopped = false;
+
+  constructor(readonly id: string, readonly name: string, readonly serverOptions: any, readonly clientOptions: any) {
+    FakeLanguageClient.instances.push(this);
+  }
+
+  async start(): Promise<void> {
+    this.setState(State.Starting);
+    if (FakeLanguageClient.startError) {
+      this.setState(State.Stopped);
+      throw FakeLanguageClient.startError;
+    }
+    this.setState(State.Running);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.setState(State.Stopped);
+  }
+
+  async sendRequest(type: { method: string }, params: { command: string; arguments: any[] }, token?: any): Promise<unknown> {
+    if (type.method !== 'workspace/executeCommand') {
+      throw new Error(`unexpected request ${type.method}`);
+    }
+    this.requests.push({ command: params.command, args: params.arguments, token });
+    const handler = FakeLanguageClient.handlers.get(params.command);
+    if (handler === undefined) {
+      throw new Error(`no fake answer for ${params.command}`);
+    }
+    return handler(params.arguments[0], token);
+  }
+
+  /** Test helper: the server sends `$/progress`. */
+  progress(value: any): void {
+    this.clientOptions.middleware.handleWorkDoneProgress('token', value, () => undefined);
+  }
+
+  private setState(newState: State): void {
+    const oldState = this.state;
+    this.state = newState;
+    this.stateEmitter.fire({ oldState, newState });
+  }
+
+  static reset(): void {
+    FakeLanguageClient.instances = [];
+    FakeLanguageClient.handlers = new Map();
+    FakeLanguageClient.startError = undefined;
+  }
+}
+
+export const LanguageClient = FakeLanguageClient;

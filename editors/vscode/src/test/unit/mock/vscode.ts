@@ -1,0 +1,335 @@
+/* A small fake of the `vscode` module for unit tests: just what src/common uses, plus recorders. */
+
+type Listener<T> = (value: T) => unknown;
+
+export class EventEmitter<T> {
+  private listeners = new Set<Listener<T>>();
+  readonly event = (listener: Listener<T>) => {
+    this.listeners.add(listener);
+    return new Disposable(() => this.listeners.delete(listener));
+  };
+  fire(value: T): void {
+    [...this.listeners].forEach((l) => l(value));
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
+}
+
+export class Disposable {
+  constructor(private readonly fn: () => unknown = () => undefined) {}
+  static from(...items: { dispose(): unknown }[]): Disposable {
+    return new Disposable(() => items.forEach((i) => i.dispose()));
+  }
+  dispose(): void {
+    this.fn();
+  }
+}
+
+export class ThemeIcon {
+  constructor(readonly id: string) {}
+}
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export class Uri {
+  private constructor(readonly scheme: string, readonly path: string) {}
+  static parse(value: string): Uri {
+    const match = /^([a-z][\w+.-]*):(?:\/\/[^/]*)?(.*)$/i.exec(value);
+    return match ? new Uri(match[1], decodeURIComponent(match[2])) : new Uri('file', value);
+  }
+  static file(path: string): Uri {
+    return new Uri('file', path);
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  toString(): string {
+    return `${this.scheme}://${this.path}`;
+  }
+}
+
+export class Position {
+  constructor(readonly line: number, readonly character: number) {}
+}
+export class Range {
+  readonly start: Position;
+  readonly end: Position;
+  constructor(a: Position | number, b: Position | number, c?: number, d?: number) {
+    this.start = typeof a === 'number' ? new Position(a, b as number) : a;
+    this.end = typeof a === 'number' ? new Position(c as number, d as number) : (b as Position);
+  }
+  get isEmpty(): boolean {
+    return this.start.line === this.end.line && this.start.character === this.end.character;
+  }
+}
+export class Selection extends Range {
+  constructor(readonly anchor: Position, readonly active: Position) {
+    const anchorFirst = anchor.line < active.line || (anchor.line === active.line && anchor.character <= active.character);
+    super(anchorFirst ? anchor : active, anchorFirst ? active : anchor);
+  }
+}
+
+export class CancellationTokenSource {
+  private readonly emitter = new EventEmitter<void>();
+  readonly token = { isCancellationRequested: false, onCancellationRequested: this.emitter.event };
+  cancel(): void {
+    if (!this.token.isCancellationRequested) {
+      this.token.isCancellationRequested = true;
+      this.emitter.fire();
+    }
+  }
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+export enum StatusBarAlignment {
+  Left = 1,
+  Right = 2,
+}
+export enum ProgressLocation {
+  SourceControl = 1,
+  Window = 10,
+  Notification = 15,
+}
+export enum TextEditorRevealType {
+  Default = 0,
+  InCenter = 1,
+  InCenterIfOutsideViewport = 2,
+  AtTop = 3,
+}
+export enum ConfigurationTarget {
+  Global = 1,
+  Workspace = 2,
+  WorkspaceFolder = 3,
+}
+
+/** A fake text document over a string. */
+export class FakeDocument {
+  readonly lines: string[];
+  constructor(readonly uri: Uri, text: string) {
+    this.lines = text.split('\n');
+  }
+  get lineCount(): number {
+    return this.lines.length;
+  }
+  lineAt(line: number) {
+    return { range: new Range(line, 0, line, this.lines[line].length), text: this.lines[line] };
+  }
+  validatePosition(p: Position): Position {
+    const line = Math.min(Math.max(p.line, 0), this.lines.length - 1);
+    return new Position(line, Math.min(p.character, this.lines[line].length));
+  }
+  getText(range?: Range): string {
+    if (range === undefined) {
+      return this.lines.join('\n');
+    }
+    if (range.start.line === range.end.line) {
+      return this.lines[range.start.line].slice(range.start.character, range.end.character);
+    }
+    const parts = [this.lines[range.start.line].slice(range.start.character)];
+    for (let l = range.start.line + 1; l < range.end.line; l++) parts.push(this.lines[l]);
+    parts.push(this.lines[range.end.line].slice(0, range.end.character));
+    return parts.join('\n');
+  }
+  getWordRangeAtPosition(p: Position, regex: RegExp): Range | undefined {
+    const text = this.lines[p.line];
+    const global = new RegExp(regex.source, 'g');
+    for (let m = global.exec(text); m; m = global.exec(text)) {
+      if (m.index <= p.character && p.character <= m.index + m[0].length) {
+        return new Range(p.line, m.index, p.line, m.index + m[0].length);
+      }
+    }
+    return undefined;
+  }
+}
+
+export class FakeQuickPick<T> {
+  items: T[] = [];
+  activeItems: T[] = [];
+  selectedItems: T[] = [];
+  value = '';
+  title: string | undefined;
+  placeholder: string | undefined;
+  busy = false;
+  matchOnDescription = true;
+  matchOnDetail = true;
+  visible = false;
+  disposed = false;
+  readonly changeValue = new EventEmitter<string>();
+  readonly accept = new EventEmitter<void>();
+  readonly hideEmitter = new EventEmitter<void>();
+  readonly button = new EventEmitter<{ item: T; button: unknown }>();
+  readonly onDidChangeValue = this.changeValue.event;
+  readonly onDidAccept = this.accept.event;
+  readonly onDidHide = this.hideEmitter.event;
+  readonly onDidTriggerItemButton = this.button.event;
+  show(): void {
+    this.visible = true;
+  }
+  hide(): void {
+    if (this.visible) {
+      this.visible = false;
+      this.hideEmitter.fire();
+    }
+  }
+  dispose(): void {
+    this.disposed = true;
+  }
+  /** Test helpers: what a user does. */
+  type(value: string): void {
+    this.value = value;
+    this.changeValue.fire(value);
+  }
+  acceptItem(index = 0): void {
+    this.activeItems = [this.items[index]];
+    this.selectedItems = [this.items[index]];
+    this.accept.fire();
+  }
+}
+
+export interface Message {
+  level: 'info' | 'warning' | 'error';
+  text: string;
+  actions: string[];
+}
+
+/** Everything tests inspect or set up; reset() before each test. */
+export const mock = {
+  settings: {} as Record<string, unknown>,
+  accessed: new Set<string>(),
+  documents: new Map<string, string>(),
+  messages: [] as Message[],
+  messageAnswer: undefined as string | undefined,
+  inputAnswer: undefined as string | undefined,
+  inputOptions: [] as any[],
+  statusMessages: [] as string[],
+  clipboard: '',
+  commands: new Map<string, (...args: any[]) => unknown>(),
+  executed: [] as { command: string; args: unknown[] }[],
+  quickPicks: [] as FakeQuickPick<any>[],
+  statusItems: [] as any[],
+  shown: [] as { document: FakeDocument; options: any; editor: any }[],
+  revealed: [] as Range[],
+  logLines: [] as string[],
+  workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
+  activeTextEditor: undefined as any,
+  configEmitter: new EventEmitter<any>(),
+  reset(): void {
+    this.settings = {};
+    this.accessed = new Set<string>();
+    this.documents.clear();
+    this.messages = [];
+    this.messageAnswer = undefined;
+    this.inputAnswer = undefined;
+    this.inputOptions = [];
+    this.statusMessages = [];
+    this.clipboard = '';
+    this.commands.clear();
+    this.executed = [];
+    this.quickPicks = [];
+    this.statusItems = [];
+    this.shown = [];
+    this.revealed = [];
+    this.logLines = [];
+    this.workspaceFolders = undefined;
+    this.activeTextEditor = undefined;
+    this.configEmitter = new EventEmitter<any>();
+  },
+};
+
+function message(level: Message['level']) {
+  return (text: string, ...actions: any[]) => {
+    mock.messages.push({ level, text, actions: actions.filter((a) => typeof a === 'string') });
+    return Promise.resolve(mock.messageAnswer);
+  };
+}
+
+function logger(level: string) {
+  return (text: string) => mock.logLines.push(`[${level}] ${text}`);
+}
+
+export const window = {
+  createOutputChannel: (name: string, _options?: unknown) => ({
+    name,
+    info: logger('info'),
+    warn: logger('warn'),
+    error: logger('error'),
+    debug: logger('debug'),
+    trace: logger('trace'),
+    appendLine: logger('line'),
+    show: () => mock.executed.push({ command: '<output.show>', args: [name] }),
+    dispose: () => undefined,
+  }),
+  createStatusBarItem: (id: string, alignment: StatusBarAlignment, priority: number) => {
+    const item = { id, alignment, priority, text: '', tooltip: '', name: '', command: undefined, backgroundColor: undefined, visible: false,
+      show() { item.visible = true; }, hide() { item.visible = false; }, dispose() { item.visible = false; } };
+    mock.statusItems.push(item);
+    return item;
+  },
+  createQuickPick: () => {
+    const pick = new FakeQuickPick<any>();
+    mock.quickPicks.push(pick);
+    return pick;
+  },
+  showInformationMessage: message('info'),
+  showWarningMessage: message('warning'),
+  showErrorMessage: message('error'),
+  showInputBox: (options: any) => {
+    mock.inputOptions.push(options);
+    return Promise.resolve(mock.inputAnswer);
+  },
+  setStatusBarMessage: (text: string) => {
+    mock.statusMessages.push(text);
+    return new Disposable();
+  },
+  withProgress: (_options: unknown, task: (progress: unknown, token: unknown) => Promise<unknown>) =>
+    task({ report: () => undefined }, new CancellationTokenSource().token),
+  showTextDocument: (document: FakeDocument, options: any) => {
+    const editor = { document, selection: options?.selection, revealRange: (r: Range) => mock.revealed.push(r) };
+    mock.shown.push({ document, options, editor });
+    return Promise.resolve(editor);
+  },
+  get activeTextEditor() {
+    return mock.activeTextEditor;
+  },
+};
+
+export const workspace = {
+  getConfiguration: (section: string) => ({
+    get: <T>(key: string, fallback?: T) => (mock.accessed.add(`${section}.${key}`), `${section}.${key}` in mock.settings ? mock.settings[`${section}.${key}`] : fallback) as T,
+  }),
+  get workspaceFolders() {
+    return mock.workspaceFolders;
+  },
+  openTextDocument: (uri: Uri) => {
+    const text = mock.documents.get(uri.fsPath);
+    return text === undefined ? Promise.reject(new Error(`no such file ${uri.fsPath}`)) : Promise.resolve(new FakeDocument(uri, text));
+  },
+  onDidChangeConfiguration: (listener: Listener<any>) => mock.configEmitter.event(listener),
+};
+
+export const commands = {
+  registerCommand: (command: string, callback: (...args: any[]) => unknown) => {
+    if (mock.commands.has(command)) {
+      throw new Error(`command '${command}' already exists`);
+    }
+    mock.commands.set(command, callback);
+    return new Disposable(() => mock.commands.delete(command));
+  },
+  executeCommand: async (command: string, ...args: unknown[]) => {
+    mock.executed.push({ command, args });
+    return mock.commands.get(command)?.(...args);
+  },
+};
+
+export const env = {
+  clipboard: {
+    writeText: async (text: string) => {
+      mock.clipboard = text;
+    },
+    readText: async () => mock.clipboard,
+  },
+};

@@ -1,0 +1,135 @@
+import * as assert from 'node:assert/strict';
+import { beforeEach, mock as nodeMock, test } from 'node:test';
+import { FakeQuickPick, mock } from './mock/vscode';
+import { deferred, flush, hit, reset, result } from './helpers';
+import { SearchHit, SearchResult, ServerNotRunningError } from '../../common/protocol';
+import { SEARCH_DELAY_MS, SearchPicker } from '../../common/search';
+import { Notice } from '../../common/searchItems';
+
+interface Call {
+  query: string;
+  token: { isCancellationRequested: boolean };
+  answer: ReturnType<typeof deferred<SearchResult>>;
+}
+
+function setup() {
+  const calls: Call[] = [];
+  const opened: SearchHit[] = [];
+  const copied: string[] = [];
+  const acted: Notice[] = [];
+  const picker = new SearchPicker({
+    search: (query, token) => {
+      const answer = deferred<SearchResult>();
+      calls.push({ query, token, answer });
+      return answer.promise;
+    },
+    open: async (h) => opened.push(h),
+    copy: async (c) => copied.push(c),
+    act: async (n) => acted.push(n),
+  });
+  return { picker, calls, opened, copied, acted };
+}
+
+function current(): FakeQuickPick<any> {
+  return mock.quickPicks[mock.quickPicks.length - 1];
+}
+
+beforeEach(() => {
+  reset();
+  nodeMock.timers.enable({ apis: ['setTimeout'] });
+});
+
+test('typing is debounced: one request after the pause, for the last value', () => {
+  const { picker, calls } = setup();
+  void picker.show();
+  for (const value of ['i', 'in', 'ins', 'install']) {
+    current().type(value);
+    nodeMock.timers.tick(50);
+  }
+  assert.equal(calls.length, 0);
+  nodeMock.timers.tick(SEARCH_DELAY_MS - 50);
+  assert.deepEqual(calls.map((c) => c.query), ['install']);
+  assert.equal(current().busy, true);
+  nodeMock.timers.reset();
+});
+
+test('a newer query cancels the older request and a late answer is ignored', async () => {
+  const { picker, calls } = setup();
+  void picker.show();
+  current().type('old');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  current().type('new');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.equal(calls[0].token.isCancellationRequested, true);
+  assert.equal(calls[1].token.isCancellationRequested, false);
+  calls[1].answer.resolve(result([hit('docs/new.md#1', 0)]));
+  await flush();
+  calls[0].answer.resolve(result([hit('docs/old.md#1', 0)]));
+  await flush();
+  assert.deepEqual(current().items.map((i) => i.description), ['docs/new.md:1']);
+  assert.equal(current().busy, false);
+  nodeMock.timers.reset();
+});
+
+test('an initial query searches at once; accepting opens the hit and resolves with it', async () => {
+  const { picker, calls, opened } = setup();
+  const shown = picker.show('install');
+  assert.equal(calls[0].query, 'install');
+  calls[0].answer.resolve(result([hit('docs/a.md#1', 0), hit('docs/b.md#2', 9)]));
+  await flush();
+  assert.equal(current().title, 'Fisk: Search Knowledge — lexical');
+  current().acceptItem(1);
+  assert.equal((await shown)?.citation, 'docs/b.md#2');
+  assert.deepEqual(opened.map((h) => h.citation), ['docs/b.md#2']);
+  assert.equal(current().disposed, true);
+  nodeMock.timers.reset();
+});
+
+test('the item button copies the citation', async () => {
+  const { picker, calls, copied } = setup();
+  void picker.show('x');
+  calls[0].answer.resolve(result([hit('docs/a.md#4', 0)]));
+  await flush();
+  current().button.fire({ item: current().items[0], button: current().items[0].buttons[0] });
+  assert.deepEqual(copied, ['docs/a.md#4']);
+  nodeMock.timers.reset();
+});
+
+test('a failed request shows why, and accepting it runs its action', async () => {
+  const { picker, calls, acted } = setup();
+  const shown = picker.show('x');
+  calls[0].answer.reject(new ServerNotRunningError('The fisk-ls server is not running (crashed).', 'failed'));
+  await flush();
+  assert.equal(current().items.length, 1);
+  assert.match(current().items[0].detail, /crashed/);
+  current().acceptItem(0);
+  assert.equal(await shown, undefined);
+  assert.deepEqual(acted.map((n) => n.action), ['restartServer']);
+  nodeMock.timers.reset();
+});
+
+test('index not built: one row that offers to reindex', async () => {
+  const { picker, calls } = setup();
+  void picker.show('x');
+  calls[0].answer.resolve(result([], { status: 'index_not_built' }));
+  await flush();
+  assert.equal(current().items.length, 1);
+  assert.equal(current().items[0].notice.action, 'reindex');
+  nodeMock.timers.reset();
+});
+
+test('clearing the query clears the list without a request; hiding cancels', () => {
+  const { picker, calls } = setup();
+  const shown = picker.show('x');
+  current().type('');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].token.isCancellationRequested, true);
+  assert.deepEqual(current().items, []);
+  current().type('y');
+  current().hide();
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.equal(calls.length, 1, 'no request after hiding');
+  nodeMock.timers.reset();
+  return shown.then((value) => assert.equal(value, undefined));
+});

@@ -1,0 +1,61 @@
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ThemeIcon } from './mock/vscode';
+import { hit, result } from './helpers';
+import { ServerNotRunningError } from '../../common/protocol';
+import { failureNotice, hitItem, lineReference, noticeFor, oneLine, relpathOf, searchTitle } from '../../common/searchItems';
+
+const button = { iconPath: new ThemeIcon('copy') as never, tooltip: 'Copy citation' };
+
+test('an item shows the section, relpath:line (1-based) and a one-line snippet', () => {
+  const item = hitItem(hit('docs/install.md#2', 12), button);
+  assert.equal(item.label, '$(book) Install > pip');
+  assert.equal(item.description, 'docs/install.md:13');
+  assert.equal(item.detail, 'Run pip install fisk-ls to get docs/install.md');
+  assert.equal(item.alwaysShow, true);
+  assert.deepEqual(item.buttons, [button]);
+});
+
+test('an item without a section falls back to the path', () => {
+  assert.equal(hitItem(hit('notes.txt#1', 0, '  '), button).label, '$(book) notes.txt');
+});
+
+test('paths may contain #', () => {
+  assert.equal(relpathOf('docs/c#/a.md#4'), 'docs/c#/a.md');
+  assert.equal(lineReference(hit('docs/c#/a.md#4', 0)), 'docs/c#/a.md:1');
+});
+
+test('long snippets are cut at a word boundary', () => {
+  const text = 'word '.repeat(100);
+  const cut = oneLine(text, 40);
+  assert.ok(cut.length <= 40, cut);
+  assert.ok(cut.endsWith('word…'), cut);
+});
+
+test('every empty state says why', () => {
+  const notBuilt = noticeFor(result([], { status: 'index_not_built' }), 'q');
+  assert.equal(notBuilt?.action, 'reindex');
+  assert.match(notBuilt?.label ?? '', /not been built/);
+  assert.match(noticeFor(result([], { status: 'index_empty' }), 'q')?.detail ?? '', /fisk\.paths/);
+  assert.match(noticeFor(result([], { status: 'no_terms' }), '!!')?.detail ?? '', /"!!" has no searchable words/);
+  assert.match(noticeFor(result([]), 'zebra')?.label ?? '', /No matches for "zebra"/);
+  assert.equal(noticeFor(result([hit('a.md#1', 0)]), 'q'), undefined);
+});
+
+test('a degraded tier gives its reason in the empty state and the title', () => {
+  const degraded = result([], { degraded: true, reason: 'embeddings endpoint unreachable', tier: 'degraded: embeddings endpoint unreachable' });
+  assert.match(noticeFor(degraded, 'q')?.detail ?? '', /degraded: embeddings endpoint unreachable/);
+  assert.match(searchTitle(degraded), /degraded: embeddings endpoint unreachable/);
+  assert.equal(searchTitle(result([])), 'Fisk: Search Knowledge — lexical');
+});
+
+test('failures say the server is not running, or show the error', () => {
+  const missing = failureNotice(new ServerNotRunningError('The language server "fisk-ls" was not found on PATH.', 'missing'));
+  assert.equal(missing.action, 'openSettings');
+  assert.match(missing.label, /not running/);
+  assert.match(missing.detail, /not found on PATH/);
+  assert.equal(failureNotice(new ServerNotRunningError('stopped', 'failed')).action, 'restartServer');
+  const failed = failureNotice({ code: -32602, message: 'query must be a string' });
+  assert.equal(failed.action, 'showLog');
+  assert.match(failed.detail, /query must be a string/);
+});

@@ -1,0 +1,140 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { beforeEach, test } from 'node:test';
+import { FakeLanguageClient, State } from './mock/languageclient';
+import { mock, window } from './mock/vscode';
+import { fakeServerExecutable, flush, reset } from './helpers';
+import { ServerNotRunningError } from '../../common/protocol';
+import { answerConfiguration, FiskServer } from '../../common/server';
+
+beforeEach(reset);
+
+function newServer(): FiskServer {
+  return new FiskServer(window.createOutputChannel('Fisk', { log: true }) as never);
+}
+
+test('a missing server says how to install it, and requests fail with that reason', async () => {
+  mock.settings['fisk.server.command'] = '/nonexistent/fisk-ls';
+  mock.messageAnswer = 'Copy Install Command';
+  const server = newServer();
+  await server.restart();
+  assert.deepEqual(server.state, { kind: 'missing', command: '/nonexistent/fisk-ls' });
+  assert.equal(FakeLanguageClient.instances.length, 0);
+  assert.equal(mock.messages[0].level, 'error');
+  assert.match(mock.messages[0].text, /"\/nonexistent\/fisk-ls" was not found\. Install it with `pip install fisk-ls`/);
+  assert.deepEqual(mock.messages[0].actions, ['Copy Install Command', 'Open Settings']);
+  await flush();
+  assert.equal(mock.clipboard, 'pip install fisk-ls');
+  await assert.rejects(server.request('fisk.knowledge.status'), (e: unknown) => e instanceof ServerNotRunningError && e.state === 'missing');
+});
+
+test('the default command is looked up on PATH and started over stdio', async () => {
+  const file = fakeServerExecutable();
+  const savedPath = process.env.PATH;
+  process.env.PATH = path.dirname(file);
+  try {
+    mock.settings['fisk.server.args'] = ['--log-file', '/tmp/x.log'];
+    const server = newServer();
+    await server.restart();
+    const client = FakeLanguageClient.instances[0];
+    assert.equal(client.serverOptions.command, file);
+    assert.deepEqual(client.serverOptions.args, ['--log-file', '/tmp/x.log']);
+    assert.equal(client.serverOptions.transport, undefined, 'stdio without an extra --stdio argument');
+    assert.equal(client.id, 'fisk');
+    assert.deepEqual(server.state, { kind: 'running' });
+  } finally {
+    process.env.PATH = savedPath;
+  }
+});
+
+test('settings go out as initializationOptions; every file document is served', async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  mock.settings['fisk.paths'] = ['docs'];
+  mock.settings['fisk.topK'] = 3;
+  await newServer().restart();
+  const options = FakeLanguageClient.instances[0].clientOptions;
+  assert.deepEqual(options.initializationOptions, { paths: ['docs'], topK: 3, workspaceSymbols: false });
+  assert.deepEqual(options.documentSelector, [{ scheme: 'file' }]);
+});
+
+test('workspace/configuration: section fisk gets the server settings, others the default answer', async () => {
+  mock.settings['fisk.topK'] = 7;
+  const answer = answerConfiguration({ items: [{ section: 'fisk' }, { section: 'editor' }, { section: 'fisk', scopeUri: 'file:///ws' }] }, [
+    { raw: true },
+    'editor',
+    { raw: true },
+  ]);
+  assert.deepEqual(answer, [{ topK: 7, workspaceSymbols: false }, 'editor', { topK: 7, workspaceSymbols: false }]);
+});
+
+test('requests are workspace/executeCommand with one argument object', async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  FakeLanguageClient.handlers.set('fisk.knowledge.search', (args) => ({ echo: args }));
+  FakeLanguageClient.handlers.set('fisk.knowledge.status', (args) => ({ args }));
+  const server = newServer();
+  await server.restart();
+  assert.deepEqual(await server.request('fisk.knowledge.search', { query: 'q', topK: 2 }), { echo: { query: 'q', topK: 2 } });
+  await server.request('fisk.knowledge.status');
+  assert.deepEqual(FakeLanguageClient.instances[0].requests[1].args, []);
+});
+
+test('restart stops the old client before starting a new one', async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  const server = newServer();
+  await server.restart();
+  await server.restart();
+  assert.equal(FakeLanguageClient.instances.length, 2);
+  assert.equal(FakeLanguageClient.instances[0].stopped, true);
+  assert.equal(FakeLanguageClient.instances[1].stopped, false);
+  await server.stop();
+  assert.deepEqual(server.state, { kind: 'stopped' });
+});
+
+test('a server that fails to start is reported, with the log one click away', async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  FakeLanguageClient.startError = new Error('exited with code 2');
+  const server = newServer();
+  await server.restart();
+  assert.deepEqual(server.state, { kind: 'failed', message: 'exited with code 2' });
+  assert.match(mock.messages[0].text, /failed to start: exited with code 2/);
+  assert.deepEqual(mock.messages[0].actions, ['Show Log']);
+  assert.match(server.describe(), /Fisk: Restart Server/);
+});
+
+test('a server that dies while running turns the state to failed', async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  const server = newServer();
+  const states: string[] = [];
+  server.onDidChangeState((s) => states.push(s.kind));
+  await server.restart();
+  FakeLanguageClient.instances[0].stateEmitter.fire({ oldState: State.Running, newState: State.Stopped });
+  assert.equal(server.state.kind, 'failed');
+  assert.deepEqual(states, ['starting', 'starting', 'running', 'running', 'failed']);
+});
+
+test('an unexpected error while starting is reported and a later restart still works', async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  Object.defineProperty(mock.settings, 'fisk.paths', {
+    configurable: true,
+    get: () => {
+      throw new Error('unexpected');
+    },
+  });
+  const server = newServer();
+  await server.restart();
+  assert.deepEqual(server.state, { kind: 'failed', message: 'unexpected' });
+  delete mock.settings['fisk.paths'];
+  await server.restart();
+  assert.deepEqual(server.state, { kind: 'running' });
+});
+
+test('$/progress from the server is re-emitted', async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  const server = newServer();
+  const seen: string[] = [];
+  server.onDidProgress((p) => seen.push(p.kind));
+  await server.restart();
+  FakeLanguageClient.instances[0].progress({ kind: 'begin', title: 'Indexing docs' });
+  FakeLanguageClient.instances[0].progress({ kind: 'end' });
+  assert.deepEqual(seen, ['begin', 'end']);
+});
