@@ -24,8 +24,7 @@ from typing import Any
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
-from fisk_ls.knowledge.fts import match_expression
-from fisk_ls.knowledge.search import lexical_ids, rrf, vector_ids
+from fisk_ls.knowledge.search import TermStats, lexical_ids, query_expression, rrf, vector_ids
 from fisk_ls.knowledge.vectors import normalize
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
@@ -131,10 +130,11 @@ def evaluate(
         }
         if embed_url:
             kb.store.ensure_vec(snap.conn)
+        stats_cache = TermStats()
         for qid, text in queries.items():
             skip = qid if name == "arguana" else None
             q0 = time.perf_counter()
-            expr = match_expression(text)
+            expr = query_expression(snap, text, stats_cache)
             lex = [cid for cid, _ in lexical_ids(snap, expr, DEPTH * 2)] if expr else []
             lat.append(time.perf_counter() - q0)
             runs["lexical"][qid] = to_docs(lex, chunk_doc, skip)

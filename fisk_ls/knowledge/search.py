@@ -148,6 +148,20 @@ class TermStats:
         return df
 
 
+def query_expression(
+    snap: Snapshot, query: str, term_stats: TermStats | None, *, prefix_last: bool = False
+) -> str:
+    """The MATCH expression for ``query`` against this snapshot (very common terms pruned when
+    term statistics are available).
+
+    Keeping only the rarest terms of a long query was tried: 10x faster on pasted paragraphs but
+    ArguAna nDCG@10 fell 0.465 -> 0.406, so the first ``MAX_TERMS`` terms are kept."""
+    terms = query_terms(query)
+    if term_stats is not None:
+        terms = term_stats.prune(snap, terms)
+    return match_expression(query, prefix_last=prefix_last, terms=terms)
+
+
 def lexical_ids(snap: Snapshot, expression: str, limit: int = FANOUT) -> list[tuple[int, float]]:
     """(chunk id, bm25) best first; bm25 is negative, lower is better; ties by id."""
     f = snap.tables["fts"]
@@ -237,10 +251,7 @@ def run_search(
     if hybrid:
         assert embedder is not None
         check_identity(snap, embedder.model, *prefixes)
-    terms = query_terms(query)
-    if term_stats is not None:
-        terms = term_stats.prune(snap, terms)
-    expression = match_expression(query, prefix_last=prefix_last, terms=terms)
+    expression = query_expression(snap, query, term_stats, prefix_last=prefix_last)
     lexical = lexical_ids(snap, expression) if expression else []
     vector: list[int] = []
     degraded, reason = False, None
