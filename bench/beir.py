@@ -88,7 +88,7 @@ def evaluate(
     model: str | None = None,
     query_prefix: str = "",
     document_prefix: str = "",
-    workdir: Path | None = None,
+    cache: Path | None = None,
     progress: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
 ) -> dict[str, Any]:
     base = CORPORA / f"beir-{name}"
@@ -96,10 +96,14 @@ def evaluate(
         base / "qrels" / f"{split}.tsv" if (base / "qrels").is_dir() else base / "qrels.tsv"
     )
     queries = {q["_id"]: q["text"] for q in read_jsonl(base / "queries.jsonl") if q["_id"] in qrels}
-    tmp = Path(tempfile.mkdtemp(prefix=f"beir-{name}-", dir=workdir))
+    # With a cache folder the project and its index persist, so a re-run re-embeds nothing.
+    tmp = cache / f"beir-{name}" if cache else Path(tempfile.mkdtemp(prefix=f"beir-{name}-"))
     root = tmp / "project"
-    root.mkdir()
-    ndocs = build_project(name, root)
+    if not root.is_dir() or cache is None:
+        root.mkdir(parents=True, exist_ok=True)
+        ndocs = build_project(name, root)
+    else:
+        ndocs = sum(1 for _ in root.glob("*.md"))
     settings = resolve_settings(cwd=root, store_base=tmp / "store")
     if embed_url:
         settings = settings.with_overrides(
@@ -173,6 +177,9 @@ def main() -> None:
     ap.add_argument("--model")
     ap.add_argument("--query-prefix", default="")
     ap.add_argument("--document-prefix", default="")
+    ap.add_argument(
+        "--cache", type=Path, help="keep projects and indexes here (re-runs reuse vectors)"
+    )
     args = ap.parse_args()
     if not (CORPORA / f"beir-{args.dataset}").is_dir():
         sys.exit(f"corpus not found under {CORPORA}")
@@ -186,6 +193,7 @@ def main() -> None:
                 args.model,
                 args.query_prefix,
                 args.document_prefix,
+                cache=args.cache,
             ),
             indent=2,
         )

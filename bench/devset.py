@@ -235,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", help="embedding model name (with --embed-url)")
     ap.add_argument("--query-prefix", default="")
     ap.add_argument("--document-prefix", default="")
+    ap.add_argument("--store-base", help="keep the indexes here (reused by later runs)")
     ap.add_argument("--validate-only", action="store_true", help="check the question file, exit")
     args = ap.parse_args(argv)
     if args.embed_url and not args.model:
@@ -262,7 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         },
         "runs": {},
     }
-    with tempfile.TemporaryDirectory(prefix="fisk-devset-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="fisk-devset-") as scratch:
+        # A persistent --store-base lets a re-run reuse its vectors (the vector cache).
+        tmp = args.store_base or scratch
         settings = resolve_settings(cwd=corpus, store_base=Path(tmp), discover=False)
         modes: list[tuple[str, Any]] = [("lexical", settings)]
         if args.embed_url:
