@@ -37,6 +37,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 _SPECIAL_START = frozenset(" \t#`~=-+*_>|<0123456789")
 
 
+def display_text(section: str, text: str) -> str:
+    """The text a reader sees for a chunk: breadcrumb, blank line, body."""
+    return f"{section}\n\n{text}" if section else text
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """One searchable piece of a document.
@@ -57,8 +62,7 @@ class Chunk:
 
     @property
     def content(self) -> str:
-        """The text a reader sees: breadcrumb, blank line, body."""
-        return f"{self.section}\n\n{self.text}" if self.section else self.text
+        return display_text(self.section, self.text)
 
 
 @dataclass(frozen=True, slots=True)

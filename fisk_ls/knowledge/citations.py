@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from .chunker import display_text
 from .errors import CitationError
 
 EXAMPLE = "docs/guide.md#3"
@@ -65,7 +66,7 @@ class CitedChunk:
 
     @property
     def content(self) -> str:
-        return f"{self.section}\n\n{self.text}" if self.section else self.text
+        return display_text(self.section, self.text)
 
     @property
     def current_lines(self) -> tuple[int, int] | None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import fts, schema
-from .chunker import Chunk, chunk_document
+from .chunker import Chunk, chunk_document, display_text
 from .errors import KnowledgeError
 from .location import document_key, key_prefix
 from .store import Manifest, scalar
@@ -201,8 +201,7 @@ EMBED_GROUP = 192
 
 def _embed_text(row: tuple[object, ...]) -> str:
     """What a chunk is embedded as: breadcrumb, blank line, body (as a reader sees it)."""
-    section, body = str(row[1]), str(row[2])
-    return f"{section}\n\n{body}" if section else body or section or " "
+    return display_text(str(row[1]), str(row[2])) or " "
 
 
 def _under(key: str, walked: list[str]) -> bool:

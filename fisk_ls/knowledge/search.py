@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from .chunker import display_text
 from .citations import format_citation
 from .config import clamp_top_k
 from .errors import EmbeddingsError, IdentityMismatch
@@ -64,7 +65,7 @@ class Hit:
 
     @property
     def content(self) -> str:
-        return f"{self.section}\n\n{self.text}" if self.section else self.text
+        return display_text(self.section, self.text)
 
 
 @dataclass(frozen=True)
