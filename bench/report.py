@@ -163,7 +163,7 @@ def main() -> None:
     lines = [
         "# Benchmarks",
         "",
-        "Rewritten by `bash bench/run.sh` (see the README). Every number below comes from that run; "
+        "Rewritten by `bash bench/run.sh` (see the README) from the raw results in bench/results/; "
         "the exact commands are in bench/run.sh.",
         "",
     ]
