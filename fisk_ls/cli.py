@@ -134,7 +134,7 @@ def index_cmd(
     from .knowledge.location import absolute_roots
 
     settings = obj.settings()
-    roots = absolute_roots(settings.project_root, [str(p) for p in paths]) if paths else None
+    roots = absolute_roots([str(p) for p in paths]) if paths else None
     if not obj.as_json:
         click.echo(render.tier(settings))
     cancel = threading.Event()
@@ -263,9 +263,7 @@ def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
     keys = []
     for p in paths:
         try:
-            keys.append(
-                document_key(absolute_roots(settings.project_root, [p])[0], settings.project_root)
-            )
+            keys.append(document_key(absolute_roots([p])[0], settings.project_root))
         except KnowledgeError:
             keys.append(p)
     with open_writer(settings.store_dir) as writer:

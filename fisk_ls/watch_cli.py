@@ -28,9 +28,7 @@ def _stamp() -> str:
 def run_watch(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: bool) -> None:
     seconds = parse_duration(debounce, "--debounce")
     settings = obj.settings()
-    roots = (
-        absolute_roots(settings.project_root, [str(p) for p in paths]) if paths else settings.roots
-    )
+    roots = absolute_roots([str(p) for p in paths]) if paths else settings.roots
     click.echo(render.tier(settings))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -71,7 +71,6 @@ class IndexStats:
     removed: int = 0
     chunks: int = 0
     embeddings: int = 0
-    pending_embeddings: int = 0
     first_build: bool = False
     dry_run: bool = False
     notes: list[str] = field(default_factory=list)
@@ -298,8 +297,6 @@ class Indexer:
             raise
         if vectors is not None:
             stats.embeddings = vectors.embedded
-        elif dry_run and self.embedder is not None:
-            stats.embeddings = stats.pending_embeddings
         if rebuild and not dry_run:
             self.writer.finish_rebuild(generation, vectors.target if vectors else Manifest())
         elif (stats.removed or stats.updated) and not dry_run:
@@ -366,7 +363,7 @@ class Indexer:
                         flush()
                     continue
                 if dry_run and self.embedder is not None and outcome.prepared:
-                    stats.pending_embeddings += len(outcome.prepared.rows)
+                    stats.embeddings += len(outcome.prepared.rows)  # what a real run would send
                 if not dry_run:
                     batch.tick()
                 self._apply(outcome, tables, stats, dry_run)

@@ -148,9 +148,7 @@ def _absolute(root: Path, path: str | Path) -> Path:
     return Path(os.path.abspath(p if p.is_absolute() else root / p))
 
 
-def absolute_roots(
-    root: Path, paths: list[str] | tuple[str, ...], cwd: Path | None = None
-) -> tuple[Path, ...]:
+def absolute_roots(paths: list[str] | tuple[str, ...], cwd: Path | None = None) -> tuple[Path, ...]:
     """Paths typed by a person (relative to ``cwd``) as absolute paths."""
     base = (cwd or Path.cwd()).resolve()
     return tuple(_absolute(base, p) for p in paths)

@@ -98,10 +98,8 @@ class Writer:
         b = Batch(self, max_units, max_seconds)
         try:
             yield b
-        except BaseException:
-            b.close(commit=True)  # keep what finished: each unit is complete on its own
-            raise
-        b.close(commit=True)
+        finally:
+            b.commit()  # also on failure: each finished unit is complete on its own
 
     # -- generations -------------------------------------------------------------------------
 
@@ -221,11 +219,6 @@ class Batch:
         """Commit now (before slow work such as embedding that must not hold a transaction)."""
         if self.writer.conn.in_transaction:
             self.writer.conn.execute("COMMIT")
-
-    def close(self, commit: bool) -> None:
-        conn = self.writer.conn
-        if conn.in_transaction:
-            conn.execute("COMMIT" if commit else "ROLLBACK")
 
 
 def open_writer(store_dir: Path, *, wait: float = 0.0) -> Writer:

@@ -48,7 +48,7 @@ class Options:
         """``settings`` of one root with these options laid over them."""
         root = settings.project_root
         return settings.with_overrides(
-            roots=absolute_roots(root, list(self.paths), cwd=root) if self.paths else None,
+            roots=absolute_roots(list(self.paths), cwd=root) if self.paths else None,
             top_k=self.top_k,
             embeddings=self.embeddings.config() if self.embeddings else False,
         )
