@@ -24,8 +24,14 @@ from typing import Any
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
-from fisk_ls.knowledge.search import TermStats, lexical_ids, query_expression, rrf, vector_ids
-from fisk_ls.knowledge.vectors import normalize
+from fisk_ls.knowledge.search import (
+    TermStats,
+    lexical_ids,
+    query_expression,
+    rrf,
+    vector_ids,
+)
+from fisk_ls.knowledge.vectors.pack import normalize
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 DEPTH = 100

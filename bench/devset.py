@@ -27,9 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fisk_ls.knowledge import Hit, Knowledge, index, resolve_settings
-from fisk_ls.knowledge.chunker import headings
+from fisk_ls.knowledge import (
+    Hit,
+    Knowledge,
+    index,
+    resolve_settings,
+)
 from fisk_ls.knowledge.config import EmbeddingsConfig
+from fisk_ls.knowledge.index.chunker import headings
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "opentelemetry-io"
 QUESTIONS = Path(__file__).resolve().parent / "devset" / "otel-questions.jsonl"

@@ -31,7 +31,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from floor import floor
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings, update_paths
+from fisk_ls.knowledge import (
+    Knowledge,
+    Settings,
+    index,
+    resolve_settings,
+    update_paths,
+)
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 PS = CORPORA / "windows-powershell-docs"
@@ -209,7 +215,7 @@ def scaling(corpus: Path, work: Path, sizes: Sequence[int]) -> list[dict[str, An
         root = work / f"scale-{want}"
         picked = 0
         chunks = 0
-        from fisk_ls.knowledge.chunker import chunk_document
+        from fisk_ls.knowledge.index.chunker import chunk_document
 
         for p in files:
             if chunks >= want:

@@ -20,11 +20,21 @@ from .errors import (
     KnowledgeError,
     StoreError,
 )
-from .indexer import Cancelled, Indexer, IndexReporter, IndexStats
+from .index.runs import (
+    Cancelled,
+    Indexer,
+    IndexReporter,
+    IndexStats,
+)
 from .location import Settings, resolve_settings
-from .reader import Knowledge, Source, StoreStats, make_embedder
+from .reader import (
+    Knowledge,
+    Source,
+    StoreStats,
+    make_embedder,
+)
 from .search import Hit, SearchResult, tier_line
-from .vector_index import DocumentEmbedder
+from .vectors.tier import DocumentEmbedder
 from .writer import Writer, open_writer
 
 __all__ = [

@@ -13,7 +13,13 @@ from pathlib import Path
 
 from .location import Settings
 from .lock import WriterLock
-from .store import SIDECARS, connect_reader, db_path, read_manifest, scalar
+from .store import (
+    SIDECARS,
+    connect_reader,
+    db_path,
+    read_manifest,
+    scalar,
+)
 
 
 @dataclass(frozen=True)

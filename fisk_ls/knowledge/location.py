@@ -12,7 +12,12 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from .config import AgentConfig, EmbeddingsConfig, KnowledgeConfig, load_agent_config
+from .config import (
+    AgentConfig,
+    EmbeddingsConfig,
+    KnowledgeConfig,
+    load_agent_config,
+)
 from .errors import ConfigError
 
 CONFIG_NAME = "agent.yaml"

@@ -12,14 +12,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .citations import CitedChunk, check_freshness, format_citation, parse_citation
+from .citations import (
+    CitedChunk,
+    check_freshness,
+    format_citation,
+    parse_citation,
+)
 from .errors import CitationError
 from .location import Settings
-from .search import QueryEmbedder, SearchResult, TermStats, run_search, tier_line
+from .search import (
+    QueryEmbedder,
+    SearchResult,
+    TermStats,
+    run_search,
+    tier_line,
+)
 from .store import Snapshot, Store, scalar
 
 if TYPE_CHECKING:
-    from .embeddings import EmbeddingsClient
+    from .vectors.client import EmbeddingsClient
 
 
 @dataclass(frozen=True)
@@ -50,7 +61,7 @@ def make_embedder(settings: Settings) -> EmbeddingsClient | None:
     cfg = settings.embeddings
     if cfg is None:
         return None
-    from .embeddings import EmbeddingsClient
+    from .vectors.client import EmbeddingsClient
 
     return EmbeddingsClient(
         base_url=cfg.base_url,

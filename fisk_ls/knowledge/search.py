@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from .chunker import display_text
 from .citations import format_citation
 from .config import clamp_top_k
 from .errors import EmbeddingsError, IdentityMismatch
 from .fts import match_expression, query_terms
+from .index.chunker import display_text
 from .store import scalar
-from .vectors import normalize, pack
+from .vectors.pack import normalize, pack
 
 if TYPE_CHECKING:
     from .store import Snapshot

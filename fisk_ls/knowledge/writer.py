@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 
 from . import schema
 from .lock import WriterLock
-from .store import Manifest, connect_writer, ensure_store_dir, load_vec, read_manifest, scalar
+from .store import (
+    Manifest,
+    connect_writer,
+    ensure_store_dir,
+    load_vec,
+    read_manifest,
+    scalar,
+)
 
 if TYPE_CHECKING:
     import apsw

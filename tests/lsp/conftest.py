@@ -86,7 +86,7 @@ async def lsp_session(
 ) -> AsyncIterator[Client]:
     """Start fisk-ls, initialize it on ``folders`` and shut it down cleanly afterwards."""
     config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "fisk_ls.server"],
+        server_command=[sys.executable, "-m", "fisk_ls.lsp"],
         server_env=server_env(base),
         client_factory=make_client,
     )

@@ -39,7 +39,7 @@ async def test_fisk_ai_lsp_with_log_file(tmp_path: Path) -> None:
 
 async def test_exit_without_shutdown_still_ends_the_process(tmp_path: Path) -> None:
     root = copy_fixture("basic", tmp_path / "basic")
-    client = await start([sys.executable, "-m", "fisk_ls.server"], tmp_path, root)
+    client = await start([sys.executable, "-m", "fisk_ls.lsp"], tmp_path, root)
     await command(client, "fisk.knowledge.status")
     client.exit(None)
     assert client._server is not None
@@ -64,7 +64,7 @@ async def test_tcp(tmp_path: Path) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "fisk_ls.server", "--tcp", f"127.0.0.1:{port}",
+        sys.executable, "-m", "fisk_ls.lsp", "--tcp", f"127.0.0.1:{port}",
         env=server_env(tmp_path), stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     try:
@@ -107,7 +107,7 @@ async def test_client_vanishing_mid_index_leaves_nothing_behind(tmp_path: Path) 
     root = make_corpus(tmp_path / "big", files=600)
     env = server_env(tmp_path)
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "fisk_ls.server", env=env,
+        sys.executable, "-m", "fisk_ls.lsp", env=env,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert server.stdin is not None and server.stdout is not None

@@ -10,9 +10,15 @@ from typing import Any
 
 import pytest
 
-from fisk_ls.knowledge import IndexStats, Knowledge, Settings, open_writer, update_paths
-from fisk_ls.server import indexing
-from fisk_ls.server.indexing import IndexQueue, QueueHooks
+from fisk_ls.knowledge import (
+    IndexStats,
+    Knowledge,
+    Settings,
+    open_writer,
+    update_paths,
+)
+from fisk_ls.lsp import indexing
+from fisk_ls.lsp.indexing import IndexQueue, QueueHooks
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 10.0) -> None:

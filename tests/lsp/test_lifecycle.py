@@ -70,7 +70,7 @@ async def test_workspace_symbols(tmp_path: Path, editor: str) -> None:
 async def test_workspace_symbols_off_by_initialization_option(tmp_path: Path) -> None:
     root = copy_fixture("basic", tmp_path / "basic")
     config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "fisk_ls.server"], server_env=server_env(tmp_path)
+        server_command=[sys.executable, "-m", "fisk_ls.lsp"], server_env=server_env(tmp_path)
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from fisk_ls.knowledge import Settings
-from fisk_ls.server.options import Embeddings, Options, parse_options
+from fisk_ls.lsp.options import Embeddings, Options, parse_options
 
 
 def test_empty_and_missing_are_defaults() -> None:

@@ -1,4 +1,4 @@
-"""The pygls protocol fixes (fisk_ls/server/protocol.py): finished futures are forgotten."""
+"""The pygls protocol fixes (fisk_ls/lsp/protocol.py): finished futures are forgotten."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import concurrent.futures
 
 import pytest
 
-from fisk_ls.server.server import create_server
+from fisk_ls.lsp.server import create_server
 
 
 @pytest.mark.parametrize("kind", ["coroutine", "thread"])

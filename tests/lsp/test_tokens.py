@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fisk_ls.server.citations import find_tokens
+from fisk_ls.lsp.citations import find_tokens
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import anyio
 import httpx
 import pytest
 
-from fisk_ls.tool import NAME
+from fisk_ls.agent.tool import NAME
 
 from .conftest import child_env, error_text, http_server, outcome, run_cli
 

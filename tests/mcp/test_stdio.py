@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from fisk_ls.tool import INPUT_SCHEMA, NAME, SYSTEM_NOTE
+from fisk_ls.agent.tool import INPUT_SCHEMA, NAME, SYSTEM_NOTE
 
 from .conftest import error_text, index, outcome, run_cli, stdio, text_of, write_config
 

@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import IndexLocked, Knowledge, Settings, index, open_writer
+from fisk_ls.knowledge import (
+    IndexLocked,
+    Knowledge,
+    Settings,
+    index,
+    open_writer,
+)
 
 pytestmark = pytest.mark.slow
 

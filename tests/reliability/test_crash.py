@@ -14,7 +14,12 @@ from pathlib import Path
 import apsw
 import pytest
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings
+from fisk_ls.knowledge import (
+    Knowledge,
+    Settings,
+    index,
+    resolve_settings,
+)
 from fisk_ls.knowledge.store import db_path
 from tests.support.fake_embed_server import FakeEmbedServer
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from fisk_ls.agent.tool import KnowledgeTool, ToolInputError
 from fisk_ls.knowledge import Knowledge, Settings, index
-from fisk_ls.tool import KnowledgeTool, ToolInputError
 from tests.support.fake_embed_server import FakeEmbedServer
 
 SECRET = "sk-test-DO-NOT-LEAK-7f3a9"

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 class RawClient:
     def __init__(self, cwd: Path, env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "fisk_ls.server"],
+            [sys.executable, "-m", "fisk_ls.lsp"],
             cwd=cwd,
             env=env,
             stdin=subprocess.PIPE,

@@ -9,9 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Settings, index
-from fisk_ls.knowledge.search import Hit, SearchResult
-from fisk_ls.tool import (
+from fisk_ls.agent.tool import (
     INPUT_SCHEMA,
     NAME,
     SYSTEM_NOTE,
@@ -21,6 +19,8 @@ from fisk_ls.tool import (
     parse_args,
     trace,
 )
+from fisk_ls.knowledge import Settings, index
+from fisk_ls.knowledge.search import Hit, SearchResult
 
 
 def hit(i: int, text: str, section: str = "Guide > Part") -> Hit:

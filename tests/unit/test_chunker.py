@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge.chunker import MAX_CHARS, chunk_document, headings, split_lines
+from fisk_ls.knowledge.index.chunker import (
+    MAX_CHARS,
+    chunk_document,
+    headings,
+    split_lines,
+)
 
 
 def chunks_of(md: str):  # type: ignore[no-untyped-def]

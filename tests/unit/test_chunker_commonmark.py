@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from fisk_ls.knowledge.chunker import _front_matter, headings, split_lines
+from fisk_ls.knowledge.index.chunker import _front_matter, headings, split_lines
 
 MD = MarkdownIt("commonmark")
 

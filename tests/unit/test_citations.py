@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import CitationError, Knowledge, Settings, index
+from fisk_ls.knowledge import (
+    CitationError,
+    Knowledge,
+    Settings,
+    index,
+)
 from fisk_ls.knowledge.citations import format_citation, locate, parse_citation
 
 SEGMENT = st.text(

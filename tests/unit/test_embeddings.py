@@ -21,7 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
-from fisk_ls.knowledge.embeddings import (
+from fisk_ls.knowledge.errors import ConfigError, EmbeddingsError
+from fisk_ls.knowledge.vectors.client import (
     BREAKER_COOLDOWN,
     MAX_INPUT_BYTES,
     MAX_INPUTS_PER_CALL,
@@ -30,8 +31,7 @@ from fisk_ls.knowledge.embeddings import (
     EmbeddingsClient,
     validate_base_url,
 )
-from fisk_ls.knowledge.errors import ConfigError, EmbeddingsError
-from fisk_ls.knowledge.vectors import normalize
+from fisk_ls.knowledge.vectors.pack import normalize
 from tests.support import embed_fixtures
 from tests.support.fake_embed_server import FakeEmbedServer, fake_embedding, unused_port_url
 

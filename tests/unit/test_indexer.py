@@ -8,8 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, Settings, index, update_paths
-from fisk_ls.knowledge import indexer as indexer_mod
+from fisk_ls.knowledge import (
+    Knowledge,
+    Settings,
+    index,
+    update_paths,
+)
+from fisk_ls.knowledge.index import runs as indexer_mod
 
 
 def sources(settings: Settings) -> set[str]:

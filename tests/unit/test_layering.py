@@ -1,24 +1,53 @@
-"""The core never imports an adapter's framework."""
+"""Dependencies point one way: the core imports no adapter or adapter framework, and the three
+front ends (cli, lsp, agent) do not import each other except where one starts another."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-import fisk_ls.knowledge as core
+import fisk_ls
 
-FORBIDDEN = {"pygls", "lsprotocol", "click", "rich", "mcp", "fisk_ls.server", "fisk_ls.cli"}
+PACKAGE = Path(fisk_ls.__file__).parent
+FRAMEWORKS = {"pygls", "lsprotocol", "click", "rich", "mcp"}
+ADAPTERS = {"cli", "lsp", "agent"}
+
+
+def _imports(path: Path) -> list[str]:
+    """Absolute names of the fisk_ls modules and third-party packages a file imports."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    package = list(parts if path.name == "__init__.py" else parts[:-1])
+    out: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            out.append(module)
+            out.extend(f"{module}.{a.name}" for a in node.names)
+    return out
 
 
 def test_core_imports_no_adapter() -> None:
-    for path in Path(core.__file__).parent.glob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            for name in names:
-                top = name.split(".")[0]
-                assert top not in FORBIDDEN and name not in FORBIDDEN, f"{path.name} imports {name}"
+    for path in (PACKAGE / "knowledge").rglob("*.py"):
+        for name in _imports(path):
+            top = name.split(".")[0]
+            assert top not in FRAMEWORKS, f"{path} imports {name}"
+            assert not any(name.startswith(f"fisk_ls.{a}") for a in ADAPTERS), f"{path}: {name}"
+
+
+# Where one front end starts another: `fisk-ai lsp` and `fisk-ai mcp` (inside the command).
+ALLOWED = {("cli", "lsp"), ("cli", "agent")}
+
+
+def test_adapters_do_not_import_each_other() -> None:
+    for adapter in ADAPTERS:
+        for path in (PACKAGE / adapter).rglob("*.py"):
+            for name in _imports(path):
+                for other in ADAPTERS - {adapter}:
+                    if name.startswith(f"fisk_ls.{other}") and (adapter, other) not in ALLOWED:
+                        raise AssertionError(f"{path} imports {name}")

@@ -17,7 +17,7 @@ from fisk_ls.knowledge import (
     index,
     open_writer,
 )
-from fisk_ls.knowledge.indexer import Indexer
+from fisk_ls.knowledge.index.runs import Indexer
 from fisk_ls.knowledge.store import db_path
 
 

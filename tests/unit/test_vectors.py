@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge.vectors import normalize, pack, unpack
+from fisk_ls.knowledge.vectors.pack import normalize, pack, unpack
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 nonzero_vectors = st.lists(finite, min_size=1, max_size=64).filter(lambda v: any(v))

@@ -9,8 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import IndexLocked, Knowledge, KnowledgeError, Settings, index, update_paths
-from fisk_ls.knowledge.watcher import watch
+from fisk_ls.knowledge import (
+    IndexLocked,
+    Knowledge,
+    KnowledgeError,
+    Settings,
+    index,
+    update_paths,
+)
+from fisk_ls.knowledge.index.watcher import watch
 
 
 def wait_for(cond: Callable[[], bool], timeout: float = 10.0) -> bool:

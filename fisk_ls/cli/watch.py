@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..knowledge import IndexStats, index, update_paths
+from ..knowledge.config import parse_duration
+from ..knowledge.index.watcher import watch
+from ..knowledge.location import absolute_roots
 from . import render
-from .knowledge import IndexStats, index, update_paths
-from .knowledge.config import parse_duration
-from .knowledge.location import absolute_roots
-from .knowledge.watcher import watch
 
 if TYPE_CHECKING:
-    from .cli import Context
+    from .app import Context
 
 
 def _stamp() -> str:

@@ -14,15 +14,15 @@ import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from . import schema
-from .errors import EmbeddingsError, IdentityMismatch
-from .store import Manifest
-from .vectors import normalize, pack
+from .. import schema
+from ..errors import EmbeddingsError, IdentityMismatch
+from ..store import Manifest
+from .pack import normalize, pack
 
 if TYPE_CHECKING:
     import apsw
 
-    from .writer import Writer
+    from ..writer import Writer
 
 
 class DocumentEmbedder(Protocol):

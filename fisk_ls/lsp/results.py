@@ -9,7 +9,12 @@ from typing import Any
 from ..knowledge import Hit, IndexStats, KnowledgeError
 from ..knowledge.citations import CitedChunk
 from ..knowledge.sanitize import one_line
-from .convert import chunk_lines, hit_lines, location_link, unstructure
+from .convert import (
+    chunk_lines,
+    hit_lines,
+    location_link,
+    unstructure,
+)
 from .project import Merged, Project, Projects
 
 SNIPPET_CHARS = 240

@@ -88,7 +88,12 @@ class FiskLanguageServer(LanguageServer):
 
 
 def create_server() -> FiskLanguageServer:
-    from . import citations, commands, lifecycle, sync
+    from . import (
+        citations,
+        commands,
+        lifecycle,
+        sync,
+    )
 
     ls = FiskLanguageServer()
     for module in (lifecycle, sync, commands, citations):

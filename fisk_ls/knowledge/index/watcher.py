@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import IndexLocked, KnowledgeError
-from .indexer import IndexStats
+from ..errors import IndexLocked, KnowledgeError
+from .runs import IndexStats
 from .walk import is_document_name, skip_dir
 
 MIN_DEBOUNCE = 0.1

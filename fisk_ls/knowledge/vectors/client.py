@@ -39,8 +39,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from fisk_ls.knowledge.errors import ConfigError, EmbeddingsError, EmbeddingsErrorKind
-from fisk_ls.knowledge.vectors import normalize
+from ..errors import ConfigError, EmbeddingsError, EmbeddingsErrorKind
+from .pack import normalize
 
 log = logging.getLogger(__name__)
 

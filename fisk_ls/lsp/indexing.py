@@ -31,9 +31,9 @@ from ..knowledge import (
     open_writer,
     update_paths,
 )
+from ..knowledge.index.watcher import expand
 from ..knowledge.location import Settings
 from ..knowledge.reader import make_embedder
-from ..knowledge.watcher import expand
 
 log = logging.getLogger(__name__)
 

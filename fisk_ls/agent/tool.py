@@ -15,9 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .knowledge import Knowledge, KnowledgeError, SearchResult, Settings
-from .knowledge.config import KNOWLEDGE_SEARCH, TOP_K_CEILING
-from .knowledge.sanitize import one_line
+from ..knowledge import (
+    Knowledge,
+    KnowledgeError,
+    SearchResult,
+    Settings,
+)
+from ..knowledge.config import KNOWLEDGE_SEARCH, TOP_K_CEILING
+from ..knowledge.sanitize import one_line
 
 NAME = KNOWLEDGE_SEARCH
 CHARS_PER_TOKEN = 4

@@ -11,11 +11,18 @@ import time
 from types import TracebackType
 from typing import Any
 
-from .knowledge import IndexReporter, IndexStats, SearchResult, Settings, Source, StoreStats
-from .knowledge.citations import CitedChunk
-from .knowledge.doctor import Check
-from .knowledge.sanitize import one_line, strip_controls
-from .knowledge.search import tier_line
+from ..knowledge import (
+    IndexReporter,
+    IndexStats,
+    SearchResult,
+    Settings,
+    Source,
+    StoreStats,
+)
+from ..knowledge.citations import CitedChunk
+from ..knowledge.doctor import Check
+from ..knowledge.sanitize import one_line, strip_controls
+from ..knowledge.search import tier_line
 
 SNIPPET_CHARS = 100
 
@@ -24,7 +31,7 @@ def tier(settings: Settings, dimension: int | None = None) -> str:
     if settings.embeddings is None:
         return tier_line()
     if dimension is None:
-        from .knowledge import Knowledge
+        from ..knowledge import Knowledge
 
         kb = Knowledge(settings)
         try:

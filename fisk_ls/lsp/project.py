@@ -14,10 +14,22 @@ from typing import TypeVar
 
 import apsw
 
-from ..knowledge import CitationError, Hit, Knowledge, KnowledgeError, StoreError, resolve_settings
+from ..knowledge import (
+    CitationError,
+    Hit,
+    Knowledge,
+    KnowledgeError,
+    StoreError,
+    resolve_settings,
+)
 from ..knowledge.citations import CitedChunk, parse_citation
 from ..knowledge.config import clamp_top_k
-from ..knowledge.search import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS, OK
+from ..knowledge.search import (
+    INDEX_EMPTY,
+    INDEX_NOT_BUILT,
+    NO_TERMS,
+    OK,
+)
 from .indexing import IndexQueue, QueueHooks
 from .options import Options
 from .watching import Watcher

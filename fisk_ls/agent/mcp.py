@@ -32,11 +32,19 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from .knowledge import ConfigError, KnowledgeError, resolve_settings
-from .knowledge.config import KNOWLEDGE_SEARCH, load_agent_config
-from .knowledge.location import find_config
-from .knowledge.sanitize import one_line
-from .tool import DESCRIPTION, INPUT_SCHEMA, NAME, SYSTEM_NOTE, KnowledgeTool, ToolInputError, trace
+from ..knowledge import ConfigError, KnowledgeError, resolve_settings
+from ..knowledge.config import KNOWLEDGE_SEARCH, load_agent_config
+from ..knowledge.location import find_config
+from ..knowledge.sanitize import one_line
+from .tool import (
+    DESCRIPTION,
+    INPUT_SCHEMA,
+    NAME,
+    SYSTEM_NOTE,
+    KnowledgeTool,
+    ToolInputError,
+    trace,
+)
 
 log = logging.getLogger("fisk_ls.mcp")
 

@@ -23,12 +23,11 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import fts, schema
-from .chunker import Chunk, chunk_document, display_text
-from .errors import KnowledgeError
-from .location import document_key, key_prefix
-from .store import Manifest, scalar
-from .vector_index import (
+from .. import fts, schema
+from ..errors import KnowledgeError
+from ..location import document_key, key_prefix
+from ..store import Manifest, scalar
+from ..vectors.tier import (
     DocumentEmbedder,
     VectorTier,
     delete_vectors,
@@ -36,10 +35,16 @@ from .vector_index import (
     insert_vectors,
     refuse_lexical_over_hybrid,
 )
-from .walk import Candidate, in_skipped_dir, is_document_name, walk
+from .chunker import Chunk, chunk_document, display_text
+from .walk import (
+    Candidate,
+    in_skipped_dir,
+    is_document_name,
+    walk,
+)
 
 if TYPE_CHECKING:
-    from .writer import Writer
+    from ..writer import Writer
 
 MAX_FILE_BYTES = 1024 * 1024
 """Larger files are skipped with a note (documentation pages are far smaller)."""

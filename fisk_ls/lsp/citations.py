@@ -14,7 +14,13 @@ from pygls.workspace import TextDocument
 
 from ..knowledge import KnowledgeError
 from ..knowledge.citations import CitedChunk
-from .convert import chunk_lines, file_uri, hover_markdown, location_link, uri_path
+from .convert import (
+    chunk_lines,
+    file_uri,
+    hover_markdown,
+    location_link,
+    uri_path,
+)
 from .project import Project
 from .server import FiskLanguageServer
 

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ..knowledge.watcher import relevant
+from ..knowledge.index.watcher import relevant
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,12 @@ from ..knowledge import KnowledgeError
 from . import symbols, sync
 from .convert import file_uri, uri_path
 from .indexing import QueueHooks
-from .options import SECTION, Options, bad_options_message, parse_options
+from .options import (
+    SECTION,
+    Options,
+    bad_options_message,
+    parse_options,
+)
 from .progress import LspProgress
 from .project import open_project
 from .server import FiskLanguageServer

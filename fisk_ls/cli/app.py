@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from . import render
-from .knowledge import (
+from ..knowledge import (
     Cancelled,
     KnowledgeError,
     Settings,
     resolve_settings,
 )
+from . import render
 
 if TYPE_CHECKING:
-    from .knowledge import Knowledge
+    from ..knowledge import Knowledge
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -45,7 +45,7 @@ class Context:
 
     def read(self, fn: Callable[[Knowledge], T]) -> tuple[Settings, T]:
         """Open the index read-only, call ``fn`` with it, close it."""
-        from .knowledge import Knowledge
+        from ..knowledge import Knowledge
 
         settings = self.settings()
         kb = Knowledge(settings)
@@ -130,8 +130,8 @@ def index_cmd(
     obj: Context, paths: tuple[Path, ...], reindex: bool, dry_run: bool, wait: bool
 ) -> None:
     """Index PATHS (default: the configured paths, or the project root)."""
-    from .knowledge import index
-    from .knowledge.location import absolute_roots
+    from ..knowledge import index
+    from ..knowledge.location import absolute_roots
 
     settings = obj.settings()
     roots = absolute_roots([str(p) for p in paths]) if paths else None
@@ -167,7 +167,7 @@ def index_cmd(
 @knowledge_command
 def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: bool) -> None:
     """Index, then keep the index fresh as files change (Ctrl-C to stop)."""
-    from .watch_cli import run_watch
+    from .watch import run_watch
 
     run_watch(obj, paths, debounce, no_initial)
 
@@ -226,8 +226,8 @@ def stats_cmd(obj: Context) -> None:
 @knowledge_command
 def doctor_cmd(obj: Context) -> None:
     """Check the index, its files, the lock and the embeddings server."""
-    from .knowledge.doctor import run_checks
-    from .knowledge.reader import make_embedder
+    from ..knowledge.doctor import run_checks
+    from ..knowledge.reader import make_embedder
 
     settings = obj.settings()
     embedder = make_embedder(settings)
@@ -252,9 +252,9 @@ def doctor_cmd(obj: Context) -> None:
 @knowledge_command
 def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
     """Remove documents (files or folders) from the index."""
-    from .knowledge import Indexer, open_writer
-    from .knowledge.location import absolute_roots, document_key
-    from .knowledge.store import db_path
+    from ..knowledge import Indexer, open_writer
+    from ..knowledge.location import absolute_roots, document_key
+    from ..knowledge.store import db_path
 
     settings = obj.settings()
     if not db_path(settings.store_dir).exists():
@@ -284,8 +284,8 @@ def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
 @knowledge_command
 def reset_cmd(obj: Context, force: bool) -> None:
     """Empty the index (asks for --force)."""
-    from .knowledge import open_writer
-    from .knowledge.store import db_path
+    from ..knowledge import open_writer
+    from ..knowledge.store import db_path
 
     settings = obj.settings()
     if not db_path(settings.store_dir).exists():
@@ -317,7 +317,7 @@ def _soft(obj: Context, message: str, **fields: Any) -> None:
 @click.option("--log-file", type=click.Path(path_type=Path), default=None)
 def lsp_cmd(tcp: str | None, log_file: Path | None) -> None:
     """Run the fisk-ls language server on stdio."""
-    from .server.__main__ import serve
+    from ..lsp.__main__ import serve
 
     serve(tcp=tcp, log_file=log_file)
 
@@ -347,7 +347,7 @@ def mcp_cmd(
 ) -> None:
     """Serve knowledge_search over MCP (only when allowlisted in agent.yaml)."""
     try:
-        from .mcp_server import serve
+        from ..agent.mcp import serve
     except ImportError as exc:  # pragma: no cover - depends on the optional extra
         raise click.ClickException(
             f"the MCP server needs the optional extra: pip install 'fisk-ls[mcp]' ({exc})"
