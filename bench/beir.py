@@ -135,7 +135,7 @@ def evaluate(
         chunk_doc = {
             int(cid): Path(str(path)).stem
             for cid, path in snap.conn.execute(
-                f"SELECT c.id, d.path FROM {t['chunks']} c JOIN {t['documents']} d ON d.id = c.document_id"
+                f"SELECT c.id, d.path FROM {t.chunks} c JOIN {t.documents} d ON d.id = c.document_id"
             )
         }
         if embed_url:

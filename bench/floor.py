@@ -40,7 +40,7 @@ def floor(corpus: Path, store: Path) -> dict[str, float]:
             path = os.path.join(dirpath, name)
             text = Path(path).read_text(encoding="utf-8", errors="replace")
             doc_id = conn.execute(
-                f"INSERT INTO {n['documents']}(path) VALUES (?) RETURNING id", (path,)
+                f"INSERT INTO {n.documents}(path) VALUES (?) RETURNING id", (path,)
             ).fetchone()[0]
             files += 1
             rows, buf = [], ""
@@ -52,8 +52,8 @@ def floor(corpus: Path, store: Path) -> dict[str, float]:
             if buf.strip():
                 rows.append(buf)
             conn.executemany(
-                f"INSERT INTO {names['chunks']}(document_id, ordinal, body, start_line, end_line,"
-                " heading_line, hash) VALUES (?, ?, ?, 0, 0, 0, '')",
+                f"INSERT INTO {names.chunks}(document_id, ordinal, body, start_line, end_line,"
+                " hash) VALUES (?, ?, ?, 0, 0, '')",
                 [(doc_id, i, body) for i, body in enumerate(rows)],
             )
             chunks += len(rows)

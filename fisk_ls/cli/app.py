@@ -62,10 +62,7 @@ def _emit_json(obj: dict[str, Any]) -> None:
 def knowledge_command(fn: F) -> F:
     """Shared --json flag and error conversion for every knowledge command."""
 
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-    @click.pass_context
-    @functools.wraps(fn)
-    def wrapper(ctx: click.Context, as_json: bool, **kwargs: Any) -> Any:
+    def wrapper(ctx: click.Context, /, as_json: bool, **kwargs: Any) -> Any:
         obj: Context = ctx.obj
         obj.as_json = as_json
         try:
@@ -77,7 +74,11 @@ def knowledge_command(fn: F) -> F:
         except KnowledgeError as exc:
             _fail(obj, str(exc))
 
-    return wrapper  # type: ignore[return-value]
+    functools.update_wrapper(wrapper, fn)
+    command = click.pass_context(wrapper)
+    return click.option(  # type: ignore[return-value]
+        "--json", "as_json", is_flag=True, help="Print one JSON object on stdout."
+    )(command)
 
 
 def _fail(obj: Context, message: str, code: int = 1) -> None:

@@ -83,6 +83,8 @@ def index(
     """
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
         indexer = Indexer(w, settings.project_root, reporter=reporter, cancel=cancel, embedder=emb)
+        if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
+            return indexer.run(settings.roots, rebuild=True)
         return indexer.run(
             tuple(roots) if roots is not None else settings.roots,
             rebuild=rebuild,
@@ -98,9 +100,14 @@ def update_paths(
     embedder: DocumentEmbedder | None = None,
     cancel: threading.Event | None = None,
 ) -> IndexStats:
-    """Re-index just these files (saved, created, deleted, renamed) under the writer lock."""
+    """Re-index just these files (saved, created, deleted, renamed) under the writer lock.
+
+    An index with an older layout is rebuilt whole instead."""
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        return Indexer(w, settings.project_root, embedder=emb, cancel=cancel).update_paths(paths)
+        indexer = Indexer(w, settings.project_root, embedder=emb, cancel=cancel)
+        if w.outdated:
+            return indexer.run(settings.roots, rebuild=True)
+        return indexer.update_paths(paths)
 
 
 @contextlib.contextmanager

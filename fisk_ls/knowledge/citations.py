@@ -59,7 +59,6 @@ class CitedChunk:
     text: str
     start_line: int
     end_line: int
-    heading_line: int
     stale: bool = False
     moved_to: tuple[int, int] | None = None
     """When stale: the lines (1-based, inclusive) where the same text is now, if found."""

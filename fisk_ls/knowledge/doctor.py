@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .location import Settings
 from .lock import WriterLock
+from .schema import Tables
 from .store import (
     SIDECARS,
     connect_reader,
@@ -91,12 +92,12 @@ def _database_checks(path: Path) -> list[Check]:
     return out
 
 
-def _fts_check(path: Path, conn: object, tables: dict[str, str]) -> Check:
+def _fts_check(path: Path, conn: object, tables: Tables) -> Check:
     """FTS5's own integrity-check (it is spelled as an INSERT but writes nothing, so it needs a
     read-write handle); on read-only media, fall back to comparing row counts."""
     import apsw
 
-    fts = tables["fts"]
+    fts = tables.fts
     try:
         rw = apsw.Connection(
             str(path), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_NOFOLLOW
@@ -113,10 +114,10 @@ def _fts_check(path: Path, conn: object, tables: dict[str, str]) -> Check:
         rw.close()
 
 
-def _fts_counts(conn: object, tables: dict[str, str]) -> Check:
+def _fts_counts(conn: object, tables: Tables) -> Check:
     c = conn.execute  # type: ignore[attr-defined]
-    chunks = c(f"SELECT count(*) FROM {tables['chunks']}").fetchone()[0]
-    docsize = c(f"SELECT count(*) FROM {tables['fts']}_docsize").fetchone()[0]
+    chunks = c(f"SELECT count(*) FROM {tables.chunks}").fetchone()[0]
+    docsize = c(f"SELECT count(*) FROM {tables.fts}_docsize").fetchone()[0]
     ok = chunks == docsize
     detail = f"{chunks} chunks, {docsize} indexed rows"
     return Check("FTS consistency", ok, detail if ok else f"{detail}; run --reindex", fatal=True)

@@ -128,7 +128,7 @@ class Knowledge:
                 "document, or the document has fewer chunks since the last index; run "
                 "`fisk-ai knowledge sources` to list documents"
             )
-        section, body, start, end, heading, digest = row
+        section, body, start, end, digest = row
         chunk = CitedChunk(
             citation=format_citation(path, ordinal),
             path=path,
@@ -137,7 +137,6 @@ class Knowledge:
             text=body,
             start_line=start,
             end_line=end,
-            heading_line=heading,
         )
         if not check_file:
             return chunk
@@ -148,7 +147,7 @@ class Knowledge:
         with self.store.snapshot() as snap:
             if snap is None:
                 return None
-            d = snap.tables["documents"]
+            d = snap.tables.documents
             rows = snap.conn.execute(
                 f"SELECT path, title, chunk_count, indexed_at FROM {d} ORDER BY path"
             ).fetchall()
@@ -160,8 +159,8 @@ class Knowledge:
             if snap is None:
                 return StoreStats(store=str(self.settings.store_dir), built=False)
             t = snap.tables
-            docs = scalar(snap.conn, f"SELECT count(*) FROM {t['documents']}")
-            chunks = scalar(snap.conn, f"SELECT count(*) FROM {t['chunks']}")
+            docs = scalar(snap.conn, f"SELECT count(*) FROM {t.documents}")
+            chunks = scalar(snap.conn, f"SELECT count(*) FROM {t.chunks}")
             vectors = chunks if snap.manifest.hybrid else 0
             m = snap.manifest
         wal = Path(f"{path}-wal")
@@ -193,15 +192,13 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _chunk_row(
-    snap: Snapshot, path: str, ordinal: int
-) -> tuple[str, str, int, int, int, str] | None:
-    d, c = snap.tables["documents"], snap.tables["chunks"]
+def _chunk_row(snap: Snapshot, path: str, ordinal: int) -> tuple[str, str, int, int, str] | None:
+    d, c = snap.tables.documents, snap.tables.chunks
     row = snap.conn.execute(
-        f"SELECT c.section, c.body, c.start_line, c.end_line, c.heading_line, d.hash"
+        f"SELECT c.section, c.body, c.start_line, c.end_line, d.hash"
         f" FROM {d} d JOIN {c} c ON c.document_id = d.id WHERE d.path = ? AND c.ordinal = ?",
         (path, ordinal),
     ).fetchone()
     if row is None:
         return None
-    return str(row[0]), str(row[1]), int(row[2]), int(row[3]), int(row[4]), str(row[5])
+    return str(row[0]), str(row[1]), int(row[2]), int(row[3]), str(row[4])

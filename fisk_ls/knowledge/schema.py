@@ -9,8 +9,13 @@ or killed rebuild leaves the previous generation answering.
 
 from __future__ import annotations
 
-FORMAT_VERSION = 1
-"""Bumped when the layout changes incompatibly; readers refuse a newer one."""
+from typing import NamedTuple
+
+FORMAT_VERSION = 2
+"""Bumped when the layout changes; readers refuse a newer one, and the next writer rebuilds an
+older one into a new generation (readers keep the old one until the switch).
+
+2: chunks lost ``heading_line`` (it always equalled ``start_line``)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -25,16 +30,26 @@ CREATE TABLE IF NOT EXISTS vector_cache (
 """
 
 
-def names(generation: int) -> dict[str, str]:
+class Tables(NamedTuple):
+    """The table names of one generation."""
+
+    documents: str
+    chunks: str
+    fts: str
+    vec: str
+    vocab: str
+
+
+def names(generation: int) -> Tables:
     """Table names of one generation."""
     g = int(generation)
-    return {
-        "documents": f"documents_{g}",
-        "chunks": f"chunks_{g}",
-        "fts": f"chunks_fts_{g}",
-        "vec": f"chunks_vec_{g}",
-        "vocab": f"chunks_vocab_{g}",
-    }
+    return Tables(
+        documents=f"documents_{g}",
+        chunks=f"chunks_{g}",
+        fts=f"chunks_fts_{g}",
+        vec=f"chunks_vec_{g}",
+        vocab=f"chunks_vocab_{g}",
+    )
 
 
 def generation_ddl(generation: int) -> str:
@@ -44,7 +59,7 @@ def generation_ddl(generation: int) -> str:
     searchable with the unicode61 tokenizer; see fts.py.
     """
     n = names(generation)
-    d, c, f = n["documents"], n["chunks"], n["fts"]
+    d, c, f = n.documents, n.chunks, n.fts
     return f"""
 CREATE TABLE IF NOT EXISTS {d} (
   id INTEGER PRIMARY KEY,
@@ -66,7 +81,6 @@ CREATE TABLE IF NOT EXISTS {c} (
   cjk TEXT,
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
-  heading_line INTEGER NOT NULL,
   hash TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS {c}_doc ON {c}(document_id, ordinal);
@@ -74,7 +88,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS {f} USING fts5(
   section, body, cjk, content='{c}', content_rowid='id', tokenize='{FTS_TOKENIZER}'
 );
 INSERT INTO {f}({f}, rank) VALUES ('automerge', 8);
-CREATE VIRTUAL TABLE IF NOT EXISTS {n["vocab"]} USING fts5vocab({f}, 'row');
+CREATE VIRTUAL TABLE IF NOT EXISTS {n.vocab} USING fts5vocab({f}, 'row');
 CREATE TRIGGER IF NOT EXISTS {c}_ai AFTER INSERT ON {c} BEGIN
   INSERT INTO {f}(rowid, section, body, cjk) VALUES (new.id, new.section, new.body, new.cjk);
 END;
@@ -92,7 +106,7 @@ END;
 
 def vec_ddl(generation: int, dimension: int) -> str:
     return (
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {names(generation)['vec']} "
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {names(generation).vec} "
         f"USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[{int(dimension)}])"
     )
 
@@ -100,9 +114,9 @@ def vec_ddl(generation: int, dimension: int) -> str:
 def drop_generation_sql(generation: int) -> list[str]:
     n = names(generation)
     return [
-        f"DROP TABLE IF EXISTS {n['vocab']}",
-        f"DROP TABLE IF EXISTS {n['vec']}",
-        f"DROP TABLE IF EXISTS {n['fts']}",
-        f"DROP TABLE IF EXISTS {n['chunks']}",
-        f"DROP TABLE IF EXISTS {n['documents']}",
+        f"DROP TABLE IF EXISTS {n.vocab}",
+        f"DROP TABLE IF EXISTS {n.vec}",
+        f"DROP TABLE IF EXISTS {n.fts}",
+        f"DROP TABLE IF EXISTS {n.chunks}",
+        f"DROP TABLE IF EXISTS {n.documents}",
     ]

@@ -54,7 +54,6 @@ class Hit:
     text: str
     start_line: int
     end_line: int
-    heading_line: int
     score: float
     retrievers: dict[str, int] = field(default_factory=dict)
     """Which retrievers found the chunk, with its 1-based rank in each."""
@@ -118,7 +117,7 @@ class TermStats:
             if snap.manifest.generation != self._generation:
                 self._generation, self._df = snap.manifest.generation, {}
         try:
-            total = int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables['chunks']}"))
+            total = int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.chunks}"))
             keep = [t for t in terms if self._df_of(snap, t) <= total * COMMON_FRACTION]
         except Exception:  # an index without a vocabulary table: no pruning
             return terms
@@ -141,7 +140,7 @@ class TermStats:
         df = 0
         if len(tokens) == 1:
             row = snap.conn.execute(
-                f"SELECT doc FROM {snap.tables['vocab']} WHERE term = ?", (str(tokens[0]),)
+                f"SELECT doc FROM {snap.tables.vocab} WHERE term = ?", (str(tokens[0]),)
             ).fetchone()
             df = int(row[0]) if row else 0
         with self._lock:
@@ -165,7 +164,7 @@ def query_expression(
 
 def lexical_ids(snap: Snapshot, expression: str, limit: int = FANOUT) -> list[tuple[int, float]]:
     """(chunk id, bm25) best first; bm25 is negative, lower is better; ties by id."""
-    f = snap.tables["fts"]
+    f = snap.tables.fts
     w = ", ".join(str(x) for x in BM25_WEIGHTS)
     rows = snap.conn.execute(
         f"SELECT rowid, bm25({f}, {w}) AS s FROM {f} WHERE {f} MATCH ? ORDER BY s, rowid LIMIT ?",
@@ -175,7 +174,7 @@ def lexical_ids(snap: Snapshot, expression: str, limit: int = FANOUT) -> list[tu
 
 
 def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> list[int]:
-    v = snap.tables["vec"]
+    v = snap.tables.vec
     rows = snap.conn.execute(
         f"SELECT chunk_id, distance FROM {v} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
         (pack(vector), limit),
@@ -187,18 +186,18 @@ def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> 
 def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, tuple[object, ...]]:
     if not ids:
         return {}
-    d, c = snap.tables["documents"], snap.tables["chunks"]
+    d, c = snap.tables.documents, snap.tables.chunks
     marks = ",".join("?" * len(ids))
     rows = snap.conn.execute(
-        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line,"
-        f" c.heading_line FROM {c} c JOIN {d} d ON d.id = c.document_id WHERE c.id IN ({marks})",
+        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line"
+        f" FROM {c} c JOIN {d} d ON d.id = c.document_id WHERE c.id IN ({marks})",
         list(ids),
     )
     return {int(r[0]): tuple(r) for r in rows}
 
 
 def is_empty(snap: Snapshot) -> bool:
-    c = snap.tables["chunks"]
+    c = snap.tables.chunks
     return snap.conn.execute(f"SELECT 1 FROM {c} LIMIT 1").fetchone() is None
 
 
@@ -281,7 +280,7 @@ def run_search(
         row = rows.get(cid)
         if row is None:
             continue
-        _, path, ordinal, section, body, start, end, heading = row
+        _, path, ordinal, section, body, start, end = row
         hits.append(
             Hit(
                 chunk_id=cid,
@@ -291,7 +290,6 @@ def run_search(
                 text=str(body),
                 start_line=int(start),  # type: ignore[call-overload]
                 end_line=int(end),  # type: ignore[call-overload]
-                heading_line=int(heading),  # type: ignore[call-overload]
                 score=round(score, 4),
                 retrievers=ranks.get(cid, {}),
             )

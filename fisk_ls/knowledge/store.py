@@ -78,7 +78,7 @@ class Manifest:
         return bool(self.model) and self.dimension > 0
 
     @property
-    def tables(self) -> dict[str, str]:
+    def tables(self) -> schema.Tables:
         return schema.names(self.generation)
 
 
@@ -217,7 +217,7 @@ class Snapshot:
     manifest: Manifest
 
     @property
-    def tables(self) -> dict[str, str]:
+    def tables(self) -> schema.Tables:
         return self.manifest.tables
 
 

@@ -49,6 +49,11 @@ class Writer:
         self.manifest = manifest
         self._drop_stale_generations()
 
+    @property
+    def outdated(self) -> bool:
+        """The live generation has an older layout: the next index run rebuilds it."""
+        return self.manifest.format_version < schema.FORMAT_VERSION
+
     # -- lifecycle ---------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -131,7 +136,7 @@ class Writer:
 
     def _drop_generation(self, generation: int) -> None:
         tables = self._tables()
-        if schema.names(generation)["vec"] in tables:
+        if schema.names(generation).vec in tables:
             self.ensure_vec()
         for sql in schema.drop_generation_sql(generation):
             self.conn.execute(sql)
@@ -170,7 +175,9 @@ class Writer:
     def finish_rebuild(self, generation: int, manifest: Manifest) -> None:
         """Switch readers to ``generation`` atomically, then drop the old one."""
         old = self.manifest.generation
-        new_manifest = replace(manifest, generation=generation)
+        new_manifest = replace(
+            manifest, generation=generation, format_version=schema.FORMAT_VERSION
+        )
         with self.transaction():
             self._write_manifest(new_manifest)
         self.manifest = new_manifest
@@ -197,8 +204,8 @@ class Writer:
 
     def counts(self, generation: int | None = None) -> tuple[int, int]:
         n = schema.names(generation or self.manifest.generation)
-        docs = scalar(self.conn, f"SELECT count(*) FROM {n['documents']}")
-        chunks = scalar(self.conn, f"SELECT count(*) FROM {n['chunks']}")
+        docs = scalar(self.conn, f"SELECT count(*) FROM {n.documents}")
+        chunks = scalar(self.conn, f"SELECT count(*) FROM {n.chunks}")
         return int(docs), int(chunks)
 
 

@@ -42,37 +42,32 @@ def chunk_range(start_line: int, end_line: int) -> types.Range:
     )
 
 
-def heading_range(start_line: int, end_line: int, heading_line: int) -> types.Range:
-    """The heading's line when it lies inside the chunk, else the chunk's first line."""
-    line = heading_line if start_line <= heading_line <= end_line else start_line
-    return chunk_range(line, line)
+def first_line_range(start_line: int) -> types.Range:
+    """The chunk's first line (its heading, for the first chunk of a section)."""
+    return chunk_range(start_line, start_line)
 
 
 def location_link(
     file: Path,
-    lines: tuple[int, int, int],
+    lines: tuple[int, int],
     origin: types.Range | None = None,
 ) -> types.LocationLink:
-    start, end, heading = lines
+    start, end = lines
     return types.LocationLink(
         target_uri=file_uri(file),
         target_range=chunk_range(start, end),
-        target_selection_range=heading_range(start, end, heading),
+        target_selection_range=first_line_range(start),
         origin_selection_range=origin,
     )
 
 
-def hit_lines(hit: Hit | CitedChunk) -> tuple[int, int, int]:
-    return hit.start_line, hit.end_line, hit.heading_line
+def hit_lines(hit: Hit | CitedChunk) -> tuple[int, int]:
+    return hit.start_line, hit.end_line
 
 
-def chunk_lines(chunk: CitedChunk) -> tuple[int, int, int]:
+def chunk_lines(chunk: CitedChunk) -> tuple[int, int]:
     """Where the chunk is now: its indexed lines, or where its text moved when stale."""
-    current = chunk.current_lines
-    if current is None or current == (chunk.start_line, chunk.end_line):
-        return hit_lines(chunk)
-    shift = current[0] - chunk.start_line
-    return current[0], current[1], chunk.heading_line + shift
+    return chunk.current_lines or hit_lines(chunk)
 
 
 def unstructure(value: Any) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ..knowledge import KnowledgeError
-from .convert import file_uri, heading_range
+from .convert import file_uri, first_line_range
 from .project import Found
 from .server import FiskLanguageServer
 
@@ -37,7 +37,7 @@ def symbol(found: Found) -> types.SymbolInformation:
     name = hit.section.rsplit(" > ", 1)[-1] if hit.section else hit.citation
     location = types.Location(
         uri=file_uri(found.project.root / hit.path),
-        range=heading_range(hit.start_line, hit.end_line, hit.heading_line),
+        range=first_line_range(hit.start_line),
     )
     return types.SymbolInformation(
         name=name, kind=types.SymbolKind.String, location=location, container_name=hit.citation

@@ -28,7 +28,7 @@ def test_lock_state_and_broken_fts(settings: Settings) -> None:
         assert any(c.name == "writer lock" and "held" in c.detail for c in run_checks(settings))
         t = w.manifest.tables
         # Corrupt the full-text index behind the triggers' back.
-        w.conn.execute(f"DELETE FROM {t['fts']}_docsize")
+        w.conn.execute(f"DELETE FROM {t.fts}_docsize")
     checks = run_checks(settings)
     fts = next(c for c in checks if c.name == "FTS consistency")
     assert not fts.ok and fts.fatal

@@ -75,11 +75,11 @@ def fts_conn() -> apsw.Connection:
     conn = apsw.Connection(":memory:")
     conn.execute(schema.generation_ddl(1))
     n = schema.names(1)
-    conn.execute(f"INSERT INTO {n['documents']}(id, path) VALUES (1, 'a.md')")
+    conn.execute(f"INSERT INTO {n.documents}(id, path) VALUES (1, 'a.md')")
     conn.execute(
-        f"INSERT INTO {n['chunks']}(document_id, ordinal, section, body, cjk, start_line,"
-        " end_line, heading_line, hash) VALUES (1, 0, 'Sec', 'hello world NEAR AND', NULL,"
-        " 1, 1, 1, 'h')"
+        f"INSERT INTO {n.chunks}(document_id, ordinal, section, body, cjk, start_line,"
+        " end_line, hash) VALUES (1, 0, 'Sec', 'hello world NEAR AND', NULL,"
+        " 1, 1, 'h')"
     )
     return conn
 
@@ -89,12 +89,12 @@ def fts_conn() -> apsw.Connection:
 def test_any_string_is_a_valid_match(fts_conn: apsw.Connection, text: str, prefix: bool) -> None:
     expr = match_expression(text, prefix_last=prefix)
     if expr:
-        f = schema.names(1)["fts"]
+        f = schema.names(1).fts
         fts_conn.execute(f"SELECT rowid FROM {f} WHERE {f} MATCH ?", (expr,)).fetchall()
 
 
 def test_fts_syntax_everywhere(fts_conn: apsw.Connection) -> None:
-    f = schema.names(1)["fts"]
+    f = schema.names(1).fts
     nasty = '"" "unbalanced ( ) AND OR NOT NEAR/3 ^ * : {a b} [x] - + col:word \\ \' ` ~'
     expr = match_expression(nasty * 50)
     fts_conn.execute(f"SELECT rowid FROM {f} WHERE {f} MATCH ?", (expr,)).fetchall()

@@ -218,3 +218,28 @@ def test_very_common_terms_are_pruned_without_changing_the_top(
         assert TermStats().prune(snap, ["ubiquitous"]) == ["ubiquitous"]
     assert kb.search("ubiquitous platypus").hits[0].path == "rare.md"
     assert kb.search("ubiquitous").hits
+
+
+def test_an_older_format_is_rebuilt_by_the_next_writer(tmp_path: Path) -> None:
+    """A store written by an older fisk-ls keeps answering, and the next run (even an editor's
+    one-file update) rebuilds it into the current layout."""
+    from fisk_ls.knowledge import resolve_settings, schema, update_paths
+
+    (tmp_path / "a.md").write_text("# Alpha\n\nmarmalade recipe\n")
+    settings = resolve_settings(cwd=tmp_path, store_base=tmp_path / "stores")
+    index(settings)
+    with open_writer(settings.store_dir) as w:
+        w.conn.execute("UPDATE rag_meta SET value='1' WHERE key='format_version'")
+    with open_writer(settings.store_dir) as w:
+        assert w.outdated
+    kb = Knowledge(settings)
+    try:
+        assert kb.search("marmalade").hits  # still readable before the rebuild
+    finally:
+        kb.close()
+    stats = update_paths(settings, [tmp_path / "a.md"])
+    assert stats.first_build
+    with open_writer(settings.store_dir) as w:
+        assert not w.outdated
+        assert w.manifest.format_version == schema.FORMAT_VERSION
+        assert w.manifest.generation == 2

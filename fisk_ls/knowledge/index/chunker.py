@@ -48,9 +48,7 @@ class Chunk:
 
     ``text`` is the body without the heading breadcrumb; ``section`` the breadcrumb
     ("A > B > C"); ``start_line``/``end_line`` are 1-based and inclusive in the source file, and
-    include the section's heading line for the first chunk of a section. ``heading_line`` is the
-    line of the heading the chunk sits under when that line is inside the span, else
-    ``start_line``.
+    include the section's heading line for the first chunk of a section.
     """
 
     ordinal: int
@@ -58,7 +56,6 @@ class Chunk:
     text: str
     start_line: int
     end_line: int
-    heading_line: int
 
     @property
     def content(self) -> str:
@@ -503,7 +500,7 @@ class _Packer:
         parts = self.parts
         if not parts:  # a heading with nothing under it: its own (heading-only) chunk
             line = self.start
-            self.chunks.append(Chunk(len(self.chunks), section, "", line, line, line))
+            self.chunks.append(Chunk(len(self.chunks), section, "", line, line))
         else:
             if all(p.whole for p in parts):
                 body = "\n".join(self.lines[parts[0].start - 1 : parts[-1].end]).strip("\n")
@@ -519,7 +516,6 @@ class _Packer:
                     text=body,
                     start_line=start,
                     end_line=max(parts[-1].end, start),
-                    heading_line=start,
                 )
             )
         self.parts, self.size, self.owners, self.start = [], 0, [], 0

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from .. import fts, schema
 from ..errors import KnowledgeError
 from ..location import document_key, key_prefix
+from ..schema import Tables
 from ..store import Manifest, scalar
 from ..vectors.tier import (
     DocumentEmbedder,
@@ -113,7 +114,7 @@ class _Prepared:
     title: str
     existing: _Existing | None
     rows: list[tuple[object, ...]] = field(default_factory=list)
-    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, heading, hash)."""
+    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, hash)."""
 
 
 @dataclass
@@ -153,7 +154,6 @@ def examine(key: str, cand: Candidate, existing: _Existing | None) -> _Outcome:
             fts.cjk_column(ch.section + "\n" + ch.text),
             ch.start_line,
             ch.end_line,
-            ch.heading_line,
             chunk_hash(ch),
         )
         for ch in doc.chunks
@@ -325,7 +325,7 @@ class Indexer:
     def _process(
         self,
         outcomes: Iterable[_Outcome],
-        tables: dict[str, str],
+        tables: Tables,
         stats: IndexStats,
         dry_run: bool,
         vectors: VectorTier | None,
@@ -346,7 +346,7 @@ class Indexer:
                 batch.commit()
                 vecs = vectors.embed(
                     [
-                        (str(row[7]), _embed_text(row), str(row[1]))
+                        (str(row[6]), _embed_text(row), str(row[1]))
                         for o in pending
                         for row in (o.prepared.rows if o.prepared else [])
                     ]
@@ -444,10 +444,8 @@ class Indexer:
         stats.files = len(found)
         return list(found.items())
 
-    def _existing(self, tables: dict[str, str], key: str | None = None) -> dict[str, _Existing]:
-        sql = (
-            f"SELECT path, id, size, mtime_ns, inode, hash, chunk_count FROM {tables['documents']}"
-        )
+    def _existing(self, tables: Tables, key: str | None = None) -> dict[str, _Existing]:
+        sql = f"SELECT path, id, size, mtime_ns, inode, hash, chunk_count FROM {tables.documents}"
         rows = (
             self.writer.conn.execute(sql + " WHERE path = ?", (key,))
             if key is not None
@@ -455,9 +453,9 @@ class Indexer:
         )
         return {r[0]: _Existing(*r[1:]) for r in rows}
 
-    def _keys_under(self, key: str, tables: dict[str, str]) -> list[str]:
+    def _keys_under(self, key: str, tables: Tables) -> list[str]:
         rows = self.writer.conn.execute(
-            f"SELECT path FROM {tables['documents']} WHERE path = ? OR "
+            f"SELECT path FROM {tables.documents} WHERE path = ? OR "
             "(substr(path, 1, length(?) + 1) = ? || '/') OR ? = ''",
             (key, key, key, key),
         )
@@ -466,7 +464,7 @@ class Indexer:
     def _apply(
         self,
         outcome: _Outcome,
-        tables: dict[str, str],
+        tables: Tables,
         stats: IndexStats,
         dry_run: bool,
         vectors: dict[str, bytes] | None = None,
@@ -481,7 +479,7 @@ class Indexer:
                 cand = outcome.candidate
                 with self.writer.transaction() as conn:
                     conn.execute(
-                        f"UPDATE {tables['documents']} SET size=?, mtime_ns=?, inode=? WHERE id=?",
+                        f"UPDATE {tables.documents} SET size=?, mtime_ns=?, inode=? WHERE id=?",
                         (cand.size, cand.mtime_ns, cand.inode, existing.id),
                     )
             return
@@ -502,10 +500,8 @@ class Indexer:
         if not dry_run:
             self._write(prep, tables, vectors)
 
-    def _write(
-        self, prep: _Prepared, tables: dict[str, str], vectors: dict[str, bytes] | None
-    ) -> None:
-        d, c = tables["documents"], tables["chunks"]
+    def _write(self, prep: _Prepared, tables: Tables, vectors: dict[str, bytes] | None) -> None:
+        d, c = tables.documents, tables.chunks
         cand = prep.candidate
         with self.writer.transaction() as conn:
             doc_id = scalar(
@@ -532,14 +528,14 @@ class Indexer:
                 conn.execute(f"DELETE FROM {c} WHERE document_id = ?", (doc_id,))
             conn.executemany(
                 f"INSERT INTO {c}(document_id, ordinal, section, body, cjk, start_line, end_line,"
-                " heading_line, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, *row) for row in prep.rows],
             )
             if vectors is not None:
                 insert_vectors(conn, tables, doc_id, vectors)
 
-    def _delete(self, keys: Sequence[str], tables: dict[str, str]) -> None:
-        d, c = tables["documents"], tables["chunks"]
+    def _delete(self, keys: Sequence[str], tables: Tables) -> None:
+        d, c = tables.documents, tables.chunks
         for key in keys:
             with self.writer.transaction() as conn:
                 row = conn.execute(f"SELECT id FROM {d} WHERE path = ?", (key,)).fetchone()

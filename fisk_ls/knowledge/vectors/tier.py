@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .. import schema
 from ..errors import EmbeddingsError, IdentityMismatch
+from ..schema import Tables
 from ..store import Manifest
 from .pack import normalize, pack
 
@@ -149,41 +150,41 @@ class VectorTier:
                 [(self.key, h, blob) for h, blob in vectors.items()],
             )
 
-    def prune(self, tables: dict[str, str]) -> None:
+    def prune(self, tables: Tables) -> None:
         """Drop cached vectors no live chunk uses (other identities, deleted text)."""
         with self.writer.transaction() as conn:
             conn.execute("DELETE FROM vector_cache WHERE identity != ?", (self.key,))
             conn.execute(
-                f"DELETE FROM vector_cache WHERE hash NOT IN (SELECT hash FROM {tables['chunks']})"
+                f"DELETE FROM vector_cache WHERE hash NOT IN (SELECT hash FROM {tables.chunks})"
             )
 
 
 def insert_vectors(
     conn: apsw.Connection,
-    tables: dict[str, str],
+    tables: Tables,
     doc_id: int,
     vectors: dict[str, bytes],
 ) -> None:
     """vec0 rows for every chunk of one document (inside the caller's transaction)."""
     rows = conn.execute(
-        f"SELECT id, hash FROM {tables['chunks']} WHERE document_id = ?", (doc_id,)
+        f"SELECT id, hash FROM {tables.chunks} WHERE document_id = ?", (doc_id,)
     ).fetchall()
     conn.executemany(
-        f"INSERT INTO {tables['vec']}(chunk_id, embedding) VALUES (?, ?)",
+        f"INSERT INTO {tables.vec}(chunk_id, embedding) VALUES (?, ?)",
         [(cid, vectors[str(h)]) for cid, h in rows],
     )
 
 
-def delete_vectors(conn: apsw.Connection, tables: dict[str, str], doc_id: int) -> None:
+def delete_vectors(conn: apsw.Connection, tables: Tables, doc_id: int) -> None:
     conn.execute(
-        f"DELETE FROM {tables['vec']} WHERE chunk_id IN "
-        f"(SELECT id FROM {tables['chunks']} WHERE document_id = ?)",
+        f"DELETE FROM {tables.vec} WHERE chunk_id IN "
+        f"(SELECT id FROM {tables.chunks} WHERE document_id = ?)",
         (doc_id,),
     )
 
 
 def has_vec_table(conn: apsw.Connection, generation: int) -> bool:
-    name = schema.names(generation)["vec"]
+    name = schema.names(generation).vec
     row = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type='table' AND name = ?", (name,)
     ).fetchone()
