@@ -1,6 +1,8 @@
-"""The knowledge core: store, chunker, indexer, search, citations, doctor, watcher.
+"""The knowledge core's public API: index runs, updates, removal, reset, the update queue and
+the watch loop (writers); ``Knowledge`` (the long-lived reader); the named errors.
 
-Nothing in here imports the language server, MCP, click or rich; adapters call this API.
+Adapters (CLI, language server, agent tool / MCP) call these functions and never assemble core
+parts themselves. Nothing in here imports the language server, MCP, click or rich.
 """
 
 from __future__ import annotations
@@ -20,20 +22,11 @@ from .errors import (
     KnowledgeError,
     StoreError,
 )
-from .index.runs import (
-    Cancelled,
-    Indexer,
-    IndexReporter,
-    IndexStats,
-)
-from .location import Settings, resolve_settings
-from .reader import (
-    Knowledge,
-    Source,
-    StoreStats,
-    make_embedder,
-)
+from .index.runs import Cancelled, Indexer, IndexReporter, IndexStats
+from .location import Settings, document_key, resolve_settings
+from .reader import Knowledge, Source, StoreStats, make_embedder
 from .search import Hit, SearchResult, tier_line
+from .store import db_path
 from .vectors.tier import DocumentEmbedder
 from .writer import Writer, open_writer
 
@@ -48,17 +41,19 @@ __all__ = [
     "IndexLocked",
     "IndexReporter",
     "IndexStats",
-    "Indexer",
     "Knowledge",
     "KnowledgeError",
+    "Removal",
     "SearchResult",
     "Settings",
     "Source",
     "StoreError",
     "StoreStats",
-    "Writer",
     "index",
+    "make_embedder",
     "open_writer",
+    "remove",
+    "reset",
     "resolve_settings",
     "tier_line",
     "update_paths",
@@ -76,20 +71,28 @@ def index(
     cancel: threading.Event | None = None,
     embedder: DocumentEmbedder | None = None,
 ) -> IndexStats:
-    """One index run over ``roots`` (default: the configured paths) under the writer lock.
+    """One index run under the writer lock.
 
-    With embeddings configured, ``embedder`` (default: a client built from the settings) embeds
-    the chunks of new and changed files.
+    Over the configured paths (``roots`` None) it is a full run: documents outside those paths
+    are removed too, so the same configuration gives the same index from every front end. Over
+    explicit ``roots`` only documents under them are reconciled. With embeddings configured,
+    ``embedder`` (default: one built from the settings) embeds new and changed chunks.
     """
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
         indexer = Indexer(w, settings.project_root, reporter=reporter, cancel=cancel, embedder=emb)
         if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
             return indexer.run(settings.roots, rebuild=True)
-        return indexer.run(
+        stats = indexer.run(
             tuple(roots) if roots is not None else settings.roots,
             rebuild=rebuild,
             dry_run=dry_run,
         )
+        if roots is None and not rebuild:
+            outside = _outside(w, settings)
+            if not dry_run:
+                indexer.remove(outside)
+            stats.removed += len(outside)
+        return stats
 
 
 def update_paths(
@@ -108,6 +111,73 @@ def update_paths(
         if w.outdated:
             return indexer.run(settings.roots, rebuild=True)
         return indexer.update_paths(paths)
+
+
+class Removal(tuple[list[str], list[str]]):
+    """What ``remove`` did: (removed document keys, requested paths that matched nothing)."""
+
+    @property
+    def removed(self) -> list[str]:
+        return self[0]
+
+    @property
+    def missing(self) -> list[str]:
+        return self[1]
+
+
+def remove(settings: Settings, paths: Iterable[str], *, cwd: Path | None = None) -> Removal | None:
+    """Remove documents (files, or every document under a folder) from the index; None when
+    the index is not built. ``paths`` are as a person typed them (relative to ``cwd``) or
+    document keys."""
+    requested = list(paths)
+    if not db_path(settings.store_dir).exists():
+        return None
+    base = (cwd or Path.cwd()).resolve()
+    keys: list[str] = []
+    for typed in requested:
+        try:
+            keys.append(document_key(base / typed, settings.project_root))
+        except KnowledgeError:
+            keys.append(typed)
+    with open_writer(settings.store_dir) as w:
+        removed = Indexer(w, settings.project_root).remove(keys)
+    missing = [
+        typed
+        for typed, key in zip(requested, keys, strict=True)
+        if not any(r == key or r.startswith(key.rstrip("/") + "/") or not key for r in removed)
+    ]
+    return Removal((removed, missing))
+
+
+def reset(settings: Settings, *, force: bool) -> tuple[int, int] | None:
+    """Empty the index; (documents, chunks) it held, or None when there is no index.
+
+    Without ``force`` nothing is deleted and KnowledgeError says how much would be."""
+    if not db_path(settings.store_dir).exists():
+        return None
+    with open_writer(settings.store_dir) as w:
+        docs, chunks = w.counts()
+        if not force:
+            raise KnowledgeError(
+                f"this deletes {docs} documents and {chunks} chunks from {settings.store_dir}; "
+                "re-run with --force"
+            )
+        w.reset()
+    return docs, chunks
+
+
+def _outside(writer: Writer, settings: Settings) -> list[str]:
+    """Indexed documents that no configured path covers (the paths were narrowed). A path that
+    is missing right now (a checkout in progress) still covers what was indexed under it."""
+    covered: list[str] = []
+    for root in settings.roots:
+        key = document_key(root, settings.project_root)
+        if not key:
+            return []
+        covered.append(key)
+    rows = writer.conn.execute(f"SELECT path FROM {writer.manifest.tables.documents}")
+    paths = [str(path) for (path,) in rows]
+    return [p for p in paths if not any(p == k or p.startswith(f"{k}/") for k in covered)]
 
 
 @contextlib.contextmanager

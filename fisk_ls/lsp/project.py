@@ -24,15 +24,15 @@ from ..knowledge import (
 )
 from ..knowledge.citations import CitedChunk, parse_citation
 from ..knowledge.config import clamp_top_k
+from ..knowledge.index.queue import QueueHooks, UpdateQueue
+from ..knowledge.index.watcher import Watcher
 from ..knowledge.search import (
     INDEX_EMPTY,
     INDEX_NOT_BUILT,
     NO_TERMS,
     OK,
 )
-from .indexing import IndexQueue, QueueHooks
 from .options import Options
-from .watching import Watcher
 
 T = TypeVar("T")
 
@@ -42,7 +42,7 @@ class Project:
     folder: Path
     options: Options
     knowledge: Knowledge
-    queue: IndexQueue
+    queue: UpdateQueue
     watcher: Watcher | None = None
 
     @property
@@ -72,7 +72,7 @@ class Project:
 def open_project(folder: Path, options: Options, hooks: QueueHooks) -> Project:
     """Settings of ``folder`` (agent.yaml or zero-config) with the client's options laid over."""
     settings = options.apply(resolve_settings(cwd=folder))
-    queue = IndexQueue(settings, hooks, prune=options.paths is not None)
+    queue = UpdateQueue(settings, hooks)
     watcher = None
     if options.watch:
         watcher = Watcher(settings.roots, settings.store_dir, queue.add)
