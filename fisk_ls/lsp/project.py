@@ -156,8 +156,12 @@ class Projects:
         del merged.found[k:]
         return merged
 
-    def show(self, citation: str, prefer: Path | None = None) -> tuple[Project, CitedChunk]:
-        """The first root (in workspace order; ``prefer``'s own project first) with the chunk."""
+    def show(
+        self, citation: str, prefer: Path | None = None, *, check_file: bool = True
+    ) -> tuple[Project, CitedChunk]:
+        """The first root (in workspace order; ``prefer``'s own project first) with the chunk.
+
+        ``check_file=False`` answers from the index alone (no read of the target file)."""
         parse_citation(citation)  # malformed → CitationError at once
         projects = list(self)
         if prefer is not None:
@@ -165,7 +169,7 @@ class Projects:
         failures: list[KnowledgeError] = []
         for project in projects:
             try:
-                return project, project.read(lambda kn: kn.show(citation))
+                return project, project.read(lambda kn: kn.show(citation, check_file=check_file))
             except KnowledgeError as exc:  # not in this root (or its store is broken)
                 failures.append(exc)
         broken = [f for f in failures if not isinstance(f, CitationError)]
