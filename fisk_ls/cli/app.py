@@ -133,6 +133,7 @@ def index_cmd(
     """Index PATHS (default: the configured paths, or the project root)."""
     from ..knowledge import index
     from ..knowledge.location import absolute_roots
+    from .progress import IndexProgress
 
     settings = obj.settings()
     roots = absolute_roots([str(p) for p in paths]) if paths else None
@@ -143,7 +144,7 @@ def index_cmd(
         _, built = obj.read(lambda kb: kb.stats().chunks > 0)
         if reindex or not built:
             click.echo(render.first_hybrid_build(settings))
-    with render.IndexProgress(enabled=not obj.as_json) as progress:
+    with IndexProgress(enabled=not obj.as_json) as progress:
         stats = index(
             settings,
             roots,

@@ -6,28 +6,22 @@ All corpus text passes through ``strip_controls`` before it is printed. Progress
 
 from __future__ import annotations
 
-import sys
 import time
-from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..knowledge import (
-    IndexReporter,
-    IndexStats,
-    SearchResult,
-    Settings,
-    Source,
-    StoreStats,
-)
-from ..knowledge.citations import CitedChunk
-from ..knowledge.doctor import Check
 from ..knowledge.sanitize import one_line, strip_controls
-from ..knowledge.search import tier_line
+
+if TYPE_CHECKING:
+    from ..knowledge import IndexStats, SearchResult, Settings, Source, StoreStats
+    from ..knowledge.citations import CitedChunk
+    from ..knowledge.doctor import Check
 
 SNIPPET_CHARS = 100
 
 
 def tier(settings: Settings, dimension: int | None = None) -> str:
+    from ..knowledge import tier_line
+
     if settings.embeddings is None:
         return tier_line()
     if dimension is None:
@@ -62,57 +56,6 @@ def index_summary(stats: IndexStats) -> str:
         f"{verb}: added={stats.added} updated={stats.updated} skipped={stats.skipped} "
         f"removed={stats.removed} ({stats.files} files, {stats.chunks} chunks{tail})"
     )
-
-
-class IndexProgress(IndexReporter):
-    """A progress bar on a terminal; notes as lines on stderr."""
-
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled
-        self._bar: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> IndexProgress:
-        if self.enabled and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-            self._bar = Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self._bar.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(exc_type, exc, tb)
-
-    def on_plan(self, files: int) -> None:
-        if self._bar is not None:
-            self._task = self._bar.add_task("indexing", total=files)
-
-    def on_file(self, done: int, key: str) -> None:
-        if self._bar is not None and self._task is not None:
-            self._bar.update(self._task, completed=done)
-
-    def on_note(self, message: str) -> None:
-        if not self.enabled:
-            return
-        text = strip_controls(message)
-        if self._bar is not None:
-            self._bar.console.print(text, markup=False, highlight=False)
-        else:
-            print(text, file=sys.stderr)
 
 
 def hit_json(hit: Any) -> dict[str, Any]:

@@ -1,18 +1,18 @@
-"""The knowledge core's public API: index runs, updates, removal, reset, the update queue and
-the watch loop (writers); ``Knowledge`` (the long-lived reader); the named errors.
+"""The knowledge core's public API: index runs, updates, removal, reset (operations.py), the
+long-lived reader ``Knowledge`` (reader.py), and the named errors.
 
-Adapters (CLI, language server, agent tool / MCP) call these functions and never assemble core
-parts themselves. Nothing in here imports the language server, MCP, click or rich.
+Adapters (CLI, language server, agent tool / MCP) call these and never assemble core parts
+themselves. Nothing in here imports the language server, MCP, click or rich. Names are loaded on
+first use, so a command imports only what it needs (a search never imports the indexer).
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Iterable, Iterator
-from pathlib import Path
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
+    Cancelled,
     CitationError,
     ConfigError,
     EmbeddingsError,
@@ -22,13 +22,52 @@ from .errors import (
     KnowledgeError,
     StoreError,
 )
-from .index.runs import Cancelled, Indexer, IndexReporter, IndexStats
-from .location import Settings, document_key, resolve_settings
-from .reader import Knowledge, Source, StoreStats, make_embedder
-from .search import Hit, SearchResult, tier_line
-from .store import db_path
-from .vectors.tier import DocumentEmbedder
-from .writer import Writer, open_writer
+from .location import Settings, resolve_settings
+
+# The sub-package ``index`` (walk, chunker, runs, queue) would shadow the function ``index``
+# once imported; importing it here, before the function is bound below, keeps the function.
+from . import index as _index_package  # noqa: F401  # isort: skip
+
+if TYPE_CHECKING:
+    from .index.runs import IndexReporter, IndexStats
+    from .operations import Removal, index, remove, reset, update_paths
+    from .reader import Knowledge, Source, StoreStats, make_embedder
+    from .search import Hit, SearchResult, tier_line
+    from .writer import open_writer
+else:
+
+    def index(*args: Any, **kwargs: Any) -> Any:
+        from .operations import index as run
+
+        return run(*args, **kwargs)
+
+
+_LAZY = {
+    "IndexReporter": ".index.runs",
+    "IndexStats": ".index.runs",
+    "Removal": ".operations",
+    "remove": ".operations",
+    "reset": ".operations",
+    "update_paths": ".operations",
+    "Knowledge": ".reader",
+    "Source": ".reader",
+    "StoreStats": ".reader",
+    "make_embedder": ".reader",
+    "Hit": ".search",
+    "SearchResult": ".search",
+    "tier_line": ".search",
+    "open_writer": ".writer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Cancelled",
@@ -58,138 +97,3 @@ __all__ = [
     "tier_line",
     "update_paths",
 ]
-
-
-def index(
-    settings: Settings,
-    roots: Iterable[Path] | None = None,
-    *,
-    rebuild: bool = False,
-    dry_run: bool = False,
-    wait: float = 0.0,
-    reporter: IndexReporter | None = None,
-    cancel: threading.Event | None = None,
-    embedder: DocumentEmbedder | None = None,
-) -> IndexStats:
-    """One index run under the writer lock.
-
-    Over the configured paths (``roots`` None) it is a full run: documents outside those paths
-    are removed too, so the same configuration gives the same index from every front end. Over
-    explicit ``roots`` only documents under them are reconciled. With embeddings configured,
-    ``embedder`` (default: one built from the settings) embeds new and changed chunks.
-    """
-    with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        indexer = Indexer(w, settings.project_root, reporter=reporter, cancel=cancel, embedder=emb)
-        if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
-            return indexer.run(settings.roots, rebuild=True)
-        stats = indexer.run(
-            tuple(roots) if roots is not None else settings.roots,
-            rebuild=rebuild,
-            dry_run=dry_run,
-        )
-        if roots is None and not rebuild:
-            outside = _outside(w, settings)
-            if not dry_run:
-                indexer.remove(outside)
-            stats.removed += len(outside)
-        return stats
-
-
-def update_paths(
-    settings: Settings,
-    paths: Iterable[Path],
-    *,
-    wait: float = 0.0,
-    embedder: DocumentEmbedder | None = None,
-    cancel: threading.Event | None = None,
-) -> IndexStats:
-    """Re-index just these files (saved, created, deleted, renamed) under the writer lock.
-
-    An index with an older layout is rebuilt whole instead."""
-    with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        indexer = Indexer(w, settings.project_root, embedder=emb, cancel=cancel)
-        if w.outdated:
-            return indexer.run(settings.roots, rebuild=True)
-        return indexer.update_paths(paths)
-
-
-class Removal(tuple[list[str], list[str]]):
-    """What ``remove`` did: (removed document keys, requested paths that matched nothing)."""
-
-    @property
-    def removed(self) -> list[str]:
-        return self[0]
-
-    @property
-    def missing(self) -> list[str]:
-        return self[1]
-
-
-def remove(settings: Settings, paths: Iterable[str], *, cwd: Path | None = None) -> Removal | None:
-    """Remove documents (files, or every document under a folder) from the index; None when
-    the index is not built. ``paths`` are as a person typed them (relative to ``cwd``) or
-    document keys."""
-    requested = list(paths)
-    if not db_path(settings.store_dir).exists():
-        return None
-    base = (cwd or Path.cwd()).resolve()
-    keys: list[str] = []
-    for typed in requested:
-        try:
-            keys.append(document_key(base / typed, settings.project_root))
-        except KnowledgeError:
-            keys.append(typed)
-    with open_writer(settings.store_dir) as w:
-        removed = Indexer(w, settings.project_root).remove(keys)
-    missing = [
-        typed
-        for typed, key in zip(requested, keys, strict=True)
-        if not any(r == key or r.startswith(key.rstrip("/") + "/") or not key for r in removed)
-    ]
-    return Removal((removed, missing))
-
-
-def reset(settings: Settings, *, force: bool) -> tuple[int, int] | None:
-    """Empty the index; (documents, chunks) it held, or None when there is no index.
-
-    Without ``force`` nothing is deleted and KnowledgeError says how much would be."""
-    if not db_path(settings.store_dir).exists():
-        return None
-    with open_writer(settings.store_dir) as w:
-        docs, chunks = w.counts()
-        if not force:
-            raise KnowledgeError(
-                f"this deletes {docs} documents and {chunks} chunks from {settings.store_dir}; "
-                "re-run with --force"
-            )
-        w.reset()
-    return docs, chunks
-
-
-def _outside(writer: Writer, settings: Settings) -> list[str]:
-    """Indexed documents that no configured path covers (the paths were narrowed). A path that
-    is missing right now (a checkout in progress) still covers what was indexed under it."""
-    covered: list[str] = []
-    for root in settings.roots:
-        key = document_key(root, settings.project_root)
-        if not key:
-            return []
-        covered.append(key)
-    rows = writer.conn.execute(f"SELECT path FROM {writer.manifest.tables.documents}")
-    paths = [str(path) for (path,) in rows]
-    return [p for p in paths if not any(p == k or p.startswith(f"{k}/") for k in covered)]
-
-
-@contextlib.contextmanager
-def _embedder(
-    settings: Settings, given: DocumentEmbedder | None
-) -> Iterator[DocumentEmbedder | None]:
-    if given is not None or settings.embeddings is None:
-        yield given
-        return
-    client = make_embedder(settings)
-    try:
-        yield client
-    finally:
-        if client is not None:
-            client.close()

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import IndexLocked, KnowledgeError, StoreError
-from .runs import Cancelled, IndexReporter, IndexStats
+from ..errors import Cancelled, IndexLocked, KnowledgeError, StoreError
+from .runs import IndexReporter, IndexStats
 from .watcher import expand
 
 if TYPE_CHECKING:
