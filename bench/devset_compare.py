@@ -4,7 +4,8 @@ with a paired-bootstrap 95% interval over the questions both files answered.
 
     python bench/devset_compare.py BEFORE.json AFTER.json [--run lexical] [--json]
 
-A row whose interval holds 0 is marked "noise": this question set cannot tell the runs apart.
+A row whose interval holds 0 is marked "noise" (this question set cannot tell the runs apart),
+"better" or "worse" otherwise, and "same" when no question's rank changed.
 """
 
 from __future__ import annotations
@@ -74,7 +75,12 @@ def render(rows: list[dict[str, Any]]) -> str:
         for name in SHOWN:
             m = r[name]
             lo, hi = m["ci"]
-            verdict = "noise" if lo <= 0 <= hi else ("better" if lo > 0 else "worse")
+            if r["changed"] == 0:
+                verdict = "same"
+            elif lo <= 0 <= hi:
+                verdict = "noise"
+            else:
+                verdict = "better" if lo > 0 else "worse"
             cells.append(f"{m['before']:.3f} → {m['after']:.3f}")
             cells.append(f"{m['diff']:+.3f} [{lo:+.3f}, {hi:+.3f}] {verdict}")
         out.append("| " + " | ".join(cells) + " |")
