@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -187,7 +188,8 @@ def search_cmd(obj: Context, query: str, top_k: int, full: bool) -> None:
     if obj.as_json:
         _emit_json(render.search_json(result))
     else:
-        click.echo(render.search_text(result, full=full))
+        bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        click.echo(render.search_text(result, full=full, bold=bold))
 
 
 @knowledge.command("show")

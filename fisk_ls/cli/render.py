@@ -59,6 +59,9 @@ def index_summary(stats: IndexStats) -> str:
 
 
 def hit_json(hit: Any) -> dict[str, Any]:
+    """``match_lines``: the lines of the part that matched; ``highlights``: [start, end)
+    character ranges of the matched words in ``snippet``; ``match_section``: its heading path."""
+    match = hit.match
     return {
         "citation": hit.citation,
         "path": hit.path,
@@ -68,8 +71,24 @@ def hit_json(hit: Any) -> dict[str, Any]:
         "end_line": hit.end_line,
         "score": hit.score,
         "retrievers": hit.retrievers,
+        "match_lines": list(match.lines) if match else [hit.start_line, hit.start_line],
+        "match_section": match.section if match else hit.section,
+        "snippet": match.snippet if match else one_line(hit.text, SNIPPET_CHARS),
+        "highlights": [list(r) for r in match.highlights] if match else [],
         "content": hit.content,
     }
+
+
+def emphasise(snippet: str, highlights: Any, bold: bool) -> str:
+    """The snippet with matched words in bold (ANSI) when ``bold``; plain otherwise. The snippet
+    itself never holds control characters (the core strips them)."""
+    if not bold or not highlights:
+        return snippet
+    out, at = [], 0
+    for a, b in highlights:
+        out += [snippet[at:a], "\x1b[1m", snippet[a:b], "\x1b[22m"]
+        at = b
+    return "".join([*out, snippet[at:]])
 
 
 def search_json(result: SearchResult) -> dict[str, Any]:
@@ -89,7 +108,7 @@ STATUS_TEXT = {
 }
 
 
-def search_text(result: SearchResult, *, full: bool = False) -> str:
+def search_text(result: SearchResult, *, full: bool = False, bold: bool = False) -> str:
     lines = [strip_controls(result.tier)]
     if result.status != "ok":
         lines.append(STATUS_TEXT.get(result.status, result.status))
@@ -99,13 +118,16 @@ def search_text(result: SearchResult, *, full: bool = False) -> str:
         return "\n".join(lines)
     for hit in result.hits:
         lines.append("")
-        lines.append(
-            f"{hit.citation}  (lines {hit.start_line}-{hit.end_line}, score {hit.score:.2f})"
-        )
-        if hit.section:
-            lines.append(f"  Section: {strip_controls(hit.section)}")
+        match = hit.match
+        a, b = match.lines if match else (hit.start_line, hit.end_line)
+        lines.append(f"{hit.citation}  (lines {a}-{b}, score {hit.score:.2f})")
+        section = match.section if match else hit.section
+        if section:
+            lines.append(f"  Section: {strip_controls(section)}")
         if full:
             lines.extend("  " + ln for ln in strip_controls(hit.text).split("\n"))
+        elif match is not None and match.snippet:
+            lines.append("  " + emphasise(match.snippet, match.highlights, bold))
         else:
             lines.append("  " + one_line(hit.text or hit.section, SNIPPET_CHARS))
     return "\n".join(lines)

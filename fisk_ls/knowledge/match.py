@@ -47,6 +47,8 @@ class Match:
     """[start, end) character ranges of matched words in ``snippet``."""
     terms: tuple[str, ...]
     """The matched words as written in the document, each once, in order of appearance."""
+    offset: int = 0
+    """Character offset in the chunk body where the part that matched starts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +229,8 @@ def locate(
         first = start_line  # the section heading above the body
     snippet, highlights = _snippet(text, ranges)
     words = tuple(dict.fromkeys(text[a:b] for a, b in ranges))
-    return Match((first, last), part.section, snippet, highlights, words)
+    offset = sum(len(line) + 1 for line in body.split("\n", part.first)[: part.first])
+    return Match((first, last), part.section, snippet, highlights, words, offset)
 
 
 def _snippet(
