@@ -57,7 +57,9 @@ def main() -> None:
                     t1 = time.perf_counter()
                     tokenize = fts_tokenizer(snap.conn)  # type: ignore[union-attr]
                     for hit in result.hits:
-                        locate(hit.text, hit.section, (hit.start_line, hit.end_line), query, tokenize)
+                        locate(
+                            hit.text, hit.section, (hit.start_line, hit.end_line), query, tokenize
+                        )
                     t2 = time.perf_counter()
                 search_ms.append((t1 - t0) * 1000)
                 match_ms.append((t2 - t1) * 1000)

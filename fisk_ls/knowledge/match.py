@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .fts import cjk_bigrams, has_cjk, query_terms
-from .sanitize import strip_controls
+from .sanitize import CONTROLS as _CONTROLS
 from .schema import FTS_TOKENIZER
 
 Tokenizer = Callable[[str], list[tuple[int, int, str]]]
@@ -128,16 +128,14 @@ def fts_tokenizer(conn: Any) -> Tokenizer:
     tok = conn.fts5_tokenizer(name, args)
 
     def tokenize(text: str) -> list[tuple[int, int, str]]:
-        return [
-            (int(a), int(b), str(t))
-            for a, b, t in tok(
-                text.encode("utf-8"),
-                apsw.FTS5_TOKENIZE_DOCUMENT,
-                None,
-                include_offsets=True,
-                include_colocated=False,
-            )
-        ]
+        tokens: list[tuple[int, int, str]] = tok(
+            text.encode("utf-8"),
+            apsw.FTS5_TOKENIZE_DOCUMENT,
+            None,
+            include_offsets=True,
+            include_colocated=False,
+        )
+        return tokens
 
     return tokenize
 
@@ -200,63 +198,76 @@ def locate(
     body: str,
     section: str,
     lines: tuple[int, int],
-    query: str,
+    query: str | tuple[set[str], set[str]],
     tokenize: Tokenizer,
 ) -> Match:
-    """The best-matching part of a chunk (``body`` under ``section``, source ``lines``)."""
+    """The best-matching part of a chunk (``body`` under ``section``, source ``lines``).
+
+    ``query`` is the query text, or its ``query_tokens`` (computed once for all hits). The body
+    is tokenized once, as the index tokenized it (so what is highlighted is what the index
+    matched); parts are then scored by the distinct query words they hold."""
     start_line, end_line = lines
     # The body is the chunk's source lines ending at end_line (headings of merged sections
     # included); clamp in case a split paragraph made it longer than its span.
     body_first = max(start_line, end_line - body.count("\n"))
-    stems, grams = query_tokens(query, tokenize)
+    stems, grams = query_tokens(query, tokenize) if isinstance(query, str) else query
+    found = find_terms(body, stems, grams, tokenize) if stems or grams else []
     candidates = parts(body, section) or [_Part(body, 0, 0, section)]
-    best: tuple[tuple[int, int, int], _Part, list[tuple[int, int]], str] | None = None
-    for order, part in enumerate(candidates):
-        text = strip_controls(part.text)
-        ranges = find_terms(text, stems, grams, tokenize)
-        distinct = len({text[a:b].casefold() for a, b in ranges})
-        score = (distinct, len(ranges), -order)
-        if best is None or score > best[0]:
-            best = (score, part, ranges, text)
-    assert best is not None
-    (distinct, _, _), part, ranges, text = best
-    if not distinct:  # nothing lexical (a vector-only hit): the chunk's first part
-        part = candidates[0]
-        text, ranges = strip_controls(part.text), []
-    first = min(body_first + part.first, end_line)
-    last = min(max(body_first + part.last, first), end_line)
-    if not ranges and part.first == 0 and start_line < body_first:
-        first = start_line  # the section heading above the body
-    snippet, highlights = _snippet(text, ranges)
-    words = tuple(dict.fromkeys(text[a:b] for a, b in ranges))
-    offset = sum(len(line) + 1 for line in body.split("\n", part.first)[: part.first])
-    return Match((first, last), part.section, snippet, highlights, words, offset)
+    line_starts = [0]
+    for line in body.split("\n"):
+        line_starts.append(line_starts[-1] + len(line) + 1)
+    best, best_score, best_ranges = candidates[0], (0, 0), list[tuple[int, int]]()
+    for part in candidates:
+        a = line_starts[part.first]
+        b = a + len(part.text)
+        inside = [(x - a, y - a) for x, y in found if a <= x and y <= b]
+        score = (len({body[a + x : a + y].casefold() for x, y in inside}), len(inside))
+        if score > best_score:
+            best, best_score, best_ranges = part, score, inside
+    first = min(body_first + best.first, end_line)
+    last = min(max(body_first + best.last, first), end_line)
+    if not best_ranges and best.first == 0 and start_line < body_first:
+        first = start_line  # nothing matched: the section heading above the body
+    snippet, highlights = _snippet(best.text, best_ranges)
+    words = tuple(dict.fromkeys(snippet[a:b] for a, b in highlights))
+    return Match((first, last), best.section, snippet, highlights, words, line_starts[best.first])
+
+
+_SPACES = re.compile(r"\s+")
 
 
 def _snippet(
     text: str, ranges: Sequence[tuple[int, int]], limit: int = SNIPPET_CHARS
 ) -> tuple[str, tuple[tuple[int, int], ...]]:
-    """Whitespace-collapsed text around the first match, with the ranges moved into it."""
-    flat: list[str] = []
-    index: list[int] = []  # original offset → offset in flat (for every original character)
-    space = False
-    for ch in text:
-        if ch.isspace():
-            if not space and flat:
-                flat.append(" ")
-            space = True
-            index.append(len(flat) - (1 if space and flat else 0))
-            continue
-        space = False
-        index.append(len(flat))
-        flat.append(ch)
-    index.append(len(flat))
-    joined = "".join(flat).rstrip()
-    moved = [(index[a], index[b - 1] + 1) for a, b in ranges if b > a]
-    if len(joined) <= limit:
-        return joined, tuple(r for r in moved if r[1] <= len(joined))
-    centre = moved[0][0] if moved else 0
-    begin = max(0, min(centre - limit // 3, len(joined) - limit))
+    """Control sequences removed, whitespace collapsed, cut around the first match; ``ranges``
+    moved into the result. Works on a window of the text around the first match, piece by
+    piece (plain text, matched word, plain text, …), so its cost does not grow with the part."""
+    centre = ranges[0][0] if ranges else 0
+    lo, hi = max(0, centre - limit), min(len(text), centre + 2 * limit)
+    pieces: list[tuple[str, bool]] = []
+    at = lo
+    for a, b in ranges:
+        if a >= at and b <= hi:
+            pieces += [(text[at:a], False), (text[a:b], True)]
+            at = b
+    pieces.append((text[at:hi], False))
+    out: list[str] = []
+    moved: list[tuple[int, int]] = []
+    length = 0
+    for piece, matched in pieces:
+        piece = _SPACES.sub(" ", _CONTROLS.sub("", piece))
+        if piece.startswith(" ") and (not out or out[-1].endswith(" ")):
+            piece = piece[1:]
+        if matched and piece:
+            moved.append((length, length + len(piece)))
+        out.append(piece)
+        length += len(piece)
+    joined = "".join(out).rstrip()
+    moved = [(a, min(b, len(joined))) for a, b in moved if a < len(joined)]
+    if len(joined) <= limit and lo == 0 and hi == len(text):
+        return joined, tuple(moved)
+    first = moved[0][0] if moved else 0
+    begin = max(0, min(first - limit // 3, len(joined) - limit))
     if begin:
         cut = joined.rfind(" ", 0, begin + 1)
         begin = cut + 1 if cut > begin - 20 else begin
@@ -264,8 +275,8 @@ def _snippet(
     if end < len(joined):
         cut = joined.rfind(" ", begin, end)
         end = cut if cut > end - 30 else end
-    lead = "…" if begin else ""
-    tail = "…" if end < len(joined) else ""
+    lead = "…" if begin or lo else ""
+    tail = "…" if end < len(joined) or hi < len(text) else ""
     shift = len(lead) - begin
     kept = tuple((a + shift, b + shift) for a, b in moved if a >= begin and b <= end)
     return lead + joined[begin:end] + tail, kept

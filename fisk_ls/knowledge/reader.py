@@ -21,7 +21,7 @@ from .citations import (
 )
 from .errors import CitationError
 from .location import Settings
-from .match import Tokenizer, fts_tokenizer, locate
+from .match import Tokenizer, fts_tokenizer, locate, query_tokens
 from .search import (
     Hit,
     QueryEmbedder,
@@ -118,8 +118,9 @@ class Knowledge:
             if snap is None or not result.hits:
                 return result
             tokenize = fts_tokenizer(snap.conn)
+        terms = query_tokens(query, tokenize)
         return dataclasses.replace(
-            result, hits=[_with_match(hit, query, tokenize) for hit in result.hits]
+            result, hits=[_with_match(hit, terms, tokenize) for hit in result.hits]
         )
 
     def show(self, citation: str, *, check_file: bool = True) -> CitedChunk:
@@ -213,6 +214,6 @@ def _chunk_row(snap: Snapshot, path: str, ordinal: int) -> tuple[str, str, int, 
     return str(row[0]), str(row[1]), int(row[2]), int(row[3]), str(row[4])
 
 
-def _with_match(hit: Hit, query: str, tokenize: Tokenizer) -> Hit:
-    match = locate(hit.text, hit.section, (hit.start_line, hit.end_line), query, tokenize)
+def _with_match(hit: Hit, terms: tuple[set[str], set[str]], tokenize: Tokenizer) -> Hit:
+    match = locate(hit.text, hit.section, (hit.start_line, hit.end_line), terms, tokenize)
     return dataclasses.replace(hit, match=match)
