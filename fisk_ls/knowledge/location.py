@@ -36,6 +36,8 @@ class Settings:
     embeddings: EmbeddingsConfig | None
     config_path: Path | None = None
     mcp_builtins: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    """Extra ignore patterns (.gitignore syntax, relative to the project root)."""
 
     @property
     def hybrid(self) -> bool:
@@ -45,13 +47,18 @@ class Settings:
         self,
         *,
         roots: tuple[Path, ...] | None = None,
+        exclude: tuple[str, ...] | None = None,
         top_k: int | None = None,
         embeddings: EmbeddingsConfig | bool | None = False,
     ) -> Settings:
-        """A copy with some fields replaced (``embeddings=False`` keeps the current value)."""
+        """A copy with some fields replaced (``embeddings=False`` keeps the current value).
+
+        ``exclude`` adds to the configured patterns (an editor setting never un-ignores).
+        """
         return replace(
             self,
             roots=self.roots if roots is None else roots,
+            exclude=self.exclude if exclude is None else (*self.exclude, *exclude),
             top_k=self.top_k if top_k is None else top_k,
             embeddings=self.embeddings if embeddings is False else embeddings,  # type: ignore[arg-type]
         )
@@ -145,6 +152,7 @@ def _settings(
         embeddings=knowledge.embeddings,
         config_path=config_path,
         mcp_builtins=builtins,
+        exclude=knowledge.exclude,
     )
 
 
