@@ -127,10 +127,10 @@ def store_for_config(config_dir: Path, agent: AgentConfig, base: Path | None) ->
     cached = zero_config_store(config_dir, base)
     if not _has_index(store) and _has_index(cached):
         return cached, (
-            "the index this project had before agent.yaml was added (agent.yaml names no "
-            "harness.knowledge.directory; set one to move it)"
+            "the index this project had before agent.yaml was added; agent.yaml names no "
+            "harness.knowledge.directory (set one to move it)"
         )
-    return store, f"knowledge/{agent.identity} beside {CONFIG_NAME} (no directory configured)"
+    return store, f"knowledge/{agent.identity} beside {CONFIG_NAME}; no directory configured"
 
 
 @dataclass(frozen=True)
@@ -158,10 +158,10 @@ def find_project(start: Path) -> Project:
         if config.is_file():
             return Project(folder, config, f"nearest folder holding {CONFIG_NAME}")
         if (folder / REPO_MARKER).exists():
-            return Project(folder, None, f"top of the git repository (no {CONFIG_NAME} below it)")
+            return Project(folder, None, f"top of the git repository; no {CONFIG_NAME} below it")
         if folder == home:
             break  # a folder above $HOME is nobody's project root
-    return Project(start, None, f"the starting folder (no {CONFIG_NAME} or .git above it)")
+    return Project(start, None, f"the starting folder; no {CONFIG_NAME} or .git above it")
 
 
 def find_config(cwd: Path) -> Path | None:
@@ -191,7 +191,7 @@ def resolve_settings(
         if config_path is None:
             knowledge = KnowledgeConfig(enabled=True)
             store = zero_config_store(project.root, base)
-            why = f"per-user cache, keyed by the project root (no {CONFIG_NAME})"
+            why = f"per-user cache, keyed by the project root; no {CONFIG_NAME}"
             return _settings(project.root, store, knowledge, None, (), (reason, why))
     config_path = config_path.expanduser().resolve()
     if not config_path.is_file():
