@@ -35,7 +35,7 @@ def run_watch(
     settings: Settings, roots: tuple[Path, ...] | None, debounce: str, no_initial: bool
 ) -> None:
     seconds = parse_duration(debounce, "--debounce")
-    click.echo(render.tier(settings))
+    click.echo(render.tier(settings), err=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

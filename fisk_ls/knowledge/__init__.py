@@ -29,8 +29,9 @@ from .location import Settings, resolve_settings
 from . import index as _index_package  # noqa: F401  # isort: skip
 
 if TYPE_CHECKING:
+    from .index.ignore import IgnoreRules
     from .index.runs import IndexReporter, IndexStats
-    from .operations import Removal, index, remove, reset, update_paths
+    from .operations import Removal, ignore_rules, index, remove, reset, update_paths
     from .reader import Knowledge, Source, StoreStats, make_embedder
     from .search import Hit, SearchResult, tier_line
     from .writer import open_writer
@@ -43,6 +44,8 @@ else:
 
 
 _LAZY = {
+    "IgnoreRules": ".index.ignore",
+    "ignore_rules": ".operations",
     "IndexReporter": ".index.runs",
     "IndexStats": ".index.runs",
     "Removal": ".operations",
@@ -77,6 +80,7 @@ __all__ = [
     "FormatTooNew",
     "Hit",
     "IdentityMismatch",
+    "IgnoreRules",
     "IndexLocked",
     "IndexReporter",
     "IndexStats",
@@ -88,6 +92,7 @@ __all__ = [
     "Source",
     "StoreError",
     "StoreStats",
+    "ignore_rules",
     "index",
     "make_embedder",
     "open_writer",

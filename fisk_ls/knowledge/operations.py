@@ -9,12 +9,22 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .errors import KnowledgeError
+from .index.ignore import IgnoreRules
 from .index.runs import Indexer, IndexReporter, IndexStats
 from .location import Settings, document_key
 from .reader import make_embedder
 from .store import db_path
 from .vectors.tier import DocumentEmbedder
 from .writer import Writer, open_writer
+
+
+def ignore_rules(settings: Settings) -> IgnoreRules:
+    """The project's ignore rules (.gitignore, .fiskignore, ``exclude``): walk, watcher, didSave.
+
+    Build it once per watcher or server project and ask ``.ignored(path)`` per event; it re-reads
+    an ignore file when that file changes.
+    """
+    return IgnoreRules.for_project(settings.project_root, settings.exclude)
 
 
 def index(
@@ -36,7 +46,14 @@ def index(
     ``embedder`` (default: one built from the settings) embeds new and changed chunks.
     """
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        indexer = Indexer(w, settings.project_root, reporter=reporter, cancel=cancel, embedder=emb)
+        indexer = Indexer(
+            w,
+            settings.project_root,
+            reporter=reporter,
+            cancel=cancel,
+            embedder=emb,
+            ignore=ignore_rules(settings),
+        )
         if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
             return indexer.run(settings.roots, rebuild=True)
         stats = indexer.run(
@@ -64,7 +81,9 @@ def update_paths(
 
     An index with an older layout is rebuilt whole instead."""
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        indexer = Indexer(w, settings.project_root, embedder=emb, cancel=cancel)
+        indexer = Indexer(
+            w, settings.project_root, embedder=emb, cancel=cancel, ignore=ignore_rules(settings)
+        )
         if w.outdated:
             return indexer.run(settings.roots, rebuild=True)
         return indexer.update_paths(paths)

@@ -20,10 +20,10 @@ from ..knowledge import (
     Knowledge,
     KnowledgeError,
     StoreError,
+    ignore_rules,
     resolve_settings,
 )
 from ..knowledge.citations import CitedChunk, parse_citation
-from ..knowledge.config import clamp_top_k
 from ..knowledge.index.queue import QueueHooks, UpdateQueue
 from ..knowledge.index.watcher import Watcher
 from ..knowledge.search import (
@@ -32,6 +32,7 @@ from ..knowledge.search import (
     NO_TERMS,
     OK,
 )
+from ..knowledge.settings_schema import resolve_top_k
 from .options import Options
 
 T = TypeVar("T")
@@ -75,7 +76,8 @@ def open_project(folder: Path, options: Options, hooks: QueueHooks) -> Project:
     queue = UpdateQueue(settings, hooks)
     watcher = None
     if options.watch:
-        watcher = Watcher(settings.roots, settings.store_dir, queue.add)
+        rules = ignore_rules(settings)
+        watcher = Watcher(settings.roots, settings.store_dir, queue.add, ignored=rules.ignored)
     return Project(folder, options, Knowledge(settings), queue, watcher)
 
 
@@ -127,7 +129,7 @@ class Projects:
         projects = list(self)
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
-        k = clamp_top_k(top_k, projects[0].knowledge.settings.top_k)
+        k = resolve_top_k(top_k, projects[0].knowledge.settings.top_k)
         merged = Merged(INDEX_NOT_BUILT, "")
         statuses: list[str] = []
         tiers: list[str] = []

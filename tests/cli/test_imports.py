@@ -12,7 +12,7 @@ import contextlib, io, json, sys
 from fisk_ls.cli.app import main
 out = io.StringIO()
 with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
-    main(sys.argv[1:], standalone_mode=False)
+    main(sys.argv[1:])
 print(json.dumps(sorted(sys.modules)))
 """
 

@@ -349,9 +349,13 @@ def watch(
     queue = UpdateQueue(
         settings, hooks, roots=roots, delay=debounce, max_delay=max(debounce * 5, 2.0)
     )
+    from .. import ignore_rules
     from .watcher import Watcher
 
-    watcher = Watcher(existing, settings.store_dir, queue.add, on_warn=on_warn)
+    rules = ignore_rules(settings)
+    watcher = Watcher(
+        existing, settings.store_dir, queue.add, ignored=rules.ignored, on_warn=on_warn
+    )
     queue.start()
     watcher.start()  # before the first run: what changes during it is queued, not lost
     try:

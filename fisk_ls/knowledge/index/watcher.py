@@ -69,11 +69,15 @@ class Watcher:
         store_dir: Path,
         on_change: Callable[[set[Path]], object],
         *,
+        ignored: Callable[[Path], bool] = lambda path: False,
         on_warn: Callable[[str], None] | None = None,
     ) -> None:
+        """``ignored``: the project's ignore rules (``knowledge.ignore_rules``): changes to
+        ignored paths never reach the queue."""
         self.roots = tuple(Path(os.path.abspath(r)) for r in roots if r.exists())
         self.store_dir = store_dir
         self.on_change = on_change
+        self.ignored = ignored
         self.on_warn = on_warn
         self.ready = threading.Event()
         """Set once the OS watches are in place (or the watcher gave up)."""
@@ -110,6 +114,7 @@ class Watcher:
                     p
                     for _, raw in changes
                     if relevant(p := Path(os.path.abspath(raw)), self.roots, self.store_dir)
+                    and not self.ignored(p)
                 }
                 if paths:
                     self.on_change(paths)
