@@ -126,6 +126,16 @@ def hit_json(hit: Any) -> dict[str, Any]:
         "score": hit.score,
         "retrievers": hit.retrievers,
         "content": hit.content,
+        "also": [
+            {
+                "citation": a.citation,
+                "path": a.path,
+                "ordinal": a.ordinal,
+                "start_line": a.start_line,
+                "end_line": a.end_line,
+            }
+            for a in hit.also
+        ],
     }
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .citations import format_citation
+from .collapse import text_key
 from .config import clamp_top_k
 from .errors import EmbeddingsError, IdentityMismatch
 from .fts import match_expression, query_terms
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
 FTS5_TOKENIZE_QUERY = 0x0001
 FANOUT = 50
 """Candidates taken from each retriever before fusion."""
+
+DEEPER = 4
+"""When collapsing near-duplicates leaves fewer than top_k hits, lexical reads this many times
+``FANOUT`` candidates (four copies per page in versioned docs)."""
 
 RRF_K = 60
 
@@ -45,6 +50,19 @@ class QueryEmbedder(Protocol):
     def embed_query(self, text: str) -> list[float]: ...
 
 
+class Location(NamedTuple):
+    """Where else a collapsed hit's text is (a versioned copy of the same page)."""
+
+    path: str
+    ordinal: int
+    start_line: int
+    end_line: int
+
+    @property
+    def citation(self) -> str:
+        return format_citation(self.path, self.ordinal)
+
+
 @dataclass(frozen=True)
 class Hit:
     chunk_id: int
@@ -57,6 +75,8 @@ class Hit:
     score: float
     retrievers: dict[str, int] = field(default_factory=dict)
     """Which retrievers found the chunk, with its 1-based rank in each."""
+    also: tuple[Location, ...] = ()
+    """Other chunks with the same or near-identical text, collapsed into this hit (best first)."""
 
     @property
     def citation(self) -> str:
@@ -102,29 +122,52 @@ a scan of a huge posting list ("set", "input", "the" in command reference docs).
 
 
 class TermStats:
-    """Document frequencies of index terms, cached per generation (a long-lived reader pays
-    each lookup once)."""
+    """Document frequencies of index terms and the chunk count, cached per state of the index
+    (a long-lived reader pays each lookup once, and sees incremental updates).
+
+    The state is the generation plus FTS5's structure record (``%_data`` row 10), which changes
+    whenever the full-text index does (an insert, a delete, a merge): one primary-key read."""
 
     def __init__(self) -> None:
-        self._generation = -1
+        self._state: tuple[int, bytes] | None = None
+        self._total = 0
         self._df: dict[str, int] = {}
         self._lock = threading.Lock()
 
+    def _refresh(self, snap: Snapshot) -> int:
+        """The chunk count of this snapshot; drops the cache when the index changed."""
+        row = snap.conn.execute(
+            f"SELECT block FROM {snap.tables.fts}_data WHERE id = 10"
+        ).fetchone()
+        state = (snap.manifest.generation, bytes(row[0]) if row and row[0] is not None else b"")
+        with self._lock:
+            if state == self._state:
+                return self._total
+        total = int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.chunks}"))
+        with self._lock:
+            self._state, self._total, self._df = state, total, {}
+        return total
+
     def prune(self, snap: Snapshot, terms: list[str]) -> list[str]:
+        """``terms`` without those in over ``COMMON_FRACTION`` of the chunks, as long as a term
+        that does match some chunk and is not common remains (else ``terms`` unchanged: a tiny
+        corpus, where every word of the question is everywhere, still gets an answer)."""
         if len(terms) < 2:
             return terms
-        with self._lock:
-            if snap.manifest.generation != self._generation:
-                self._generation, self._df = snap.manifest.generation, {}
         try:
-            total = int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.chunks}"))
-            keep = [t for t in terms if self._df_of(snap, t) <= total * COMMON_FRACTION]
+            total = self._refresh(snap)
+            dfs = [self._df_of(snap, t) for t in terms]
         except Exception:  # an index without a vocabulary table: no pruning
             return terms
-        return keep or terms
+        limit = total * COMMON_FRACTION
+        if not any(df != 0 and df <= limit for df in dfs):
+            return terms
+        return [t for t, df in zip(terms, dfs, strict=True) if df <= limit]
 
     def _df_of(self, snap: Snapshot, term: str) -> int:
-        df = self._df.get(term)
+        """Chunks holding ``term``; -1 when it is not one index token (unknown: never pruned)."""
+        with self._lock:
+            df = self._df.get(term)
         if df is not None:
             return df
         tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
@@ -137,7 +180,7 @@ class TermStats:
                 include_colocated=False,
             )
         )
-        df = 0
+        df = -1
         if len(tokens) == 1:
             row = snap.conn.execute(
                 f"SELECT doc FROM {snap.tables.vocab} WHERE term = ?", (str(tokens[0]),)
@@ -183,17 +226,84 @@ def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> 
     return [cid for _, cid in ranked]  # ties by id
 
 
-def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, tuple[object, ...]]:
+class _Row(NamedTuple):
+    path: str
+    ordinal: int
+    section: str
+    body: str
+    start_line: int
+    end_line: int
+    hash: str
+
+
+def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
     if not ids:
         return {}
     d, c = snap.tables.documents, snap.tables.chunks
     marks = ",".join("?" * len(ids))
     rows = snap.conn.execute(
-        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line"
+        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line, c.hash"
         f" FROM {c} c JOIN {d} d ON d.id = c.document_id WHERE c.id IN ({marks})",
         list(ids),
     )
-    return {int(r[0]): tuple(r) for r in rows}
+    out: dict[int, _Row] = {}
+    for cid, path, ordinal, section, body, start, end, digest in rows:
+        out[int(cid)] = _Row(
+            str(path), int(ordinal), str(section), str(body), int(start), int(end), str(digest)
+        )
+    return out
+
+
+def assemble(
+    snap: Snapshot,
+    fused: Sequence[tuple[int, float]],
+    ranks: dict[int, dict[str, int]],
+    k: int,
+) -> list[Hit]:
+    """The best ``k`` hits of ``fused``, near-duplicates collapsed into the best copy's ``also``
+    (see collapse.py). Candidates are read in windows until ``k`` distinct hits are found; the
+    window that fills ``k`` is read to its end so the copies ranked right after a hit (equal
+    text scores alike) still join it."""
+    heads: list[tuple[int, float, _Row]] = []
+    also: list[list[Location]] = []
+    groups: dict[str, int] = {}
+    window = max(2 * k, k + 5)
+    pos = 0
+    while len(heads) < k and pos < len(fused):
+        part = fused[pos : pos + window]
+        pos += len(part)
+        rows = hydrate(snap, [cid for cid, _ in part])
+        for cid, score in part:
+            row = rows.get(cid)
+            if row is None:
+                continue
+            keys = (row.hash, text_key(row.section, row.body))
+            group = next((groups[x] for x in keys if x in groups), None)
+            if group is None:
+                if len(heads) == k:
+                    continue
+                group = len(heads)
+                heads.append((cid, score, row))
+                also.append([])
+            else:
+                also[group].append(Location(row.path, row.ordinal, row.start_line, row.end_line))
+            for x in keys:
+                groups.setdefault(x, group)
+    return [
+        Hit(
+            chunk_id=cid,
+            path=row.path,
+            ordinal=row.ordinal,
+            section=row.section,
+            text=row.body,
+            start_line=row.start_line,
+            end_line=row.end_line,
+            score=round(score, 4),
+            retrievers=ranks.get(cid, {}),
+            also=tuple(more),
+        )
+        for (cid, score, row), more in zip(heads, also, strict=True)
+    ]
 
 
 def is_empty(snap: Snapshot) -> bool:
@@ -274,28 +384,12 @@ def run_search(
     if not expression and not vector:
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
     fused, ranks = _fuse(lexical, vector)
-    rows = hydrate(snap, [cid for cid, _ in fused[: k + 5]])
-    hits: list[Hit] = []
-    for cid, score in fused:
-        row = rows.get(cid)
-        if row is None:
-            continue
-        _, path, ordinal, section, body, start, end = row
-        hits.append(
-            Hit(
-                chunk_id=cid,
-                path=str(path),
-                ordinal=int(ordinal),  # type: ignore[call-overload]
-                section=str(section),
-                text=str(body),
-                start_line=int(start),  # type: ignore[call-overload]
-                end_line=int(end),  # type: ignore[call-overload]
-                score=round(score, 4),
-                retrievers=ranks.get(cid, {}),
-            )
-        )
-        if len(hits) == k:
-            break
+    hits = assemble(snap, fused, ranks, k)
+    if len(hits) < k and len(lexical) == FANOUT:
+        # Copies of the same page took the candidates: read deeper lexically and fuse again.
+        lexical = lexical_ids(snap, expression, FANOUT * DEEPER)
+        fused, ranks = _fuse(lexical, vector)
+        hits = assemble(snap, fused, ranks, k)
     return SearchResult(OK, tier, hits, degraded, reason)
 
 
