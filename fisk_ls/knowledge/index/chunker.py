@@ -1,12 +1,8 @@
 """Markdown/text → chunks with line spans. Pure: no I/O, no database.
 
-The scanner follows CommonMark's block structure for the parts that decide where sections and
-chunks begin and end: ATX headings (``#`` needs a space, closing ``#``s stripped, up to three
-spaces of indent), setext headings, fenced code (closes only on the same character with at least
-the same length and no info string), indented code (never a heading), YAML/TOML front matter
-(skipped; its ``title`` is used), BOM and CR/CRLF line endings. It is a line scanner rather than a
-full parser because it must be fast (tens of MB per second); ``tests/unit/test_chunker_commonmark``
-checks it against markdown-it-py.
+Sections come from the block scanner (``blocks.py``: CommonMark's headings, fences, HTML blocks
+and containers); YAML/TOML front matter is skipped (its ``title`` is used), BOM and CR/CRLF line
+endings are handled here.
 
 Packing: blocks of one section are packed up to ``TARGET_CHARS``; a paragraph longer than
 ``MAX_CHARS`` is split on sentence, then line, then word boundaries; a long fence is split at line
@@ -18,8 +14,9 @@ UTF-8 sequence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
+
+from .blocks import MAX_HEADING_CHARS, Block, Heading, clean_heading, scan
 
 TARGET_CHARS = 1200
 """Blocks of one section are packed into a chunk until adding the next would pass this."""
@@ -31,10 +28,7 @@ MIN_CHARS = 350
 """A chunk smaller than this takes in the next section too (headings are soft boundaries)."""
 
 _FRONT_TITLE = re.compile(r"""^title\s*[:=]\s*(?P<q>["']?)(?P<t>.*?)(?P=q)\s*$""")
-_ATTR_SUFFIX = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
-_SPECIAL_START = frozenset(" \t#`~=-+*_>|<0123456789")
 
 
 def display_text(section: str, text: str) -> str:
@@ -69,20 +63,11 @@ class Document:
 
 
 @dataclass(slots=True)
-class _Block:
-    text: str
-    start: int  # 1-based line numbers, inclusive
-    end: int
-    fence: tuple[str, str] | None = None  # (opening line, closing line) when a fenced block
-    whole: bool = True  # False for a piece of a split block
-
-
-@dataclass(slots=True)
 class _Section:
     names: list[str]  # the breadcrumb, outermost first
     heading_line: int  # 0 when the section has no heading (text before the first heading)
     heading_end: int  # last line of the heading (a setext heading spans several)
-    blocks: list[_Block]
+    blocks: list[Block]
     level: int
 
     @property
@@ -102,84 +87,6 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def _indent(line: str) -> int:
-    n = 0
-    for ch in line:
-        if ch == " ":
-            n += 1
-        elif ch == "\t":
-            n += 4 - n % 4
-        else:
-            break
-    return n
-
-
-def _atx(line: str) -> tuple[int, str] | None:
-    """(level, text) when ``line`` is an ATX heading."""
-    s = line.lstrip(" ")
-    if len(line) - len(s) > 3 or not s.startswith("#"):
-        return None
-    level = len(s) - len(s.lstrip("#"))
-    if level > 6:
-        return None
-    rest = s[level:]
-    if rest and rest[0] not in " \t":
-        return None
-    rest = _CLOSING_HASHES.sub("", rest.strip(" \t")) if "#" in rest else rest.strip(" \t")
-    return level, _clean_heading(rest)
-
-
-MAX_HEADING_CHARS = 200
-"""Headings longer than this are cut in breadcrumbs (a 5 MB heading line must not travel)."""
-
-
-def _clean_heading(text: str) -> str:
-    text = _ATTR_SUFFIX.sub("", text[: MAX_HEADING_CHARS * 4]).strip()
-    return text[:MAX_HEADING_CHARS]
-
-
-def _fence_open(line: str) -> tuple[str, int] | None:
-    """(char, length) when ``line`` opens a fenced code block."""
-    s = line.lstrip(" ")
-    if len(line) - len(s) > 3 or not s or s[0] not in "`~":
-        return None
-    ch = s[0]
-    n = len(s) - len(s.lstrip(ch))
-    if n < 3:
-        return None
-    if ch == "`" and "`" in s[n:]:
-        return None
-    return ch, n
-
-
-def _fence_closes(line: str, ch: str, n: int) -> bool:
-    s = line.lstrip(" ")
-    if len(line) - len(s) > 3 or not s.startswith(ch * n):
-        return False
-    return s.rstrip(" \t").strip(ch) == ""
-
-
-def _setext_level(line: str) -> int:
-    s = line.strip()
-    if len(line) - len(line.lstrip(" ")) > 3 or not s:
-        return 0
-    if s.strip("=") == "":
-        return 1
-    if s.strip("-") == "":
-        return 2
-    return 0
-
-
-def _thematic_break(line: str) -> bool:
-    s = line.strip()
-    if len(s) < 3 or len(line) - len(line.lstrip(" ")) > 3:
-        return False
-    ch = s[0]
-    return ch in "-*_" and s.replace(" ", "").replace("\t", "") == ch * len(
-        s.replace(" ", "").replace("\t", "")
-    )
-
-
 def _front_matter(lines: list[str]) -> tuple[int, str]:
     """(number of lines the front matter takes, its title)."""
     if not lines or lines[0].rstrip() not in ("---", "+++"):
@@ -197,111 +104,28 @@ def _front_matter(lines: list[str]) -> tuple[int, str]:
     return 0, ""
 
 
-def _scan(lines: list[str], first: int) -> Iterator[tuple[str, object]]:
-    """Yield ("heading", (level, text, line)) and ("block", _Block) in document order."""
-    i = first
-    n = len(lines)
-    para_start = -1  # index of the first line of the open paragraph, or -1
-
-    def close_para(end: int) -> Iterator[tuple[str, object]]:
-        nonlocal para_start
-        if para_start >= 0:
-            yield "block", _Block("\n".join(lines[para_start:end]), para_start + 1, end)
-            para_start = -1
-
-    while i < n:
-        line = lines[i]
-        c = line[:1]
-        if c and c not in _SPECIAL_START:
-            # The common case: ordinary text starts or continues a paragraph.
-            if para_start < 0:
-                para_start = i
-            i += 1
-            continue
-        if not line.strip():
-            yield from close_para(i)
-            i += 1
-            continue
-        ind = _indent(line)
-        if ind >= 4:
-            if para_start >= 0:  # indented text continues a paragraph (lazy continuation)
-                i += 1
-                continue
-            j = i + 1
-            while j < n and (not lines[j].strip() or _indent(lines[j]) >= 4):
-                j += 1
-            while j > i + 1 and not lines[j - 1].strip():
-                j -= 1
-            yield "block", _Block("\n".join(lines[i:j]), i + 1, j)
-            i = j
-            continue
-        fence = _fence_open(line)
-        if fence:
-            yield from close_para(i)
-            ch, length = fence
-            j = i + 1
-            while j < n and not _fence_closes(lines[j], ch, length):
-                j += 1
-            closed = j < n
-            end = j + 1 if closed else n
-            closing = lines[j] if closed else line.lstrip(" ")[:length]
-            yield "block", _Block("\n".join(lines[i:end]), i + 1, end, (line, closing))
-            i = end
-            continue
-        atx = _atx(line)
-        if atx:
-            yield from close_para(i)
-            yield "heading", (atx[0], atx[1], i + 1)
-            i += 1
-            continue
-        if para_start >= 0:
-            level = _setext_level(line)
-            if level:
-                text = " ".join(s.strip() for s in lines[para_start:i])
-                start = para_start
-                para_start = -1
-                yield "heading", (level, _clean_heading(text), start + 1, i + 1)
-                i += 1
-                continue
-        if _thematic_break(line):
-            yield from close_para(i)
-            i += 1
-            continue
-        if para_start < 0:
-            para_start = i
-        i += 1
-    yield from close_para(n)
-
-
 def _sections(lines: list[str], first: int, title: str) -> list[_Section]:
     stack: list[tuple[int, str]] = []
-    has_h1 = False
-    events = list(_scan(lines, first))
-    for kind, value in events:
-        if kind == "heading" and value[0] == 1:  # type: ignore[index]
-            has_h1 = True
-            break
+    events = list(scan(lines, first))
+    has_h1 = any(isinstance(e, Heading) and e.level == 1 for e in events)
     root = title if title and not has_h1 else ""
     sections = [_Section([root] if root else [], 0, 0, [], 0)]
-    for kind, value in events:
-        if kind == "heading":
-            level, text, line = value[0], value[1], value[-1]  # type: ignore[index]
-            while stack and stack[-1][0] >= level:
+    for event in events:
+        if isinstance(event, Heading):
+            while stack and stack[-1][0] >= event.level:
                 stack.pop()
-            if text:
-                stack.append((level, text))
+            if event.text:
+                stack.append((event.level, event.text))
             names = [t for _, t in stack]
             if root:
                 names.insert(0, root)
-            # A setext heading spans several lines; it starts at its first text line.
-            start_line = value[2] if len(value) == 4 else line  # type: ignore[arg-type,index]
-            sections.append(_Section(names, start_line, line, [], level))
+            sections.append(_Section(names, event.start, event.end, [], event.level))
         else:
-            sections[-1].blocks.append(value)  # type: ignore[arg-type]
+            sections[-1].blocks.append(event)
     return sections
 
 
-def _split_text(block: _Block, limit: int) -> list[_Block]:
+def _split_text(block: Block, limit: int) -> list[Block]:
     """Split a long paragraph on sentence, then line, then word, then character boundaries."""
     text = block.text
     if len(text) <= limit:
@@ -317,7 +141,7 @@ def _split_text(block: _Block, limit: int) -> list[_Block]:
         lead = len(text[a:b]) - len(text[a:b].lstrip())
         start = block.start + text.count("\n", 0, a + lead)
         end = start + piece.count("\n")
-        out.append(_Block(piece, start, end, None, False))
+        out.append(Block(piece, start, end, None, False))
     return out
 
 
@@ -366,7 +190,7 @@ def _split_range(
         _split_range(text, start, b, limit, level + 1, out)
 
 
-def _split_fence(block: _Block, limit: int) -> list[_Block]:
+def _split_fence(block: Block, limit: int) -> list[Block]:
     """Split a long fenced block at line boundaries; each piece is a complete fence."""
     assert block.fence is not None
     opening, closing = block.fence
@@ -375,7 +199,7 @@ def _split_fence(block: _Block, limit: int) -> list[_Block]:
     inner = lines[1:-1] if closed else lines[1:]
     overhead = len(opening) + len(closing) + 2
     room = max(limit - overhead, 40)
-    out: list[_Block] = []
+    out: list[Block] = []
     buf: list[str] = []
     size = 0
     first_line = block.start + 1
@@ -384,7 +208,7 @@ def _split_fence(block: _Block, limit: int) -> list[_Block]:
         nonlocal buf, size, first_line
         if buf:
             text = "\n".join([opening, *buf, closing])
-            out.append(_Block(text, first_line, first_line + len(buf) - 1, block.fence, False))
+            out.append(Block(text, first_line, first_line + len(buf) - 1, block.fence, False))
             first_line += len(buf)
             buf, size = [], 0
 
@@ -407,7 +231,7 @@ def _split_fence(block: _Block, limit: int) -> list[_Block]:
     return out or [block]
 
 
-def _pieces(block: _Block) -> list[_Block]:
+def _pieces(block: Block) -> list[Block]:
     if len(block.text) <= MAX_CHARS:
         return [block]
     if block.fence is not None:
@@ -419,18 +243,14 @@ def headings(text: str) -> list[tuple[int, str, int]]:
     """(level, text, 1-based line) of every heading, as the chunker sees them."""
     lines = split_lines(text)
     skip, _ = _front_matter(lines)
-    return [
-        (int(v[0]), str(v[1]), int(v[2]))  # type: ignore[index]
-        for kind, v in _scan(lines, skip)
-        if kind == "heading"
-    ]
+    return [(e.level, e.text, e.start) for e in scan(lines, skip) if isinstance(e, Heading)]
 
 
 def chunk_document(text: str) -> Document:
     """Split markdown or plain text into chunks (see the module docstring)."""
     lines = split_lines(text)
     skip, front_title = _front_matter(lines)
-    sections = _sections(lines, skip, _clean_heading(front_title))
+    sections = _sections(lines, skip, clean_heading(front_title))
     title = front_title or next(
         (s.names[-1] for s in sections if s.heading_line and s.level == 1 and s.names), ""
     )
@@ -451,7 +271,7 @@ class _Packer:
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
         self.chunks: list[Chunk] = []
-        self.parts: list[_Block] = []
+        self.parts: list[Block] = []
         self.size = 0
         self.owners: list[list[str]] = []
         self.start = 0  # heading line the open chunk begins at, or 0
@@ -467,7 +287,7 @@ class _Packer:
                 heading = "\n".join(self.lines[section.heading_line - 1 : section.heading_end])
                 whole = len(heading) <= MAX_HEADING_CHARS
                 self._append(
-                    _Block(
+                    Block(
                         heading if whole else heading[:MAX_HEADING_CHARS],
                         section.heading_line,
                         section.heading_end,
@@ -488,7 +308,7 @@ class _Packer:
                 self.owners.append(section.names)
             self._append(piece)
 
-    def _append(self, block: _Block) -> None:
+    def _append(self, block: Block) -> None:
         self.parts.append(block)
         self.size += len(block.text) + 2
 
