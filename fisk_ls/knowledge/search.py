@@ -16,7 +16,7 @@ from .citations import format_citation
 from .collapse import text_key
 from .config import clamp_top_k
 from .errors import EmbeddingsError, IdentityMismatch
-from .fts import match_expression, query_terms
+from .fts import heading_terms, match_expression, query_terms
 from .index.chunker import display_text
 from .store import scalar
 from .vectors.pack import normalize, pack
@@ -34,9 +34,10 @@ DEEPER = 4
 
 RRF_K = 60
 
-# BM25 column weights: section (heading breadcrumb), body, cjk bigrams. Headings are short and
-# name the topic, so a match there counts more than one in the body.
-BM25_WEIGHTS = (3.0, 1.0, 1.0)
+# BM25 column weights: section (the heading breadcrumb), body, cjk bigrams, doc (the document's
+# title, description and path). Headings are short and name the topic, so a match there counts
+# more than one in the body; see bench/tuning.md for the doc weight.
+BM25_WEIGHTS = (3.0, 1.0, 1.0, 2.0)
 
 OK = "ok"
 INDEX_NOT_BUILT = "index_not_built"
@@ -205,15 +206,62 @@ def query_expression(
     return match_expression(query, prefix_last=prefix_last, terms=terms)
 
 
-def lexical_ids(snap: Snapshot, expression: str, limit: int = FANOUT) -> list[tuple[int, float]]:
-    """(chunk id, bm25) best first; bm25 is negative, lower is better; ties by id."""
+def lexical_ids(
+    snap: Snapshot, expression: str, limit: int = FANOUT, heading: Sequence[str] = ()
+) -> list[tuple[int, float]]:
+    """(chunk id, bm25) best first; bm25 is negative, lower is better; ties by id.
+
+    With ``heading`` (the query's words, see ``fts.heading_terms``), a chunk whose own heading
+    is exactly those words ("what is a span" → a section headed "Spans") counts
+    ``HEADING_BOOST`` times its BM25: the section that defines a term outranks the ones that
+    only use it."""
     f = snap.tables.fts
     w = ", ".join(str(x) for x in BM25_WEIGHTS)
     rows = snap.conn.execute(
         f"SELECT rowid, bm25({f}, {w}) AS s FROM {f} WHERE {f} MATCH ? ORDER BY s, rowid LIMIT ?",
         (expression, limit),
     )
-    return [(int(r[0]), float(r[1])) for r in rows]
+    ranked = [(int(r[0]), float(r[1])) for r in rows]
+    if not heading or not ranked or HEADING_BOOST == 1.0:
+        return ranked
+    want = _stems(snap, " ".join(heading))
+    c = snap.tables.chunks
+    marks = ",".join("?" * len(ranked))
+    sections: dict[int, str] = {
+        int(cid): str(section)
+        for cid, section in snap.conn.execute(
+            f"SELECT id, section FROM {c} WHERE id IN ({marks})", [cid for cid, _ in ranked]
+        )
+    }
+    boosted = [
+        (cid, s * HEADING_BOOST if _own_heading(snap, sections.get(cid, ""), want) else s)
+        for cid, s in ranked
+    ]
+    return sorted(boosted, key=lambda item: (item[1], item[0]))
+
+
+HEADING_BOOST = 2.0
+"""BM25 factor for a chunk whose own heading is the query (see ``lexical_ids``)."""
+
+
+def _stems(snap: Snapshot, text: str) -> frozenset[str]:
+    tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
+    return frozenset(
+        str(t)
+        for t in tok(
+            text.encode(), FTS5_TOKENIZE_QUERY, None, include_offsets=False, include_colocated=False
+        )
+    )
+
+
+def own_headings(section: str) -> list[str]:
+    """The headings a chunk's label names as its own: the last of its breadcrumb, and every
+    merged one ("Traces > Context Propagation; Spans" → ["Context Propagation", "Spans"])."""
+    return [part.rsplit(" > ", 1)[-1] for part in section.split("; ")] if section else []
+
+
+def _own_heading(snap: Snapshot, section: str, want: frozenset[str]) -> bool:
+    return any(_stems(snap, h) == want for h in own_headings(section))
 
 
 def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> list[int]:
@@ -362,7 +410,8 @@ def run_search(
         assert embedder is not None
         check_identity(snap, embedder.model, *prefixes)
     expression = query_expression(snap, query, term_stats, prefix_last=prefix_last)
-    lexical = lexical_ids(snap, expression) if expression else []
+    heading = heading_terms(query)
+    lexical = lexical_ids(snap, expression, heading=heading) if expression else []
     vector: list[int] = []
     degraded, reason = False, None
     if hybrid and snap.manifest.hybrid and query.strip():
@@ -387,7 +436,7 @@ def run_search(
     hits = assemble(snap, fused, ranks, k)
     if len(hits) < k and len(lexical) == FANOUT:
         # Copies of the same page took the candidates: read deeper lexically and fuse again.
-        lexical = lexical_ids(snap, expression, FANOUT * DEEPER)
+        lexical = lexical_ids(snap, expression, FANOUT * DEEPER, heading)
         fused, ranks = _fuse(lexical, vector)
         hits = assemble(snap, fused, ranks, k)
     return SearchResult(OK, tier, hits, degraded, reason)

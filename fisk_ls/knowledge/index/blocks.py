@@ -22,6 +22,8 @@ MAX_HEADING_CHARS = 200
 """Headings longer than this are cut in breadcrumbs (a 5 MB heading line must not travel)."""
 
 _ATTR_SUFFIX = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
+_INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_INLINE_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _SPECIAL_START = frozenset(" \t#`~=-+*_>|<0123456789")
 _LIST_ITEM = re.compile(r"([-+*]|[0-9]{1,9}[.)])(?=[ \t]|$)")
@@ -72,6 +74,7 @@ class Block:
     end: int
     fence: tuple[str, str] | None = None  # (opening line, closing line) when a fenced block
     whole: bool = True  # False for a piece of a split block
+    heading: bool = False  # a heading line kept in the text of a merged chunk
 
 
 Event = Heading | Block
@@ -90,8 +93,21 @@ def indent(line: str) -> int:
 
 
 def clean_heading(text: str) -> str:
+    """Heading text without its ``{#anchor .class}`` suffix, cut at ``MAX_HEADING_CHARS``."""
     text = _ATTR_SUFFIX.sub("", text[: MAX_HEADING_CHARS * 4]).strip()
     return text[:MAX_HEADING_CHARS]
+
+
+def label_text(heading: str) -> str:
+    """A heading as a breadcrumb shows it: no inline HTML tags (an icon ``<img ...>`` after
+    "Processors"), no link targets (``[text](url)`` → text); code spans are kept as written."""
+    text = heading
+    if "<" in text or "](" in text:
+        parts = text.split("`")  # code spans (odd parts) keep their text: `List<String>`
+        for i in range(0, len(parts), 2):
+            parts[i] = _INLINE_LINK.sub(r"\1", _INLINE_TAG.sub("", parts[i]))
+        text = "`".join(parts)
+    return " ".join(text.split())
 
 
 def atx(line: str) -> tuple[int, str] | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .blocks import MAX_HEADING_CHARS, Block, Heading, clean_heading, scan
+from .blocks import MAX_HEADING_CHARS, Block, Heading, clean_heading, label_text, scan
 
 TARGET_CHARS = 1200
 """Blocks of one section are packed into a chunk until adding the next would pass this."""
@@ -27,7 +27,9 @@ MAX_CHARS = 1500
 MIN_CHARS = 350
 """A chunk smaller than this takes in the next section too (headings are soft boundaries)."""
 
-_FRONT_TITLE = re.compile(r"""^title\s*[:=]\s*(?P<q>["']?)(?P<t>.*?)(?P=q)\s*$""")
+_FRONT_FIELD = re.compile(
+    r"""^(?P<k>title|description)\s*[:=]\s*(?P<q>["']?)(?P<t>.*?)(?P=q)\s*$"""
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
@@ -60,6 +62,8 @@ class Chunk:
 class Document:
     title: str
     chunks: list[Chunk]
+    description: str = ""
+    """The front matter's ``description`` (a one-line summary many doc sites keep)."""
 
 
 @dataclass(slots=True)
@@ -89,19 +93,26 @@ def split_lines(text: str) -> list[str]:
 
 def _front_matter(lines: list[str]) -> tuple[int, str]:
     """(number of lines the front matter takes, its title)."""
+    n, fields = _front_fields(lines)
+    return n, fields.get("title", "")
+
+
+def _front_fields(lines: list[str]) -> tuple[int, dict[str, str]]:
+    """(number of lines the front matter takes, its one-line ``title`` and ``description``)."""
     if not lines or lines[0].rstrip() not in ("---", "+++"):
-        return 0, ""
+        return 0, {}
     closers = ("---", "...") if lines[0].rstrip() == "---" else ("+++",)
-    title = ""
+    fields: dict[str, str] = {}
     for i in range(1, min(len(lines), 2000)):
         stripped = lines[i].rstrip()
         if stripped in closers:
-            return i + 1, title
-        if not title:
-            m = _FRONT_TITLE.match(stripped)
-            if m:
-                title = m.group("t").strip()
-    return 0, ""
+            return i + 1, fields
+        m = _FRONT_FIELD.match(stripped)
+        if m and m.group("k") not in fields:
+            value = m.group("t").strip()
+            if value and value not in (">", "|", ">-", "|-"):
+                fields[m.group("k")] = value[:MAX_LABEL_CHARS]
+    return 0, {}
 
 
 def _sections(lines: list[str], first: int, title: str) -> list[_Section]:
@@ -114,8 +125,9 @@ def _sections(lines: list[str], first: int, title: str) -> list[_Section]:
         if isinstance(event, Heading):
             while stack and stack[-1][0] >= event.level:
                 stack.pop()
-            if event.text:
-                stack.append((event.level, event.text))
+            name = label_text(event.text)
+            if name:
+                stack.append((event.level, name))
             names = [t for _, t in stack]
             if root:
                 names.insert(0, root)
@@ -190,27 +202,29 @@ def _split_range(
         _split_range(text, start, b, limit, level + 1, out)
 
 
-def _split_fence(block: Block, limit: int) -> list[Block]:
-    """Split a long fenced block at line boundaries; each piece is a complete fence."""
+def _split_fence(block: Block, limit: int, first_limit: int = 0) -> list[Block]:
+    """Split a long fenced block at line boundaries; each piece is a complete fence. The first
+    piece is at most ``first_limit`` long when that is given (it joins an introduction)."""
     assert block.fence is not None
     opening, closing = block.fence
     lines = block.text.split("\n")
     closed = len(lines) > 1 and lines[-1] == closing
     inner = lines[1:-1] if closed else lines[1:]
     overhead = len(opening) + len(closing) + 2
-    room = max(limit - overhead, 40)
+    full = max(limit - overhead, 40)
+    room = max(first_limit - overhead, 40) if first_limit else full
     out: list[Block] = []
     buf: list[str] = []
     size = 0
     first_line = block.start + 1
 
     def flush() -> None:
-        nonlocal buf, size, first_line
+        nonlocal buf, size, first_line, room
         if buf:
             text = "\n".join([opening, *buf, closing])
             out.append(Block(text, first_line, first_line + len(buf) - 1, block.fence, False))
             first_line += len(buf)
-            buf, size = [], 0
+            buf, size, room = [], 0, full
 
     for line in inner:
         while len(line) > room:  # a single enormous line: cut it (characters, never bytes)
@@ -231,11 +245,11 @@ def _split_fence(block: Block, limit: int) -> list[Block]:
     return out or [block]
 
 
-def _pieces(block: Block) -> list[Block]:
+def _pieces(block: Block, first_limit: int = 0) -> list[Block]:
     if len(block.text) <= MAX_CHARS:
         return [block]
     if block.fence is not None:
-        return _split_fence(block, MAX_CHARS)
+        return _split_fence(block, MAX_CHARS, first_limit)
     return _split_text(block, MAX_CHARS)
 
 
@@ -249,7 +263,8 @@ def headings(text: str) -> list[tuple[int, str, int]]:
 def chunk_document(text: str) -> Document:
     """Split markdown or plain text into chunks (see the module docstring)."""
     lines = split_lines(text)
-    skip, front_title = _front_matter(lines)
+    skip, fields = _front_fields(lines)
+    front_title = fields.get("title", "")
     sections = _sections(lines, skip, clean_heading(front_title))
     title = front_title or next(
         (s.names[-1] for s in sections if s.heading_line and s.level == 1 and s.names), ""
@@ -260,13 +275,57 @@ def chunk_document(text: str) -> Document:
     for section in sections:
         packer.add_section(section)
     packer.flush()
-    return Document(title=title, chunks=packer.chunks)
+    return Document(title=title, chunks=packer.chunks, description=fields.get("description", ""))
+
+
+MIN_INTRO_ROOM = 300
+"""A long code block after an introduction ("...add the following:") starts in the
+introduction's chunk when at least this much room is left there."""
+
+MAX_LABEL_CHARS = 400
+"""A merged chunk's label (every merged heading) is cut here."""
+
+
+def _is_intro(block: Block) -> bool:
+    """A paragraph ending in a colon introduces the block that follows it."""
+    return block.fence is None and not block.heading and block.text.rstrip().endswith((":", "："))
+
+
+def label(owners: list[list[str]]) -> str:
+    """The section label of a chunk holding the sections ``owners`` (breadcrumbs, in order).
+
+    One section: its breadcrumb. Several: their common breadcrumb, then every merged heading
+    ("Traces > Context Propagation; Spans"); an ancestor is named by its descendants'
+    breadcrumbs ("Cmd > SYNOPSIS; SYNTAX" for [Cmd > SYNOPSIS, Cmd > SYNTAX] and for
+    [Cmd, Cmd > SYNOPSIS, Cmd > SYNTAX] alike; "A > B > C" for [A, A > B, A > B > C]).
+    """
+    distinct = list(dict.fromkeys(tuple(o) for o in owners))
+    # An ancestor's text is named by its descendant's breadcrumb: [A, A > B] reads "A > B".
+    distinct = [
+        o for o in distinct if not any(len(p) > len(o) and p[: len(o)] == o for p in distinct)
+    ]
+    if not distinct:
+        return ""
+    prefix = _common_prefix([list(o) for o in distinct])
+    if len(distinct) == 1:
+        return " > ".join(distinct[0])
+    rests = [" > ".join(o[len(prefix) :]) for o in distinct]
+    rests = [r for r in rests if r]
+    head = " > ".join(prefix)
+    text = f"{head} > {'; '.join(rests)}" if head else "; ".join(rests)
+    if len(text) > MAX_LABEL_CHARS:
+        text = text[: MAX_LABEL_CHARS - 1].rstrip() + "…"
+    return text
 
 
 class _Packer:
     """Packs blocks into chunks. Headings are soft boundaries: a section starts a new chunk
     unless the chunk so far is smaller than ``MIN_CHARS``, so runs of tiny sections (a one-line
-    synopsis, parameter stubs) share a chunk instead of each becoming a near-empty one."""
+    synopsis, parameter stubs) share a chunk instead of each becoming a near-empty one.
+
+    Within a section, a chunk may grow past ``TARGET_CHARS`` (never past ``MAX_CHARS``) when that
+    ends it at the section's end, and an introduction ending in ":" moves to the chunk of the
+    block it introduces rather than ending a chunk."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
@@ -275,38 +334,60 @@ class _Packer:
         self.size = 0
         self.owners: list[list[str]] = []
         self.start = 0  # heading line the open chunk begins at, or 0
+        self.first_heading: Block | None = None  # that heading, shown when sections merge
         self.first_names: list[str] = []  # breadcrumb of the first heading in the open chunk
 
     def add_section(self, section: _Section) -> None:
-        pieces = [p for b in section.blocks for p in _pieces(b)]
-        first = len(pieces[0].text) if pieces else 0
+        blocks = section.blocks
+        first = min(len(blocks[0].text), MAX_CHARS) if blocks else 0
         if self.parts and (self.size >= MIN_CHARS or self.size + first + 2 > TARGET_CHARS):
             self.flush()
         if section.heading_line:
+            heading = "\n".join(self.lines[section.heading_line - 1 : section.heading_end])
+            whole = len(heading) <= MAX_HEADING_CHARS
+            block = Block(
+                heading if whole else heading[:MAX_HEADING_CHARS],
+                section.heading_line,
+                section.heading_end,
+                None,
+                whole,
+                heading=True,
+            )
             if self.parts or self.start:
-                heading = "\n".join(self.lines[section.heading_line - 1 : section.heading_end])
-                whole = len(heading) <= MAX_HEADING_CHARS
-                self._append(
-                    Block(
-                        heading if whole else heading[:MAX_HEADING_CHARS],
-                        section.heading_line,
-                        section.heading_end,
-                        None,
-                        whole,
-                    )
-                )
+                self._append(block)
             else:
-                self.start = section.heading_line
+                self.start, self.first_heading = section.heading_line, block
             if not self.first_names:
                 self.first_names = section.names
-        if pieces:
+        if blocks:
             # Only sections that bring content name the chunk: "# A" then "## B" + text is "A > B".
             self.owners.append(section.names)
-        for piece in pieces:
-            if self.parts and self.size + len(piece.text) + 2 > TARGET_CHARS:
+        rest = sum(len(b.text) + 2 for b in blocks)
+        for block in blocks:
+            room = MAX_CHARS - self.size - 2
+            intro = bool(self.parts) and _is_intro(self.parts[-1])
+            pieces = _pieces(block, room if intro and room >= MIN_INTRO_ROOM else 0)
+            for piece in pieces:
+                self._place(piece, rest if len(pieces) == 1 else len(piece.text) + 2, section)
+            rest -= len(block.text) + 2
+
+    def _place(self, piece: Block, rest: int, section: _Section) -> None:
+        """Append ``piece``; ``rest`` is what is left of the section from it on."""
+        need = len(piece.text) + 2
+        if self.parts and self.size + need > TARGET_CHARS:
+            intro = _is_intro(self.parts[-1])
+            if self.size + rest <= MAX_CHARS or (intro and self.size + need <= MAX_CHARS):
+                pass  # finish the section here, or keep an introduction with its block
+            else:
+                carry = None
+                if intro and any(not p.heading for p in self.parts[:-1]):
+                    carry = self.parts.pop()
+                    self.size -= len(carry.text) + 2
                 self.flush()
                 self.owners.append(section.names)
-            self._append(piece)
+                if carry is not None:
+                    self._append(carry)
+        self._append(piece)
 
     def _append(self, block: Block) -> None:
         self.parts.append(block)
@@ -315,9 +396,12 @@ class _Packer:
     def flush(self) -> None:
         if not self.parts and not self.start:
             return
-        owner = _common_prefix(self.owners) if self.owners else self.first_names
-        section = " > ".join(owner)
+        merged = len({tuple(o) for o in self.owners}) > 1
+        section = label(self.owners) if self.owners else " > ".join(self.first_names)
         parts = self.parts
+        if merged and self.first_heading is not None:
+            # The label names every merged section; the text keeps the first one's heading too.
+            parts = [self.first_heading, *parts]
         if not parts:  # a heading with nothing under it: its own (heading-only) chunk
             line = self.start
             self.chunks.append(Chunk(len(self.chunks), section, "", line, line))
@@ -339,7 +423,7 @@ class _Packer:
                 )
             )
         self.parts, self.size, self.owners, self.start = [], 0, [], 0
-        self.first_names = []
+        self.first_names, self.first_heading = [], None
 
 
 def _common_prefix(paths: list[list[str]]) -> list[str]:
