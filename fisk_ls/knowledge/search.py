@@ -224,7 +224,8 @@ def lexical_ids(
     ranked = [(int(r[0]), float(r[1])) for r in rows]
     if not heading or not ranked or HEADING_BOOST == 1.0:
         return ranked
-    want = _stems(snap, " ".join(heading))
+    stems = _Stemmer(snap)
+    want = stems(" ".join(heading))
     c = snap.tables.chunks
     marks = ",".join("?" * len(ranked))
     sections: dict[int, str] = {
@@ -234,7 +235,12 @@ def lexical_ids(
         )
     }
     boosted = [
-        (cid, s * HEADING_BOOST if _own_heading(snap, sections.get(cid, ""), want) else s)
+        (
+            cid,
+            s * HEADING_BOOST
+            if any(stems(h) == want for h in own_headings(sections.get(cid, "")))
+            else s,
+        )
         for cid, s in ranked
     ]
     return sorted(boosted, key=lambda item: (item[1], item[0]))
@@ -244,24 +250,31 @@ HEADING_BOOST = 2.0
 """BM25 factor for a chunk whose own heading is the query (see ``lexical_ids``)."""
 
 
-def _stems(snap: Snapshot, text: str) -> frozenset[str]:
-    tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
-    return frozenset(
-        str(t)
-        for t in tok(
-            text.encode(), FTS5_TOKENIZE_QUERY, None, include_offsets=False, include_colocated=False
-        )
-    )
+class _Stemmer:
+    """The index tokenizer's terms of short texts, each text tokenized once."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self._tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
+        self._seen: dict[str, frozenset[str]] = {}
+
+    def __call__(self, text: str) -> frozenset[str]:
+        stems = self._seen.get(text)
+        if stems is None:
+            tokens = self._tok(
+                text.encode(),
+                FTS5_TOKENIZE_QUERY,
+                None,
+                include_offsets=False,
+                include_colocated=False,
+            )
+            stems = self._seen[text] = frozenset(str(t) for t in tokens)
+        return stems
 
 
 def own_headings(section: str) -> list[str]:
     """The headings a chunk's label names as its own: the last of its breadcrumb, and every
     merged one ("Traces > Context Propagation; Spans" → ["Context Propagation", "Spans"])."""
     return [part.rsplit(" > ", 1)[-1] for part in section.split("; ")] if section else []
-
-
-def _own_heading(snap: Snapshot, section: str, want: frozenset[str]) -> bool:
-    return any(_stems(snap, h) == want for h in own_headings(section))
 
 
 def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> list[int]:

@@ -153,3 +153,12 @@ def test_json_output_lists_the_other_locations(tmp_path: Path, store_base: Path)
         assert out["also"][0]["citation"] == "v2/page.md#0"
     finally:
         k.close()
+
+
+def test_own_headings_of_a_label() -> None:
+    from fisk_ls.knowledge.search import own_headings
+
+    assert own_headings("Traces > Context Propagation; Spans") == ["Context Propagation", "Spans"]
+    assert own_headings("A > B > C; D") == ["C", "D"]
+    assert own_headings("Title") == ["Title"]
+    assert own_headings("") == []
