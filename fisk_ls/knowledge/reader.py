@@ -22,12 +22,15 @@ from .errors import CitationError
 from .location import Settings
 from .search import (
     QueryEmbedder,
+    QueryVector,
     SearchResult,
     TermStats,
+    embed_query,
     run_search,
     tier_line,
 )
 from .store import Snapshot, Store, scalar
+from .vectors.identity import VectorIdentity
 
 if TYPE_CHECKING:
     from .vectors.client import EmbeddingsClient
@@ -98,20 +101,36 @@ class Knowledge:
     def search(
         self, query: str, top_k: int | None = None, *, prefix_last: bool = False
     ) -> SearchResult:
+        """Search the live index. With embeddings configured, the query is embedded first,
+        outside the read transaction (optimistically: whether the index holds vectors is known
+        only inside it), then identity and dimension are checked against that snapshot."""
+        identity = self.identity()
+        query_vector: QueryVector | None = None
+        if self.embedder is not None:
+            query_vector = embed_query(self.embedder, query)
         with self.store.snapshot() as snap:
-            if snap is not None and self.embedder is not None and snap.manifest.hybrid:
+            if snap is not None and identity is not None and snap.manifest.hybrid:
                 self.store.ensure_vec(snap.conn)
-            cfg = self.settings.embeddings
             return run_search(
                 snap,
                 query,
                 top_k,
                 default_top_k=self.settings.top_k,
-                embedder=self.embedder,
-                prefixes=(cfg.query_prefix, cfg.document_prefix) if cfg else ("", ""),
+                identity=identity,
+                query_vector=query_vector,
                 prefix_last=prefix_last,
                 term_stats=self.term_stats,
             )
+
+    def identity(self) -> VectorIdentity | None:
+        """The vector identity searches ask for (None with a lexical configuration): the
+        embedder's model with the configured prefixes."""
+        if self.embedder is None:
+            return None
+        cfg = self.settings.embeddings
+        if cfg is None:
+            return VectorIdentity(self.embedder.model)
+        return VectorIdentity(self.embedder.model, 0, cfg.query_prefix, cfg.document_prefix)
 
     def show(self, citation: str, *, check_file: bool = True) -> CitedChunk:
         """The chunk a citation names; stale when its file changed since indexing."""
