@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .vectors.url import validate_base_url
 
 DEFAULT_TOP_K = 5
 TOP_K_CEILING = 20
@@ -139,6 +140,7 @@ def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> 
     query_timeout = DEFAULT_QUERY_TIMEOUT
     if block.get("query_timeout") is not None:
         query_timeout = parse_duration(block["query_timeout"], f"{key}.query_timeout")
+    base_url = validate_base_url(base_url, f"{key}.base_url")
     return EmbeddingsConfig(
         base_url=base_url,
         model=model,

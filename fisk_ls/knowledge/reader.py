@@ -33,7 +33,7 @@ from .store import Snapshot, Store, scalar
 from .vectors.identity import VectorIdentity
 
 if TYPE_CHECKING:
-    from .vectors.client import EmbeddingsClient
+    from .vectors.openai import EmbeddingsClient
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def make_embedder(settings: Settings) -> EmbeddingsClient | None:
     cfg = settings.embeddings
     if cfg is None:
         return None
-    from .vectors.client import EmbeddingsClient
+    from .vectors.openai import EmbeddingsClient
 
     return EmbeddingsClient(
         base_url=cfg.base_url,

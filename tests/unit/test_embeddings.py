@@ -22,16 +22,16 @@ import httpx
 import pytest
 
 from fisk_ls.knowledge.errors import ConfigError, EmbeddingsError
-from fisk_ls.knowledge.vectors.client import (
-    BREAKER_COOLDOWN,
+from fisk_ls.knowledge.vectors.breaker import BREAKER_COOLDOWN
+from fisk_ls.knowledge.vectors.openai import (
     MAX_INPUT_BYTES,
     MAX_INPUTS_PER_CALL,
     MAX_QUERY_BYTES,
     PROBE_TEXT,
     EmbeddingsClient,
-    validate_base_url,
 )
 from fisk_ls.knowledge.vectors.pack import normalize
+from fisk_ls.knowledge.vectors.url import validate_base_url
 from tests.support import embed_fixtures
 from tests.support.fake_embed_server import FakeEmbedServer, fake_embedding, unused_port_url
 
