@@ -31,6 +31,7 @@ from .search import (
 )
 from .store import Snapshot, Store, scalar
 from .vectors.identity import VectorIdentity
+from .vectors.knn import CoarseIndex
 
 if TYPE_CHECKING:
     from .vectors.openai import EmbeddingsClient
@@ -82,6 +83,7 @@ class Knowledge:
         self.settings = settings
         self.store = Store(settings.store_dir)
         self.term_stats = TermStats()
+        self.coarse = CoarseIndex()
         self.embedder: QueryEmbedder | None = embedder
         if embedder is None and settings.embeddings is not None:
             self.embedder = make_embedder(settings)
@@ -120,6 +122,7 @@ class Knowledge:
                 query_vector=query_vector,
                 prefix_last=prefix_last,
                 term_stats=self.term_stats,
+                coarse=self.coarse,
             )
 
     def identity(self) -> VectorIdentity | None:

@@ -25,8 +25,8 @@ from .errors import EmbeddingsError
 from .fts import match_expression, query_terms
 from .index.chunker import display_text
 from .store import scalar
+from .vectors import knn
 from .vectors.identity import VectorIdentity, dimension_error, require_match, require_unit
-from .vectors.pack import pack
 
 if TYPE_CHECKING:
     from .store import Snapshot
@@ -211,14 +211,15 @@ def lexical_ids(snap: Snapshot, expression: str, limit: int = FANOUT) -> list[tu
     return [(int(r[0]), float(r[1])) for r in rows]
 
 
-def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> list[int]:
-    v = snap.tables.vec
-    rows = snap.conn.execute(
-        f"SELECT chunk_id, distance FROM {v} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-        (pack(vector), limit),
-    ).fetchall()
-    ranked = sorted((float(d), int(c)) for c, d in rows)  # type: ignore[arg-type]
-    return [cid for _, cid in ranked]  # ties by id
+def vector_ids(
+    snap: Snapshot,
+    vector: Sequence[float],
+    limit: int = FANOUT,
+    coarse: knn.CoarseIndex | None = None,
+) -> list[int]:
+    """Nearest chunks, best first, ties by id: exact for small indexes, coarse + exact
+    re-scoring for large ones when the reader keeps a ``coarse`` index (vectors/knn.py)."""
+    return knn.nearest(snap, vector, limit, coarse)
 
 
 def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, tuple[object, ...]]:
@@ -249,6 +250,7 @@ def run_search(
     query_vector: QueryVector | None = None,
     prefix_last: bool = False,
     term_stats: TermStats | None = None,
+    coarse: knn.CoarseIndex | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built).
 
@@ -281,7 +283,7 @@ def run_search(
         elif qv.vector is not None:
             if len(qv.vector) != dim:
                 raise dimension_error(len(qv.vector), dim)
-            vector = vector_ids(snap, qv.vector)
+            vector = vector_ids(snap, qv.vector, coarse=coarse)
     if not expression and not vector:
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
     fused, ranks = _fuse(lexical, vector)

@@ -17,6 +17,7 @@ from .. import schema
 from ..errors import EmbeddingsError
 from ..schema import Tables
 from ..store import Manifest
+from . import knn
 from .identity import (
     VectorIdentity,
     dimension_error,
@@ -136,13 +137,13 @@ def insert_vectors(
     rows = conn.execute(
         f"SELECT id, hash FROM {tables.chunks} WHERE document_id = ?", (doc_id,)
     ).fetchall()
-    conn.executemany(
-        f"INSERT INTO {tables.vec}(chunk_id, embedding) VALUES (?, ?)",
-        [(cid, vectors[str(h)]) for cid, h in rows],
-    )
+    pairs = [(int(cid), vectors[str(h)]) for cid, h in rows]  # type: ignore[arg-type]
+    conn.executemany(f"INSERT INTO {tables.vec}(chunk_id, embedding) VALUES (?, ?)", pairs)
+    knn.insert(conn, tables, pairs)
 
 
 def delete_vectors(conn: apsw.Connection, tables: Tables, doc_id: int) -> None:
+    knn.delete_document(conn, tables, doc_id)
     conn.execute(
         f"DELETE FROM {tables.vec} WHERE chunk_id IN "
         f"(SELECT id FROM {tables.chunks} WHERE document_id = ?)",
