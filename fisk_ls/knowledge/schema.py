@@ -16,7 +16,7 @@ FORMAT_VERSION = 3
 older one into a new generation (readers keep the old one until the switch).
 
 2: chunks lost ``heading_line`` (it always equalled ``start_line``).
-3: hybrid generations gain ``chunks_vq_N`` (sign bits and a float32 copy of each vector) for the
+3: hybrid generations gain ``chunks_vq_N`` (an int8 and a float32 copy of each vector) for the
    coarse KNN pass of large indexes (vectors/knn.py)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -41,7 +41,7 @@ class Tables(NamedTuple):
     vec: str
     vocab: str
     vq: str
-    """Sign bits + float32 copy per chunk: the coarse KNN pass (vectors/knn.py)."""
+    """int8 + float32 copy of each vector: the coarse KNN pass (vectors/knn.py)."""
 
 
 def names(generation: int) -> Tables:
@@ -119,7 +119,8 @@ def vec_ddl(generation: int, dimension: int) -> str:
         f"CREATE TABLE IF NOT EXISTS {n.vq} (\n"
         "  seq INTEGER PRIMARY KEY AUTOINCREMENT,\n"
         "  chunk_id INTEGER NOT NULL UNIQUE,\n"
-        "  bits BLOB NOT NULL,\n"
+        "  q8 BLOB NOT NULL,\n"
+        "  scale REAL NOT NULL,\n"
         "  embedding BLOB NOT NULL\n"
         ");"
     )

@@ -1,28 +1,30 @@
-"""Nearest chunks to a query vector: exact KNN for small indexes, a binary coarse pass with
+"""Nearest chunks to a query vector: exact KNN for small indexes, a quantized coarse pass with
 exact re-scoring for large ones.
 
 sqlite-vec's ``vec0`` KNN is brute force over float32: at 150k chunks and 384 dimensions it
-reads 230 MB per query. Large indexes therefore also keep, per chunk, the sign bits of its
-vector (``vec_quantize_binary``: 48 bytes at 384 dimensions) and a float32 copy in a plain
-table keyed by chunk id (``Tables.vq``). A query then
+reads 230 MB per query. Large indexes therefore also keep, per chunk, an int8 copy of its vector
+(scaled by its largest component) and a float32 copy, in a plain table keyed by chunk id
+(``Tables.vq``). A long-lived reader holds the int8 matrix in memory (384 bytes a chunk: 58 MB
+at 150k) with the sign bits derived from it, and a query
 
-1. ranks every chunk by Hamming distance between sign bits, in memory (numpy, popcount over
-   ``uint64`` words: ~7 MB at 150k chunks), keeping the best ``CANDIDATES``;
-2. re-scores those candidates by their exact float32 distance (a primary-key read each) and
+1. ranks every chunk by Hamming distance between sign bits (popcount over ``uint64`` words)
+   and keeps the best ``HAMMING_SHARE`` of the index (at least ``HAMMING_MIN``);
+2. scores those by the dot product of the float query with their int8 vectors and keeps the
+   best ``CANDIDATES``;
+3. re-scores the candidates by their exact float32 distance (a primary-key read each) and
    returns the best ``limit``.
 
-Why not ``vec0``'s own ``bit[N]`` column: its top-k selection costs O(rows x k), so a coarse
-pass of a few hundred candidates is barely faster than the exact float scan. Why a float copy:
-reading one vector out of ``vec0`` by id walks the overflow chain of a 1.5 MB chunk blob.
+Sign bits alone lose too much at 384 dimensions (recall@10 0.90 at 400 candidates over 150k,
+bench/knn.py), and the int8 pass over the Hamming survivors recovers all of it; the int8 scores
+alone rank almost exactly, so few float reads are needed. Why not ``vec0``'s own ``bit[N]`` or
+``int8[N]`` columns: its top-k selection costs O(rows x k), so a coarse pass of a few hundred
+candidates is barely faster than the exact scan. Why a float copy: reading one vector out of
+``vec0`` by id walks the overflow chain of a 1.5 MB chunk blob.
 
-The bit matrix is cached by a long-lived reader (:class:`CoarseIndex`) and refreshed
-incrementally: rows carry an ever-increasing ``seq``, so new rows are appended; rows deleted
-since are found by count and cleaned up by a full reload once they are more than a tenth. A
-deleted chunk among the candidates is simply not found when re-scored.
-
-Measured on real all-MiniLM-L6-v2 vectors (bench/knn.py, results in bench/results/knn.json):
-recall@10 against exact KNN, and the threshold below which exact KNN is as fast.
-Without numpy (it comes with ``fisk-ls[embed]`` and is a dependency) every search is exact.
+The matrix is refreshed incrementally: rows carry an ever-increasing ``seq``, so new rows are
+appended; rows deleted since are found by count and cleaned up by a full reload once they are
+more than a tenth. A deleted chunk among the candidates is simply not found when re-scored.
+Without numpy every search is exact.
 """
 
 from __future__ import annotations
@@ -41,23 +43,39 @@ if TYPE_CHECKING:
 
 EXACT_BELOW = 20_000
 """Indexes with fewer vectors than this are searched exactly (bench/knn.py: exact is as fast)."""
-CANDIDATES = 400
-"""Chunks the coarse pass keeps for exact re-scoring."""
+HAMMING_SHARE = 0.125
+"""Share of the index the sign-bit pass keeps for the int8 pass."""
+HAMMING_MIN = 4000
+CANDIDATES = 100
+"""Chunks the int8 pass keeps for exact re-scoring."""
 STALE_FRACTION = 0.1
 """Deleted rows tolerated in the cached bit matrix before it is reloaded."""
 
 
 def insert(conn: apsw.Connection, tables: Tables, rows: Sequence[tuple[int, bytes]]) -> None:
-    """Coarse-pass rows for (chunk id, packed float32 vector) pairs (caller's transaction).
+    """Coarse-pass rows for (chunk id, packed float32 unit vector) pairs (caller's transaction).
 
-    The coarse pass works on 64-bit words, so an index whose dimension is not a multiple of 64
-    keeps no coarse rows and is always searched exactly.
+    The sign bits work on 64-bit words, so an index whose dimension is not a multiple of 64
+    keeps no coarse rows and is always searched exactly; so does one written without numpy.
     """
     usable = [(cid, blob) for cid, blob in rows if (len(blob) // 4) % 64 == 0]
+    if not usable:
+        return
+    try:
+        import numpy as np
+    except ImportError:
+        return
+    matrix = np.frombuffer(b"".join(blob for _, blob in usable), dtype=np.float32)
+    matrix = matrix.reshape(len(usable), -1)
+    largest = np.abs(matrix).max(axis=1)
+    largest[largest == 0] = 1.0
+    q8 = np.round(matrix / largest[:, None] * 127).astype(np.int8)
     conn.executemany(
-        f"INSERT OR REPLACE INTO {tables.vq}(chunk_id, bits, embedding)"
-        " VALUES (?, vec_quantize_binary(?), ?)",
-        [(cid, blob, blob) for cid, blob in usable],
+        f"INSERT OR REPLACE INTO {tables.vq}(chunk_id, q8, scale, embedding) VALUES (?, ?, ?, ?)",
+        [
+            (cid, q8[i].tobytes(), float(largest[i]) / 127, blob)
+            for i, (cid, blob) in enumerate(usable)
+        ],
     )
 
 
@@ -86,39 +104,39 @@ def nearest(
     limit: int,
     coarse: CoarseIndex | None = None,
     *,
-    exact_below: int = EXACT_BELOW,
-    candidates: int = CANDIDATES,
+    exact_below: int | None = None,
 ) -> list[int]:
-    """The ``limit`` chunks nearest to ``vector`` (a unit vector), best first, ties by id."""
+    """The ``limit`` chunks nearest to ``vector`` (a unit vector), best first, ties by id.
+
+    ``exact_below`` defaults to ``EXACT_BELOW`` (read at call time, so a benchmark can move it).
+    """
     if coarse is not None:
-        found = coarse.search(snap, vector, limit, exact_below, candidates)
+        below = EXACT_BELOW if exact_below is None else exact_below
+        found = coarse.search(snap, vector, limit, below)
         if found is not None:
             return found
     return exact(snap, vector, limit)
 
 
 class CoarseIndex:
-    """The in-memory sign-bit matrix of one store's live generation (thread-safe)."""
+    """The in-memory int8 matrix and sign bits of one store's live generation (thread-safe)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._key: tuple[str, int] = ("", 0)  # (vq table, dimension words)
+        self._key: tuple[str, int] = ("", 0)  # (vq table, dimension)
         self._seq = 0  # highest seq loaded
-        self._ids: Any = None  # numpy int64 [n]
-        self._bits: Any = None  # numpy uint64 [n, words]
+        self._ids: Any = None  # int64 [n]
+        self._q8: Any = None  # int8 [n, dim]
+        self._scale: Any = None  # float32 [n]
+        self._bits: Any = None  # uint64 [n, dim / 64]
         self._rows = 0
         self.loads = 0
         """Full loads so far (tests check that a refresh appends instead of reloading)."""
 
     def search(
-        self,
-        snap: Snapshot,
-        vector: Sequence[float],
-        limit: int,
-        exact_below: int,
-        candidates: int,
+        self, snap: Snapshot, vector: Sequence[float], limit: int, exact_below: int
     ) -> list[int] | None:
-        """Coarse pass + exact re-scoring; None when exact KNN should answer instead."""
+        """The three passes; None when exact KNN should answer instead."""
         try:
             import numpy as np
         except ImportError:
@@ -131,39 +149,59 @@ class CoarseIndex:
         count, top = int(row[0]), int(row[1])
         if count < max(exact_below, 1) or count <= limit:
             return None
-        ids, bits = self._refresh(snap, count, top, len(vector) // 64)
+        ids, q8, scale, bits = self._refresh(snap, count, top, len(vector))
         query = np.asarray(vector, dtype=np.float32)
         qbits = np.packbits(query > 0, bitorder="little").view(np.uint64)
-        distances = np.bitwise_count(bits ^ qbits).sum(axis=1, dtype=np.uint16)
-        keep = min(candidates, len(ids))
-        picked = np.argpartition(distances, keep - 1)[:keep]
+        hamming = np.bitwise_count(bits ^ qbits).sum(axis=1, dtype=np.uint16)
+        keep = min(len(ids), max(HAMMING_MIN, int(len(ids) * HAMMING_SHARE)))
+        survivors = _best(hamming, keep, largest=False)
+        scores = (q8[survivors].astype(np.float32) @ query) * scale[survivors]
+        picked = survivors[_best(scores, min(CANDIDATES, len(survivors)), largest=True)]
         chosen = sorted({int(cid) for cid in ids[picked]})
         return _rescore(snap, query, chosen, limit)
 
-    def _refresh(self, snap: Snapshot, count: int, top: int, words: int) -> tuple[Any, Any]:
+    def _refresh(self, snap: Snapshot, count: int, top: int, dim: int) -> tuple[Any, Any, Any, Any]:
         import numpy as np
 
-        key = (snap.tables.vq, words)
+        key = (snap.tables.vq, dim)
         with self._lock:
             stale = self._rows - count
             if key != self._key or stale > STALE_FRACTION * max(count, 1) or top < self._seq:
                 self._key, self._seq, self._rows = key, 0, 0
                 self._ids = np.zeros(0, dtype=np.int64)
-                self._bits = np.zeros((0, words), dtype=np.uint64)
+                self._q8 = np.zeros((0, dim), dtype=np.int8)
+                self._scale = np.zeros(0, dtype=np.float32)
+                self._bits = np.zeros((0, dim // 64), dtype=np.uint64)
                 self.loads += 1
             if top > self._seq:
                 rows: list[Any] = snap.conn.execute(
-                    f"SELECT seq, chunk_id, bits FROM {snap.tables.vq} WHERE seq > ? ORDER BY seq",
+                    f"SELECT seq, chunk_id, q8, scale FROM {snap.tables.vq}"
+                    " WHERE seq > ? ORDER BY seq",
                     (self._seq,),
                 ).fetchall()
-                new_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+                n = len(rows)
+                new_ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=n)
                 raw = b"".join(bytes(r[2]) for r in rows)
-                new_bits = np.frombuffer(raw, dtype=np.uint64).reshape(len(rows), words)
+                new_q8 = np.frombuffer(raw, dtype=np.int8).reshape(n, dim)
+                new_scale = np.fromiter((r[3] for r in rows), dtype=np.float32, count=n)
+                new_bits = np.packbits(new_q8 > 0, axis=1, bitorder="little").view(np.uint64)
                 self._ids = np.concatenate([self._ids, new_ids])
+                self._q8 = np.concatenate([self._q8, new_q8])
+                self._scale = np.concatenate([self._scale, new_scale])
                 self._bits = np.concatenate([self._bits, new_bits])
                 self._seq = int(rows[-1][0]) if rows else top
-                self._rows += len(rows)
-            return self._ids, self._bits
+                self._rows += n
+            return self._ids, self._q8, self._scale, self._bits
+
+
+def _best(values: Any, n: int, *, largest: bool) -> Any:
+    """Indexes of the ``n`` largest (or smallest) values, in no particular order."""
+    import numpy as np
+
+    if n >= len(values):
+        return np.arange(len(values))
+    keyed = -values if largest else values
+    return np.argpartition(keyed, n - 1)[:n]
 
 
 def _rescore(snap: Snapshot, query: Any, chosen: list[int], limit: int) -> list[int]:
