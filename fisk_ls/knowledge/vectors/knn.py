@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..schema import Tables
+from ..store import scalar
 from .pack import pack
 
 if TYPE_CHECKING:
@@ -143,28 +144,42 @@ class CoarseIndex:
             return None
         if len(vector) % 64 or not _has_table(snap.conn, snap.tables.vq):
             return None
-        row: Any = snap.conn.execute(
-            f"SELECT count(*), coalesce(max(seq), 0) FROM {snap.tables.vq}"
-        ).fetchone()
-        count, top = int(row[0]), int(row[1])
-        if count < max(exact_below, 1) or count <= limit:
+        vq = snap.tables.vq
+        row: Any = snap.conn.execute(f"SELECT coalesce(max(seq), 0) FROM {vq}").fetchone()
+        top = int(row[0])  # seq only grows: fewer rows than this were ever written
+        if top < max(exact_below, 1):
             return None
-        ids, q8, scale, bits = self._refresh(snap, count, top, len(vector))
+        ids, q8, scale, bits = self._refresh(snap, top, len(vector))
+        if len(ids) < max(exact_below, 1) or len(ids) <= limit:
+            return None
         query = np.asarray(vector, dtype=np.float32)
         qbits = np.packbits(query > 0, bitorder="little").view(np.uint64)
-        hamming = np.bitwise_count(bits ^ qbits).sum(axis=1, dtype=np.uint16)
+        ones = np.bitwise_count(bits ^ qbits)  # uint8 [n, words]
+        hamming = ones[:, 0].astype(np.uint16)
+        for word in range(1, ones.shape[1]):  # faster than a sum along the short axis
+            hamming += ones[:, word]
         keep = min(len(ids), max(HAMMING_MIN, int(len(ids) * HAMMING_SHARE)))
-        survivors = _best(hamming, keep, largest=False)
-        scores = (q8[survivors].astype(np.float32) @ query) * scale[survivors]
+        survivors = np.sort(_best(hamming, keep, largest=False))  # sorted: memory order
+        # einsum, not BLAS: OpenBLAS's threads spin against a busy CPU (10x slower measured
+        # while other processes ran; an embedding worker is exactly that).
+        rows = np.take(q8, survivors, axis=0)
+        scores = np.einsum("ij,j->i", rows, query) * np.take(scale, survivors)
         picked = survivors[_best(scores, min(CANDIDATES, len(survivors)), largest=True)]
         chosen = sorted({int(cid) for cid in ids[picked]})
         return _rescore(snap, query, chosen, limit)
 
-    def _refresh(self, snap: Snapshot, count: int, top: int, dim: int) -> tuple[Any, Any, Any, Any]:
+    def _refresh(self, snap: Snapshot, top: int, dim: int) -> tuple[Any, Any, Any, Any]:
+        """The matrix as of this snapshot (``top`` is its highest seq). Costs nothing when no
+        row was added; rows deleted while none were added stay in place (re-scoring skips
+        them)."""
         import numpy as np
 
         key = (snap.tables.vq, dim)
+        vq = snap.tables.vq
         with self._lock:
+            if key == self._key and top == self._seq:
+                return self._ids, self._q8, self._scale, self._bits
+            count = int(scalar(snap.conn, f"SELECT count(*) FROM {vq}"))
             stale = self._rows - count
             if key != self._key or stale > STALE_FRACTION * max(count, 1) or top < self._seq:
                 self._key, self._seq, self._rows = key, 0, 0
@@ -219,7 +234,7 @@ def _rescore(snap: Snapshot, query: Any, chosen: list[int], limit: int) -> list[
         return []
     matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(found), -1)
     # Unit vectors: squared L2 distance is 2 - 2 cos, so the largest dot product is nearest.
-    scores = matrix @ query
+    scores = np.einsum("ij,j->i", matrix, query)
     order = sorted(range(len(found)), key=lambda i: (-float(scores[i]), found[i]))
     return [found[i] for i in order[:limit]]
 
