@@ -191,7 +191,7 @@ def hybrid(
     agree = []
     for _ in range(rounds):
         for q in texts:
-            kb.coarse = None  # type: ignore[assignment]
+            kb.coarse = None
             t = time.perf_counter()
             a = kb.search(q, 10)
             exact_lat.append(time.perf_counter() - t)

@@ -79,11 +79,20 @@ def make_embedder(settings: Settings) -> EmbeddingsClient | None:
 
 
 class Knowledge:
-    def __init__(self, settings: Settings, embedder: QueryEmbedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: QueryEmbedder | None = None,
+        *,
+        coarse_knn: bool = True,
+    ) -> None:
+        """``coarse_knn=False`` keeps every vector search exact: right for a reader that
+        answers one query and exits (the CLI), since loading the int8 matrix of a large index
+        costs more than one exact scan (vectors/knn.py)."""
         self.settings = settings
         self.store = Store(settings.store_dir)
         self.term_stats = TermStats()
-        self.coarse = CoarseIndex()
+        self.coarse: CoarseIndex | None = CoarseIndex() if coarse_knn else None
         self.embedder: QueryEmbedder | None = embedder
         if embedder is None and settings.embeddings is not None:
             self.embedder = make_embedder(settings)

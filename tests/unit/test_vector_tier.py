@@ -286,7 +286,7 @@ def test_quantized_path_through_the_index(
     monkeypatch.setattr(knn, "EXACT_BELOW", 1)
     quantized = kb.search("backpressure queue item", 10)
     assert [x.citation for x in quantized.hits] == exact
-    assert kb.coarse.loads == 1
+    assert kb.coarse is not None and kb.coarse.loads == 1
     (project / "many" / "3.md").unlink()
     index(h)
     n, vectors = rows()
