@@ -33,7 +33,6 @@ from fisk_ls.knowledge.search import (
     rrf,
     vector_ids,
 )
-from fisk_ls.knowledge.vectors.pack import normalize
 
 DEPTH = 100
 
@@ -150,7 +149,7 @@ def evaluate(
             lat.append(time.perf_counter() - q0)
             runs["lexical"][qid] = to_docs(lex, chunk_doc, skip)
             if embed_url and kb.embedder is not None:
-                qv = normalize(kb.embedder.embed_query(text))
+                qv = kb.embedder.embed_query(text)  # a unit vector
                 vec = vector_ids(snap, qv, DEPTH * 2)
                 runs["vector"][qid] = to_docs(vec, chunk_doc, skip)
                 fused = [cid for cid, _ in rrf([lex, vec])]

@@ -104,7 +104,8 @@ def latency(fn: Callable[[str], Any], queries: Sequence[str], rounds: int) -> di
 
 
 class InstantEmbedder:
-    """Deterministic hashed bag-of-words vectors computed in-process (no server, no model)."""
+    """Deterministic hashed bag-of-words unit vectors computed in-process (no server, no
+    model); unit length because every provider normalises (vectors/identity.py)."""
 
     model = "instant-hash"
     query_prefix = ""
@@ -120,7 +121,8 @@ class InstantEmbedder:
             v[h % self.dim] += 1.0 if h & 0x80000000 else -1.0
         if not any(v):
             v[0] = 1.0
-        return v
+        norm = math.sqrt(sum(x * x for x in v))
+        return [x / norm for x in v]
 
     def probe_dimension(self) -> int:
         return self.dim

@@ -56,7 +56,7 @@ class Context:
         from ..knowledge import Knowledge
 
         settings = self.settings()
-        kb = Knowledge(settings)
+        kb = Knowledge(settings, coarse_knn=False)  # one query per process: exact KNN is cheaper
         try:
             return settings, fn(kb)
         finally:

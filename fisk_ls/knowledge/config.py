@@ -14,6 +14,7 @@ from typing import Any
 
 from . import settings_schema as contract
 from .errors import ConfigError
+from .vectors.url import validate_base_url
 
 DEFAULT_TOP_K: int = contract.TOP_K.default
 TOP_K_CEILING = int(contract.TOP_K.maximum or 20)
@@ -147,6 +148,7 @@ def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> 
         query_timeout = parse_duration(
             block["query_timeout"], f"{key}.query_timeout", contract.QUERY_TIMEOUT
         )
+    base_url = validate_base_url(base_url, f"{key}.base_url")
     return EmbeddingsConfig(
         base_url=base_url,
         model=model,

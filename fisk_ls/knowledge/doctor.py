@@ -21,6 +21,7 @@ from .store import (
     read_manifest,
     scalar,
 )
+from .vectors.identity import LEXICAL_ONLY, VectorIdentity, differences, mismatch_message
 
 
 @dataclass(frozen=True)
@@ -184,31 +185,18 @@ def _embeddings_checks(settings: Settings, embedder: object | None, path: Path) 
         conn.close()
     except Exception as exc:
         return [*out, Check("identity", False, str(exc))]
-    if manifest is None or not manifest.hybrid:
-        out.append(
-            Check(
-                "identity", False, "index is lexical-only; run `fisk-ai knowledge index --reindex`"
-            )
-        )
+    pinned = VectorIdentity.pinned(manifest) if manifest is not None else None
+    if pinned is None:
+        out.append(Check("identity", False, LEXICAL_ONLY))
         return out
-    wrong = []
-    if manifest.model != cfg.model:
-        wrong.append(f"model {manifest.model} ≠ {cfg.model}")
-    if manifest.dimension != dim:
-        wrong.append(f"dim {manifest.dimension} ≠ {dim}")
-    if manifest.query_prefix != cfg.query_prefix:
-        wrong.append("query_prefix differs")
-    if manifest.document_prefix != cfg.document_prefix:
-        wrong.append("document_prefix differs")
-    if not manifest.normalized:
-        wrong.append("vectors not normalised")
+    wrong = differences(pinned, VectorIdentity.of_config(cfg, dim))
     out.append(
         Check(
             "identity",
             not wrong,
-            "pinned model, dimension, prefixes and normalisation match"
-            if not wrong
-            else "; ".join(wrong) + "; run `fisk-ai knowledge index --reindex`",
+            mismatch_message(wrong)
+            if wrong
+            else "pinned model, dimension, prefixes and normalisation match",
             fatal=bool(wrong),
         )
     )

@@ -50,12 +50,23 @@ class EmbeddingsError(KnowledgeError):
     """The embeddings server failed; ``kind`` says whether retrying can help.
 
     ``reason`` is one short sanitised line (never a server's error body) fit for a tier line.
+
+    ``misconfigured`` says the configuration (or the index) must change: a bad key, a model
+    the server does not have, a wrong URL path, another dimension. Such errors stay loud at
+    query time; every other failure (an outage, garbage vectors, a redirect, a bad certificate)
+    degrades a search to lexical. By default, ``permanent`` and ``dimension`` errors are
+    misconfigurations; the client marks the permanent ones that are not.
     """
 
-    def __init__(self, kind: EmbeddingsErrorKind, reason: str) -> None:
+    def __init__(
+        self, kind: EmbeddingsErrorKind, reason: str, *, misconfigured: bool | None = None
+    ) -> None:
         super().__init__(reason)
         self.kind: EmbeddingsErrorKind = kind
         self.reason = reason
+        if misconfigured is None:
+            misconfigured = kind in ("permanent", "dimension")
+        self.misconfigured = misconfigured
 
     @property
     def transient(self) -> bool:

@@ -25,15 +25,19 @@ from .match import Tokenizer, fts_tokenizer, locate, query_tokens
 from .search import (
     Hit,
     QueryEmbedder,
+    QueryVector,
     SearchResult,
     TermStats,
+    embed_query,
     run_search,
     tier_line,
 )
 from .store import Snapshot, Store, scalar
+from .vectors.identity import VectorIdentity
+from .vectors.knn import CoarseIndex
 
 if TYPE_CHECKING:
-    from .vectors.client import EmbeddingsClient
+    from .vectors.openai import EmbeddingsClient
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ def make_embedder(settings: Settings) -> EmbeddingsClient | None:
     cfg = settings.embeddings
     if cfg is None:
         return None
-    from .vectors.client import EmbeddingsClient
+    from .vectors.openai import EmbeddingsClient
 
     return EmbeddingsClient(
         base_url=cfg.base_url,
@@ -78,10 +82,20 @@ def make_embedder(settings: Settings) -> EmbeddingsClient | None:
 
 
 class Knowledge:
-    def __init__(self, settings: Settings, embedder: QueryEmbedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: QueryEmbedder | None = None,
+        *,
+        coarse_knn: bool = True,
+    ) -> None:
+        """``coarse_knn=False`` keeps every vector search exact: right for a reader that
+        answers one query and exits (the CLI), since loading the int8 matrix of a large index
+        costs more than one exact scan (vectors/knn.py)."""
         self.settings = settings
         self.store = Store(settings.store_dir)
         self.term_stats = TermStats()
+        self.coarse: CoarseIndex | None = CoarseIndex() if coarse_knn else None
         self.embedder: QueryEmbedder | None = embedder
         if embedder is None and settings.embeddings is not None:
             self.embedder = make_embedder(settings)
@@ -101,19 +115,26 @@ class Knowledge:
     def search(
         self, query: str, top_k: int | None = None, *, prefix_last: bool = False
     ) -> SearchResult:
+        """Search the live index. With embeddings configured, the query is embedded first,
+        outside the read transaction (optimistically: whether the index holds vectors is known
+        only inside it), then identity and dimension are checked against that snapshot."""
+        identity = self.identity()
+        query_vector: QueryVector | None = None
+        if self.embedder is not None:
+            query_vector = embed_query(self.embedder, query)
         with self.store.snapshot() as snap:
-            if snap is not None and self.embedder is not None and snap.manifest.hybrid:
+            if snap is not None and identity is not None and snap.manifest.hybrid:
                 self.store.ensure_vec(snap.conn)
-            cfg = self.settings.embeddings
             result = run_search(
                 snap,
                 query,
                 top_k,
                 default_top_k=self.settings.top_k,
-                embedder=self.embedder,
-                prefixes=(cfg.query_prefix, cfg.document_prefix) if cfg else ("", ""),
+                identity=identity,
+                query_vector=query_vector,
                 prefix_last=prefix_last,
                 term_stats=self.term_stats,
+                coarse=self.coarse,
             )
             if snap is None or not result.hits:
                 return result
@@ -122,6 +143,16 @@ class Knowledge:
         return dataclasses.replace(
             result, hits=[_with_match(hit, terms, tokenize) for hit in result.hits]
         )
+
+    def identity(self) -> VectorIdentity | None:
+        """The vector identity searches ask for (None with a lexical configuration): the
+        embedder's model with the configured prefixes."""
+        if self.embedder is None:
+            return None
+        cfg = self.settings.embeddings
+        if cfg is None:
+            return VectorIdentity(self.embedder.model)
+        return VectorIdentity(self.embedder.model, 0, cfg.query_prefix, cfg.document_prefix)
 
     def show(self, citation: str, *, check_file: bool = True) -> CitedChunk:
         """The chunk a citation names; stale when its file changed since indexing."""

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Bumped when the layout changes; readers refuse a newer one, and the next writer rebuilds an
 older one into a new generation (readers keep the old one until the switch).
 
 2: chunks lost ``heading_line`` (it always equalled ``start_line``).
-3: chunks and their full-text index gained ``doc`` (the document's title, description, path)."""
+3: chunks and their full-text index gained ``doc`` (the document's title, description, path).
+4: hybrid generations gain ``chunks_vq_N`` (an int8 and a float32 copy of each vector) for the
+   coarse KNN pass of large indexes (vectors/knn.py)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -39,6 +41,8 @@ class Tables(NamedTuple):
     fts: str
     vec: str
     vocab: str
+    vq: str
+    """int8 + float32 copy of each vector: the coarse KNN pass (vectors/knn.py)."""
 
 
 def names(generation: int) -> Tables:
@@ -50,6 +54,7 @@ def names(generation: int) -> Tables:
         fts=f"chunks_fts_{g}",
         vec=f"chunks_vec_{g}",
         vocab=f"chunks_vocab_{g}",
+        vq=f"chunks_vq_{g}",
     )
 
 
@@ -111,9 +116,19 @@ END;
 
 
 def vec_ddl(generation: int, dimension: int) -> str:
+    """The vector tables of one generation: vec0 for exact KNN, and the coarse-pass table
+    (``seq`` only grows, so a reader's cached bit matrix can append what is new)."""
+    n = names(generation)
     return (
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {names(generation).vec} "
-        f"USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[{int(dimension)}])"
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {n.vec} "
+        f"USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[{int(dimension)}]);\n"
+        f"CREATE TABLE IF NOT EXISTS {n.vq} (\n"
+        "  seq INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+        "  chunk_id INTEGER NOT NULL UNIQUE,\n"
+        "  q8 BLOB NOT NULL,\n"
+        "  scale REAL NOT NULL,\n"
+        "  embedding BLOB NOT NULL\n"
+        ");"
     )
 
 
@@ -121,6 +136,7 @@ def drop_generation_sql(generation: int) -> list[str]:
     n = names(generation)
     return [
         f"DROP TABLE IF EXISTS {n.vocab}",
+        f"DROP TABLE IF EXISTS {n.vq}",
         f"DROP TABLE IF EXISTS {n.vec}",
         f"DROP TABLE IF EXISTS {n.fts}",
         f"DROP TABLE IF EXISTS {n.chunks}",

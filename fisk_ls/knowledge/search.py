@@ -1,12 +1,19 @@
 """Search: FTS5/BM25 always, sqlite-vec KNN when the vector tier is on, fused by RRF.
 
 Soft outcomes are values: ``status`` is ``ok``, ``index_not_built``, ``index_empty`` or
-``no_terms``; a search whose embeddings call failed transiently is ``degraded`` with a one-line
-``reason`` and lexical results.
+``no_terms``. A search whose query embedding failed for any reason other than a
+misconfiguration (an outage, a timeout, garbage vectors, an HTML page, a redirect, an oversized
+body) is ``degraded``: lexical results with a one-line ``reason``. A misconfiguration (a bad
+key, an unknown model, another dimension, another identity) is raised, so it gets fixed.
+
+The query is embedded (:func:`embed_query`) *before* the read snapshot is opened, so no WAL
+snapshot or connection is held while the embeddings server thinks; the identity and dimension
+are checked inside the snapshot, where the manifest is known.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,16 +21,19 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .citations import format_citation
 from .collapse import text_key
-from .errors import EmbeddingsError, IdentityMismatch
+from .errors import EmbeddingsError
 from .fts import heading_terms, match_expression, query_terms
 from .index.chunker import display_text
 from .settings_schema import resolve_top_k
 from .store import scalar
-from .vectors.pack import normalize, pack
+from .vectors import knn
+from .vectors.identity import VectorIdentity, dimension_error, require_match, require_unit
 
 if TYPE_CHECKING:
     from .match import Match
     from .store import Snapshot
+
+log = logging.getLogger(__name__)
 
 FTS5_TOKENIZE_QUERY = 0x0001
 FANOUT = 50
@@ -47,6 +57,9 @@ NO_TERMS = "no_terms"
 
 
 class QueryEmbedder(Protocol):
+    """An embeddings provider at query time; ``embed_query`` returns a unit vector (the
+    provider normalises; see vectors/identity.py)."""
+
     model: str
 
     def embed_query(self, text: str) -> list[float]: ...
@@ -63,6 +76,31 @@ class Location(NamedTuple):
     @property
     def citation(self) -> str:
         return format_citation(self.path, self.ordinal)
+
+
+@dataclass(frozen=True)
+class QueryVector:
+    """The outcome of embedding a query: a unit vector, or the failure to report."""
+
+    vector: list[float] | None = None
+    error: EmbeddingsError | None = None
+
+
+def embed_query(embedder: QueryEmbedder, query: str) -> QueryVector:
+    """Embed ``query`` (call it outside any read transaction). Never raises for a provider
+    failure: the error is returned, and :func:`run_search` decides whether it is loud."""
+    if not query.strip():
+        return QueryVector()
+    try:
+        vector = embedder.embed_query(query)
+        require_unit(vector, "a query vector")
+    except EmbeddingsError as exc:
+        return QueryVector(error=exc)
+    except Exception as exc:  # a provider bug must not fail a search; it is logged in full
+        log.warning("query embedding failed", exc_info=True)
+        reason = f"the embeddings provider failed ({type(exc).__name__})"
+        return QueryVector(error=EmbeddingsError("invalid_response", reason))
+    return QueryVector(vector=list(vector))
 
 
 @dataclass(frozen=True)
@@ -280,14 +318,15 @@ def own_headings(section: str) -> list[str]:
     return [part.rsplit(" > ", 1)[-1] for part in section.split("; ")] if section else []
 
 
-def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> list[int]:
-    v = snap.tables.vec
-    rows = snap.conn.execute(
-        f"SELECT chunk_id, distance FROM {v} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-        (pack(vector), limit),
-    ).fetchall()
-    ranked = sorted((float(d), int(c)) for c, d in rows)  # type: ignore[arg-type]
-    return [cid for _, cid in ranked]  # ties by id
+def vector_ids(
+    snap: Snapshot,
+    vector: Sequence[float],
+    limit: int = FANOUT,
+    coarse: knn.CoarseIndex | None = None,
+) -> list[int]:
+    """Nearest chunks, best first, ties by id: exact for small indexes, coarse + exact
+    re-scoring for large ones when the reader keeps a ``coarse`` index (vectors/knn.py)."""
+    return knn.nearest(snap, vector, limit, coarse)
 
 
 class _Row(NamedTuple):
@@ -375,77 +414,51 @@ def is_empty(snap: Snapshot) -> bool:
     return snap.conn.execute(f"SELECT 1 FROM {c} LIMIT 1").fetchone() is None
 
 
-def check_identity(snap: Snapshot, model: str, query_prefix: str, document_prefix: str) -> None:
-    """The index's pinned vector identity must match the configuration (else --reindex)."""
-    m = snap.manifest
-    if not m.hybrid:
-        if is_empty(snap):
-            return  # nothing built yet: not a mismatch, the next index run pins it
-        raise IdentityMismatch(
-            "the index was built lexical-only but embeddings are configured; run "
-            "`fisk-ai knowledge index --reindex` to add vectors"
-        )
-    wrong = []
-    if m.model != model:
-        wrong.append(f"model {m.model!r} (configured {model!r})")
-    if m.query_prefix != query_prefix:
-        wrong.append(f"query_prefix {m.query_prefix!r} (configured {query_prefix!r})")
-    if m.document_prefix != document_prefix:
-        wrong.append(f"document_prefix {m.document_prefix!r} (configured {document_prefix!r})")
-    if not m.normalized:
-        wrong.append("unnormalised vectors")
-    if wrong:
-        raise IdentityMismatch(
-            "the index was built with "
-            + ", ".join(wrong)
-            + "; run `fisk-ai knowledge index --reindex` to rebuild it"
-        )
-
-
 def run_search(
     snap: Snapshot | None,
     query: str,
     top_k: int | None,
     *,
     default_top_k: int = 5,
-    embedder: QueryEmbedder | None = None,
-    prefixes: tuple[str, str] = ("", ""),
+    identity: VectorIdentity | None = None,
+    query_vector: QueryVector | None = None,
     prefix_last: bool = False,
     term_stats: TermStats | None = None,
+    coarse: knn.CoarseIndex | None = None,
 ) -> SearchResult:
-    """Search one snapshot (None = not built)."""
+    """Search one snapshot (None = not built).
+
+    ``identity`` is the configured vector identity (None: lexical configuration) and
+    ``query_vector`` what :func:`embed_query` gave for ``query`` before the snapshot opened.
+    """
     k = resolve_top_k(top_k, default_top_k)
-    hybrid = embedder is not None
+    model = identity.model if identity is not None else None
     if snap is None:
-        return SearchResult(INDEX_NOT_BUILT, tier_line(embedder.model if embedder else None))
+        return SearchResult(INDEX_NOT_BUILT, tier_line(model))
     dim = snap.manifest.dimension
-    tier = tier_line(embedder.model, dim) if embedder else tier_line()
+    tier = tier_line(model, dim)
     if is_empty(snap):
         return SearchResult(INDEX_EMPTY, tier)
-    if hybrid:
-        assert embedder is not None
-        check_identity(snap, embedder.model, *prefixes)
+    if identity is not None:
+        require_match(snap.manifest, identity, empty=False)
     expression = query_expression(snap, query, term_stats, prefix_last=prefix_last)
     heading = heading_terms(query)
     lexical = lexical_ids(snap, expression, heading=heading) if expression else []
     vector: list[int] = []
     degraded, reason = False, None
-    if hybrid and snap.manifest.hybrid and query.strip():
-        assert embedder is not None
-        try:
-            qv = embedder.embed_query(query)
-            if len(qv) != dim:
-                raise EmbeddingsError(
-                    "dimension",
-                    f"the server now returns {len(qv)}-dimensional vectors but the index holds "
-                    f"{dim}; run `fisk-ai knowledge index --reindex`",
-                )
-            vector = vector_ids(snap, normalize(qv))
-        except EmbeddingsError as exc:
-            if exc.kind != "transient":
-                raise
-            degraded, reason = True, exc.reason
-            tier = tier_line(embedder.model, dim, reason)
+    if identity is not None and snap.manifest.hybrid and query.strip():
+        qv = query_vector or QueryVector(
+            error=EmbeddingsError("invalid_response", "the query was not embedded")
+        )
+        if qv.error is not None:
+            if qv.error.misconfigured:
+                raise qv.error
+            degraded, reason = True, qv.error.reason
+            tier = tier_line(model, dim, reason)
+        elif qv.vector is not None:
+            if len(qv.vector) != dim:
+                raise dimension_error(len(qv.vector), dim)
+            vector = vector_ids(snap, qv.vector, coarse=coarse)
     if not expression and not vector:
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
     fused, ranks = _fuse(lexical, vector)

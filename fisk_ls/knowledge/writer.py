@@ -31,7 +31,9 @@ from .store import (
 if TYPE_CHECKING:
     import apsw
 
-_GEN_TABLE = re.compile(r"^(?:documents|chunks|chunks_fts|chunks_vec|chunks_vocab)_(\d+)$")
+_GEN_TABLE = re.compile(
+    r"^(?:documents|chunks|chunks_fts|chunks_vec|chunks_vocab|chunks_vq)_(\d+)$"
+)
 
 
 class Writer:

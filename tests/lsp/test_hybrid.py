@@ -23,3 +23,16 @@ async def test_hybrid_then_degraded(tmp_path: Path, fake_embed: FakeEmbedServer)
         degraded = await search(client, "zeppelin airship")
         assert degraded["degraded"] is True and degraded["reason"]
         assert degraded["results"][0]["citation"] == "guide.md#1"
+
+
+async def test_garbage_answers_degrade(tmp_path: Path, fake_embed: FakeEmbedServer) -> None:
+    """An HTML page with status 200 (a proxy's login page) is not a server error: the search
+    answers lexically, flagged degraded (issue 17)."""
+    root = copy_fixture("basic", tmp_path / "basic")
+    options = {"embeddings": {"baseUrl": fake_embed.base_url, "model": "fake-embed"}}
+    async with lsp_session([root], tmp_path, "neovim", init_options=options) as client:
+        await wait_indexed(client)
+        fake_embed.set_mode("html")
+        degraded = await search(client, "zeppelin airship")
+        assert degraded["degraded"] is True and "JSON" in degraded["reason"]
+        assert degraded["results"][0]["citation"] == "guide.md#1"

@@ -39,7 +39,22 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-MODES = ("ok", "refuse", "hang", "status", "wrong_dim", "nan", "short", "huge", "fail_first")
+MODES = (
+    "ok",
+    "refuse",
+    "hang",
+    "status",
+    "wrong_dim",
+    "nan",
+    "inf",
+    "zero",
+    "short",
+    "huge",
+    "html",
+    "redirect",
+    "bad_encoding",
+    "fail_first",
+)
 """
 ok          answer normally
 refuse      reset the connection without answering (the server looks down)
@@ -47,8 +62,13 @@ hang        wait ``hang_seconds`` before answering; stop() interrupts the wait
 status      answer every embeddings request with ``status`` (429/503 carry Retry-After)
 wrong_dim   vectors one element longer than ``dim`` (the model behind the URL changed)
 nan         the first vector's first number is NaN
+inf         the first vector's first number is Infinity
+zero        the first vector is all zeros
 short       one vector fewer than inputs
 huge        a 100 MB body, streamed without Content-Length and never held in memory
+html        status 200 with an HTML page (a captive portal or a proxy's login page)
+redirect    302 to another host, with a Location header
+bad_encoding status 200 claiming ``Content-Encoding: gzip`` over a body that is not gzip
 fail_first  the next ``count`` requests answer ``status``, then back to ok
 """
 HUGE_BYTES = 100 * 1024 * 1024
@@ -371,6 +391,18 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "huge":
             self._huge()
             return
+        if mode == "html":
+            self._raw(200, b"<!doctype html><html><body>Please log in</body></html>", "text/html")
+            return
+        if mode == "redirect":
+            headers = [("Location", "https://login.example.com/")]
+            self._raw(302, b"", "text/plain", headers)
+            return
+        if mode == "bad_encoding":
+            self._raw(
+                200, b'{"data": "not gzip"}', "application/json", [("Content-Encoding", "gzip")]
+            )
+            return
         dim = options["dim"] + (1 if mode == "wrong_dim" else 0)
         data: list[dict[str, Any]] = [
             {"object": "embedding", "index": i, "embedding": fake_embedding(text, dim)}
@@ -378,6 +410,10 @@ class _Handler(BaseHTTPRequestHandler):
         ]
         if mode == "nan":
             data[0]["embedding"][0] = float("nan")
+        if mode == "inf":
+            data[0]["embedding"][0] = float("inf")  # written as the bare token Infinity
+        if mode == "zero":
+            data[0]["embedding"] = [0.0] * dim
         if mode == "short":
             data.pop()
         if options["reverse"]:
@@ -421,6 +457,21 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.dumps(payload).encode()  # NaN is written as the bare token NaN, on purpose
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _raw(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str,
+        headers: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         for name, value in headers:
             self.send_header(name, value)

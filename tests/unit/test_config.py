@@ -155,3 +155,27 @@ def test_document_keys(tmp_path: Path) -> None:
     assert document_key(tmp_path / "a" / "b#c.md", tmp_path) == "a/b#c.md"
     with pytest.raises(ConfigError, match="outside the project root"):
         document_key(tmp_path.parent / "x.md", tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("url", "phrase"),
+    [
+        ("http://docs.example.com/v1", "plain http"),
+        ("https://bob:pw@api.example.com/v1", "user name or password"),
+        ("ftp://api.example.com/v1", "http(s) URL"),
+        ("https://api.example.com/v1?key=1", "query string"),
+    ],
+)
+def test_embeddings_url_is_checked_when_agent_yaml_is_read(
+    tmp_path: Path, url: str, phrase: str
+) -> None:
+    (tmp_path / "agent.yaml").write_text(
+        "harness:\n  knowledge:\n    enabled: true\n    embeddings:\n"
+        f"      base_url: '{url}'\n      model: m\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        resolve_settings(cwd=tmp_path)
+    message = str(caught.value)
+    assert str(tmp_path / "agent.yaml") in message
+    assert "harness.knowledge.embeddings.base_url" in message and phrase in message
+    assert "pw" not in message and "key=1" not in message

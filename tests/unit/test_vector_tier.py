@@ -253,3 +253,43 @@ def test_doctor_probes(settings: Settings, fake_embed: FakeEmbedServer) -> None:
     for e in (emb, emb2, emb3):
         assert e is not None
         e.close()
+
+
+def test_quantized_path_through_the_index(
+    settings: Settings, fake_embed: FakeEmbedServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every vector also gets a coarse-pass row, kept in step by updates and removals; with
+    the threshold lowered, a search through the quantized path ranks as the exact one does."""
+    import apsw
+
+    from fisk_ls.knowledge.vectors import knn
+
+    for i in range(30):
+        (project / "many" / f"{i}.md").parent.mkdir(exist_ok=True)
+        (project / "many" / f"{i}.md").write_text(f"# Doc {i}\n\nqueue item {i} backpressure\n")
+    h = hybrid(settings, fake_embed)
+    index(h)
+    kb = Knowledge(h)
+
+    def rows() -> tuple[int, int]:
+        with kb.store.snapshot() as snap:
+            assert snap is not None
+            vq = snap.tables.vq
+        conn = apsw.Connection(str(kb.store.path), flags=apsw.SQLITE_OPEN_READONLY)
+        n = conn.execute(f"SELECT count(*) FROM {vq}").fetchone()[0]
+        conn.close()
+        return int(n), kb.stats().vectors
+
+    n, vectors = rows()
+    assert n == vectors > 30
+    exact = [x.citation for x in kb.search("backpressure queue item", 10).hits]
+    monkeypatch.setattr(knn, "EXACT_BELOW", 1)
+    quantized = kb.search("backpressure queue item", 10)
+    assert [x.citation for x in quantized.hits] == exact
+    assert kb.coarse is not None and kb.coarse.loads == 1
+    (project / "many" / "3.md").unlink()
+    index(h)
+    n, vectors = rows()
+    assert n == vectors
+    assert "many/3.md" not in {x.path for x in kb.search("backpressure queue item 3", 10).hits}
+    kb.close()

@@ -10,15 +10,24 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from .. import schema
-from ..errors import EmbeddingsError, IdentityMismatch
+from ..errors import EmbeddingsError
 from ..schema import Tables
 from ..store import Manifest
-from .pack import normalize, pack
+from . import knn
+from .identity import (
+    VectorIdentity,
+    dimension_error,
+    refuse_lexical_over_hybrid,
+    require_match,
+    require_unit,
+)
+from .pack import pack
+
+__all__ = ["DocumentEmbedder", "VectorTier", "refuse_lexical_over_hybrid"]
 
 if TYPE_CHECKING:
     import apsw
@@ -27,6 +36,9 @@ if TYPE_CHECKING:
 
 
 class DocumentEmbedder(Protocol):
+    """An embeddings provider at index time. ``embed_documents`` returns unit vectors (the
+    provider normalises; see identity.py), one per text, in order."""
+
     model: str
     query_prefix: str
     document_prefix: str
@@ -36,32 +48,6 @@ class DocumentEmbedder(Protocol):
     def embed_documents(
         self, texts: Sequence[str], titles: Sequence[str] | None = None
     ) -> list[list[float]]: ...
-
-
-def identity_key(manifest: Manifest) -> str:
-    """What a cached vector depends on."""
-    raw = "\x00".join(
-        [manifest.model, str(manifest.dimension), manifest.document_prefix, "normalized"]
-    )
-    return hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
-
-
-def describe(m: Manifest) -> str:
-    if not m.hybrid:
-        return "lexical-only"
-    return (
-        f"model {m.model!r} dim {m.dimension} query_prefix {m.query_prefix!r} "
-        f"document_prefix {m.document_prefix!r}"
-    )
-
-
-def refuse_lexical_over_hybrid(manifest: Manifest) -> None:
-    if manifest.hybrid:
-        raise IdentityMismatch(
-            f"the index holds vectors ({describe(manifest)}) but no embeddings are configured; "
-            "configure the same embeddings, or run `fisk-ai knowledge index --reindex` to "
-            "rebuild it lexical-only"
-        )
 
 
 class VectorTier:
@@ -76,26 +62,11 @@ class VectorTier:
         """Probe the server (a failure here fails the run loud) and settle the identity."""
         dim = self.embedder.probe_dimension()
         live = self.writer.manifest
-        self.target = Manifest(
-            generation=generation,
-            model=self.embedder.model,
-            dimension=dim,
-            normalized=True,
-            query_prefix=self.embedder.query_prefix,
-            document_prefix=self.embedder.document_prefix,
-        )
-        self.key = identity_key(self.target)
+        wanted = VectorIdentity.of_provider(self.embedder, dim)
+        self.target = wanted.manifest(generation)
+        self.key = wanted.cache_key()
         if not rebuild:
-            if live.hybrid and _differs(live, self.target):
-                raise IdentityMismatch(
-                    f"the index was built with {describe(live)}, the configuration asks for "
-                    f"{describe(self.target)}; run `fisk-ai knowledge index --reindex`"
-                )
-            if not live.hybrid and not empty:
-                raise IdentityMismatch(
-                    "the index was built lexical-only but embeddings are configured; run "
-                    "`fisk-ai knowledge index --reindex` to add vectors"
-                )
+            require_match(live, wanted, empty=empty)
         self.writer.create_vec_table(generation, dim)
         if not rebuild and not live.hybrid:
             self.writer.set_manifest(self.target)
@@ -119,12 +90,9 @@ class VectorTier:
                 )
             for h, vec in zip(missing, vectors, strict=True):
                 if len(vec) != self.target.dimension:
-                    raise EmbeddingsError(
-                        "dimension",
-                        f"the server returned {len(vec)}-dimensional vectors, the index holds "
-                        f"{self.target.dimension}; run `fisk-ai knowledge index --reindex`",
-                    )
-                found[h] = pack(normalize(vec))
+                    raise dimension_error(len(vec), self.target.dimension)
+                require_unit(vec, "a document vector")
+                found[h] = pack(vec)
             self.embedded += len(missing)
             self._remember({h: found[h] for h in missing})
         return found
@@ -169,13 +137,13 @@ def insert_vectors(
     rows = conn.execute(
         f"SELECT id, hash FROM {tables.chunks} WHERE document_id = ?", (doc_id,)
     ).fetchall()
-    conn.executemany(
-        f"INSERT INTO {tables.vec}(chunk_id, embedding) VALUES (?, ?)",
-        [(cid, vectors[str(h)]) for cid, h in rows],
-    )
+    pairs = [(int(cid), vectors[str(h)]) for cid, h in rows]  # type: ignore[arg-type]
+    conn.executemany(f"INSERT INTO {tables.vec}(chunk_id, embedding) VALUES (?, ?)", pairs)
+    knn.insert(conn, tables, pairs)
 
 
 def delete_vectors(conn: apsw.Connection, tables: Tables, doc_id: int) -> None:
+    knn.delete_document(conn, tables, doc_id)
     conn.execute(
         f"DELETE FROM {tables.vec} WHERE chunk_id IN "
         f"(SELECT id FROM {tables.chunks} WHERE document_id = ?)",
@@ -189,13 +157,3 @@ def has_vec_table(conn: apsw.Connection, generation: int) -> bool:
         "SELECT 1 FROM sqlite_master WHERE type='table' AND name = ?", (name,)
     ).fetchone()
     return row is not None
-
-
-def _differs(a: Manifest, b: Manifest) -> bool:
-    return (a.model, a.dimension, a.query_prefix, a.document_prefix, a.normalized) != (
-        b.model,
-        b.dimension,
-        b.query_prefix,
-        b.document_prefix,
-        b.normalized,
-    )

@@ -1,0 +1,185 @@
+"""The vector identity: what an index's vectors depend on, and the one check of it.
+
+An index pins the identity it was built with in its manifest (model, dimension, query and
+document prefixes, normalisation). The configuration (or an embeddings provider) asks for one.
+Every comparison of the two, and every message about a difference, is here: the index run
+(``tier.VectorTier.prepare``), the search (``search.run_search``) and ``doctor`` all call
+:func:`require_match` or :func:`differences`, so the three cannot disagree.
+
+Normalisation happens once, in the provider: every :class:`~.tier.DocumentEmbedder` /
+:class:`~fisk_ls.knowledge.search.QueryEmbedder` returns unit vectors (the OpenAI-compatible
+client L2-normalises what the server sends, because servers disagree). Callers only *check*
+with :func:`require_unit` (a sum of squares, no rescaling), so a provider that breaks the
+contract fails with a clear error instead of silently skewing every distance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from ..errors import EmbeddingsError, IdentityMismatch
+from ..store import Manifest
+
+if TYPE_CHECKING:
+    from ..config import EmbeddingsConfig
+
+REINDEX = "`fisk-ai knowledge index --reindex`"
+"""The command that fixes every identity difference: a rebuild beside the live index."""
+
+UNIT_TOLERANCE = 1e-3
+"""How far from 1 a vector's squared length may be (float32 storage rounds at ~1e-7)."""
+
+
+class Provider(Protocol):
+    """What identity needs from an embeddings provider."""
+
+    model: str
+    query_prefix: str
+    document_prefix: str
+
+
+@dataclass(frozen=True)
+class VectorIdentity:
+    """One vector identity. ``dimension`` 0 means "not known yet" (the configuration alone
+    does not say it; the probe at index time or the first query vector does)."""
+
+    model: str
+    dimension: int = 0
+    query_prefix: str = ""
+    document_prefix: str = ""
+    normalized: bool = True
+
+    @classmethod
+    def of_config(cls, cfg: EmbeddingsConfig, dimension: int = 0) -> VectorIdentity:
+        return cls(cfg.model, dimension, cfg.query_prefix, cfg.document_prefix)
+
+    @classmethod
+    def of_provider(cls, provider: Provider, dimension: int = 0) -> VectorIdentity:
+        return cls(provider.model, dimension, provider.query_prefix, provider.document_prefix)
+
+    @classmethod
+    def pinned(cls, manifest: Manifest) -> VectorIdentity | None:
+        """The identity an index was built with; None for a lexical-only index."""
+        if not manifest.hybrid:
+            return None
+        return cls(
+            manifest.model,
+            manifest.dimension,
+            manifest.query_prefix,
+            manifest.document_prefix,
+            manifest.normalized,
+        )
+
+    def with_dimension(self, dimension: int) -> VectorIdentity:
+        return VectorIdentity(
+            self.model, dimension, self.query_prefix, self.document_prefix, self.normalized
+        )
+
+    def manifest(self, generation: int) -> Manifest:
+        """The manifest that pins this identity for ``generation``."""
+        return Manifest(
+            generation=generation,
+            model=self.model,
+            dimension=self.dimension,
+            normalized=self.normalized,
+            query_prefix=self.query_prefix,
+            document_prefix=self.document_prefix,
+        )
+
+    def cache_key(self) -> str:
+        """What a cached document vector depends on (the query prefix does not matter)."""
+        raw = "\x00".join([self.model, str(self.dimension), self.document_prefix, "normalized"])
+        return hashlib.blake2b(raw.encode(), digest_size=12).hexdigest()
+
+    def describe(self) -> str:
+        return (
+            f"model {self.model!r} dim {self.dimension} query_prefix {self.query_prefix!r} "
+            f"document_prefix {self.document_prefix!r}"
+        )
+
+
+def describe(manifest: Manifest) -> str:
+    """The identity a manifest pins, in words ("lexical-only" when it pins none)."""
+    pinned = VectorIdentity.pinned(manifest)
+    return "lexical-only" if pinned is None else pinned.describe()
+
+
+def differences(pinned: VectorIdentity, wanted: VectorIdentity) -> list[str]:
+    """Each way ``pinned`` (the index) differs from ``wanted`` (the configuration), in words.
+
+    Dimensions are compared only when both are known.
+    """
+    wrong = []
+    if pinned.model != wanted.model:
+        wrong.append(f"model {pinned.model!r} (configured {wanted.model!r})")
+    if pinned.dimension and wanted.dimension and pinned.dimension != wanted.dimension:
+        wrong.append(f"dim {pinned.dimension} (the model now gives {wanted.dimension})")
+    if pinned.query_prefix != wanted.query_prefix:
+        wrong.append(f"query_prefix {pinned.query_prefix!r} (configured {wanted.query_prefix!r})")
+    if pinned.document_prefix != wanted.document_prefix:
+        wrong.append(
+            f"document_prefix {pinned.document_prefix!r} (configured {wanted.document_prefix!r})"
+        )
+    if not pinned.normalized:
+        wrong.append("unnormalised vectors")
+    return wrong
+
+
+def mismatch_message(wrong: Sequence[str]) -> str:
+    return f"the index was built with {', '.join(wrong)}; run {REINDEX} to rebuild it"
+
+
+LEXICAL_ONLY = (
+    f"the index was built lexical-only but embeddings are configured; run {REINDEX} to add vectors"
+)
+
+
+def require_match(manifest: Manifest, wanted: VectorIdentity, *, empty: bool) -> None:
+    """Raise :class:`IdentityMismatch` unless the index may be used with ``wanted``.
+
+    A lexical-only index matches only while it holds nothing (the next run pins the identity).
+    """
+    pinned = VectorIdentity.pinned(manifest)
+    if pinned is None:
+        if empty:
+            return
+        raise IdentityMismatch(LEXICAL_ONLY)
+    wrong = differences(pinned, wanted)
+    if wrong:
+        raise IdentityMismatch(mismatch_message(wrong))
+
+
+def refuse_lexical_over_hybrid(manifest: Manifest) -> None:
+    """A run without embeddings must not write into an index that holds vectors."""
+    if manifest.hybrid:
+        raise IdentityMismatch(
+            f"the index holds vectors ({describe(manifest)}) but no embeddings are configured; "
+            f"configure the same embeddings, or run {REINDEX} to rebuild it lexical-only"
+        )
+
+
+def dimension_error(got: int, pinned: int) -> EmbeddingsError:
+    """A provider's vectors no longer fit the index: loud (a configuration change), never a
+    degraded search."""
+    return EmbeddingsError(
+        "dimension",
+        f"the embeddings model now returns {got}-dimensional vectors but the index holds "
+        f"{pinned}; run {REINDEX}",
+    )
+
+
+def require_unit(vector: Sequence[float], what: str = "a vector") -> None:
+    """Raise ``invalid_response`` unless ``vector`` is finite with unit L2 length."""
+    try:
+        square = math.fsum(x * x for x in vector)
+    except (OverflowError, TypeError):
+        square = math.nan
+    if not (math.isfinite(square) and abs(square - 1.0) <= UNIT_TOLERANCE):
+        raise EmbeddingsError(
+            "invalid_response",
+            f"the embeddings provider returned {what} that is not a finite unit vector",
+        )

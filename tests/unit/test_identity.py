@@ -1,0 +1,122 @@
+"""The one vector identity: from config, from the manifest, the difference, the message."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fisk_ls.knowledge.config import EmbeddingsConfig
+from fisk_ls.knowledge.errors import EmbeddingsError, IdentityMismatch
+from fisk_ls.knowledge.store import Manifest
+from fisk_ls.knowledge.vectors.identity import (
+    LEXICAL_ONLY,
+    VectorIdentity,
+    describe,
+    differences,
+    dimension_error,
+    mismatch_message,
+    refuse_lexical_over_hybrid,
+    require_match,
+    require_unit,
+)
+
+PINNED = Manifest(
+    generation=3,
+    model="m",
+    dimension=64,
+    normalized=True,
+    query_prefix="q: ",
+    document_prefix="d: ",
+)
+
+
+def test_round_trip_through_the_manifest() -> None:
+    ident = VectorIdentity.pinned(PINNED)
+    assert ident == VectorIdentity("m", 64, "q: ", "d: ", True)
+    assert ident.manifest(3) == PINNED
+    assert VectorIdentity.pinned(Manifest()) is None
+    assert describe(Manifest()) == "lexical-only"
+    assert describe(PINNED) == "model 'm' dim 64 query_prefix 'q: ' document_prefix 'd: '"
+
+
+def test_from_config_knows_no_dimension_until_probed() -> None:
+    cfg = EmbeddingsConfig(
+        base_url="http://127.0.0.1:1/v1", model="m", query_prefix="q: ", document_prefix="d: "
+    )
+    assert VectorIdentity.of_config(cfg).dimension == 0
+    assert VectorIdentity.of_config(cfg, 64) == VectorIdentity.pinned(PINNED)
+    # an unknown dimension is not a difference
+    assert differences(VectorIdentity("m", 64, "q: ", "d: "), VectorIdentity.of_config(cfg)) == []
+
+
+def test_cache_key_is_stable_and_ignores_the_query_prefix() -> None:
+    a = VectorIdentity("m", 64, "q: ", "d: ")
+    # the key the tier used before identity.py existed: caches built then stay valid
+    assert a.cache_key() == "351031e49d1ffd2b48e7b2e1"
+    assert a.cache_key() == VectorIdentity("m", 64, "other", "d: ").cache_key()
+    assert a.cache_key() != VectorIdentity("m", 32, "q: ", "d: ").cache_key()
+    assert a.cache_key() != VectorIdentity("m", 64, "q: ", "").cache_key()
+
+
+@pytest.mark.parametrize(
+    ("wanted", "phrase"),
+    [
+        (VectorIdentity("other", 64, "q: ", "d: "), "model 'm' (configured 'other')"),
+        (VectorIdentity("m", 32, "q: ", "d: "), "dim 64 (the model now gives 32)"),
+        (VectorIdentity("m", 64, "", "d: "), "query_prefix 'q: ' (configured '')"),
+        (VectorIdentity("m", 64, "q: ", ""), "document_prefix 'd: ' (configured '')"),
+    ],
+)
+def test_each_difference_is_named_with_the_fix(wanted: VectorIdentity, phrase: str) -> None:
+    with pytest.raises(IdentityMismatch) as caught:
+        require_match(PINNED, wanted, empty=False)
+    message = str(caught.value)
+    assert phrase in message and "fisk-ai knowledge index --reindex" in message
+    pinned = VectorIdentity.pinned(PINNED)
+    assert pinned is not None
+    assert message == mismatch_message(differences(pinned, wanted))
+
+
+def test_unnormalised_index_differs() -> None:
+    old = Manifest(model="m", dimension=64, normalized=False)
+    with pytest.raises(IdentityMismatch, match="unnormalised"):
+        require_match(old, VectorIdentity("m", 64), empty=False)
+
+
+def test_lexical_index_matches_only_while_empty() -> None:
+    require_match(Manifest(), VectorIdentity("m"), empty=True)
+    with pytest.raises(IdentityMismatch) as caught:
+        require_match(Manifest(), VectorIdentity("m"), empty=False)
+    assert str(caught.value) == LEXICAL_ONLY and "--reindex" in LEXICAL_ONLY
+
+
+def test_lexical_configuration_never_writes_into_a_hybrid_index() -> None:
+    refuse_lexical_over_hybrid(Manifest())
+    with pytest.raises(IdentityMismatch, match="no embeddings are configured"):
+        refuse_lexical_over_hybrid(PINNED)
+
+
+def test_dimension_error_is_a_misconfiguration() -> None:
+    err = dimension_error(32, 64)
+    assert err.kind == "dimension" and err.misconfigured and "--reindex" in err.reason
+
+
+@pytest.mark.parametrize(
+    "vector",
+    [[], [0.0, 0.0], [math.nan, 1.0], [math.inf, 0.0], [3.0, 4.0], [0.5, 0.5], [1e308, 1e308]],
+)
+def test_require_unit_refuses_what_is_not_a_unit_vector(vector: list[float]) -> None:
+    with pytest.raises(EmbeddingsError) as caught:
+        require_unit(vector)
+    assert caught.value.kind == "invalid_response" and not caught.value.misconfigured
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=64))
+def test_require_unit_accepts_every_normalised_vector(raw: list[float]) -> None:
+    norm = math.sqrt(math.fsum(x * x for x in raw))
+    if norm < 1e-150:
+        return
+    require_unit([x / norm for x in raw])
