@@ -228,7 +228,7 @@ def stats_cmd(obj: Context) -> None:
 def doctor_cmd(obj: Context) -> None:
     """Check the index, its files, the lock and the embeddings server."""
     from ..knowledge.doctor import run_checks
-    from ..knowledge.reader import make_embedder
+    from ..knowledge.vectors.providers import make_embedder
 
     settings = obj.settings()
     embedder = make_embedder(settings)

@@ -31,9 +31,9 @@ from .reader import (
     Knowledge,
     Source,
     StoreStats,
-    make_embedder,
 )
 from .search import Hit, SearchResult, tier_line
+from .vectors.providers import make_embedder
 from .vectors.tier import DocumentEmbedder
 from .writer import Writer, open_writer
 
@@ -75,20 +75,24 @@ def index(
     reporter: IndexReporter | None = None,
     cancel: threading.Event | None = None,
     embedder: DocumentEmbedder | None = None,
+    drain: bool = True,
 ) -> IndexStats:
     """One index run over ``roots`` (default: the configured paths) under the writer lock.
 
-    With embeddings configured, ``embedder`` (default: a client built from the settings) embeds
-    the chunks of new and changed files.
+    With embeddings configured, ``embedder`` (default: the one the settings ask for) embeds the
+    chunks without a vector; with ``drain`` the run returns once there are none left (files are
+    searchable lexically as soon as they are written), without it they stay in the backlog for
+    a background worker (``Backfill``).
     """
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
         indexer = Indexer(w, settings.project_root, reporter=reporter, cancel=cancel, embedder=emb)
         if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
-            return indexer.run(settings.roots, rebuild=True)
+            return indexer.run(settings.roots, rebuild=True, drain=drain)
         return indexer.run(
             tuple(roots) if roots is not None else settings.roots,
             rebuild=rebuild,
             dry_run=dry_run,
+            drain=drain,
         )
 
 
@@ -99,15 +103,16 @@ def update_paths(
     wait: float = 0.0,
     embedder: DocumentEmbedder | None = None,
     cancel: threading.Event | None = None,
+    drain: bool = True,
 ) -> IndexStats:
     """Re-index just these files (saved, created, deleted, renamed) under the writer lock.
 
-    An index with an older layout is rebuilt whole instead."""
+    An index with an older layout is rebuilt whole instead. ``drain``: as in ``index``."""
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
         indexer = Indexer(w, settings.project_root, embedder=emb, cancel=cancel)
         if w.outdated:
-            return indexer.run(settings.roots, rebuild=True)
-        return indexer.update_paths(paths)
+            return indexer.run(settings.roots, rebuild=True, drain=drain)
+        return indexer.update_paths(paths, drain=drain)
 
 
 @contextlib.contextmanager

@@ -26,6 +26,10 @@ _IDENTITY = re.compile(r"^[A-Za-z0-9_-]+$")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 _KNOWLEDGE_KEYS = {"enabled", "paths", "directory", "top_k", "max_injected_tokens", "embeddings"}
 _EMBEDDINGS_KEYS = {
+    "provider",
+    "model_path",
+    "threads",
+    "max_tokens",
     "base_url",
     "model",
     "api_key_env",
@@ -34,6 +38,12 @@ _EMBEDDINGS_KEYS = {
     "query_prefix",
     "document_prefix",
 }
+
+
+PROVIDERS = ("openai", "builtin")
+"""``openai``: any OpenAI-compatible ``/v1/embeddings`` server at ``base_url``; ``builtin``: an
+ONNX model run in this process (the ``fisk-ls[embed]`` extra)."""
+DEFAULT_BUILTIN_MODEL = "all-MiniLM-L6-v2"
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,18 @@ class EmbeddingsConfig:
     query_timeout: float = DEFAULT_QUERY_TIMEOUT
     query_prefix: str = ""
     document_prefix: str = ""
+    provider: str = "openai"
+    model_path: str = ""
+    """builtin: a directory holding ``model.onnx`` and ``tokenizer.json`` (nothing is
+    downloaded); empty: the named model is fetched once into the user cache."""
+    threads: int = 0
+    """builtin: onnxruntime threads for indexing; 0 = all cores but one (at least one)."""
+    max_tokens: int = 0
+    """builtin: truncation in tokens; 0 = the model's own (256 for all-MiniLM-L6-v2)."""
+
+    @property
+    def builtin(self) -> bool:
+        return self.provider == "builtin"
 
 
 @dataclass(frozen=True)
@@ -127,12 +149,36 @@ def _int(block: dict[str, Any], name: str, key: str, default: int) -> int:
 def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> EmbeddingsConfig:
     block = _mapping(raw, key)
     _unknown(block, _EMBEDDINGS_KEYS, key)
+    provider = _string(block, "provider", key, "openai").strip() or "openai"
+    if provider not in PROVIDERS:
+        raise ConfigError(
+            f"{key}.provider: expected one of {', '.join(PROVIDERS)}, got {provider!r}"
+        )
     base_url = _string(block, "base_url", key).strip()
     model = _string(block, "model", key).strip()
-    if not base_url:
-        raise ConfigError(f"{key}.base_url is required (for example http://127.0.0.1:8080/v1)")
-    if not model:
-        raise ConfigError(f"{key}.model is required")
+    model_path = _string(block, "model_path", key).strip()
+    if provider == "builtin":
+        model = model or DEFAULT_BUILTIN_MODEL
+        if base_url:
+            raise ConfigError(
+                f"{key}.base_url is not used with provider builtin (the model runs in this "
+                "process); remove it, or set provider: openai"
+            )
+    else:
+        if not base_url:
+            raise ConfigError(
+                f"{key}.base_url is required (for example http://127.0.0.1:8080/v1), or set "
+                "provider: builtin to run a model in this process"
+            )
+        if not model:
+            raise ConfigError(f"{key}.model is required")
+        for name in ("model_path", "threads", "max_tokens"):
+            if block.get(name) is not None:
+                raise ConfigError(f"{key}.{name} is only used with provider: builtin")
+    threads = _int(block, "threads", key, 0)
+    max_tokens = _int(block, "max_tokens", key, 0)
+    if threads < 0 or max_tokens < 0:
+        raise ConfigError(f"{key}: threads and max_tokens must be 0 (automatic) or positive")
     timeout = DEFAULT_EMBED_TIMEOUT
     if block.get("timeout") is not None:
         timeout = parse_duration(block["timeout"], f"{key}.timeout")
@@ -147,6 +193,10 @@ def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> 
         query_timeout=query_timeout,
         query_prefix=_string(block, "query_prefix", key),
         document_prefix=_string(block, "document_prefix", key),
+        provider=provider,
+        model_path=model_path,
+        threads=threads,
+        max_tokens=max_tokens,
     )
 
 
@@ -165,7 +215,10 @@ def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeCon
     if "embeddings" in block and block["embeddings"] is not None:
         embeddings = parse_embeddings(block["embeddings"], f"{key}.embeddings")
     elif "embeddings" in block:
-        raise ConfigError(f"{key}.embeddings is empty: give base_url and model, or remove it")
+        raise ConfigError(
+            f"{key}.embeddings is empty: give provider: builtin, or base_url and model, "
+            "or remove it"
+        )
     return KnowledgeConfig(
         enabled=enabled,
         paths=tuple(p for p in paths_raw if p.strip()),

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Bumped when the layout changes; readers refuse a newer one, and the next writer rebuilds an
 older one into a new generation (readers keep the old one until the switch).
 
-2: chunks lost ``heading_line`` (it always equalled ``start_line``)."""
+2: chunks lost ``heading_line`` (it always equalled ``start_line``).
+3: chunks gained ``embedded`` (1 once its vec0 row exists; the backlog is ``embedded = 0``)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -56,7 +57,9 @@ def generation_ddl(generation: int) -> str:
     """Tables, index and FTS triggers of one generation.
 
     ``chunks.cjk`` holds CJK bigrams (NULL for text without CJK) so that Chinese and Japanese are
-    searchable with the unicode61 tokenizer; see fts.py.
+    searchable with the unicode61 tokenizer; see fts.py. ``chunks.embedded`` is set in the same
+    transaction that writes the chunk's vec0 row; the partial index makes the backlog (chunks
+    still without a vector) and its count cheap at any size.
     """
     n = names(generation)
     d, c, f = n.documents, n.chunks, n.fts
@@ -81,9 +84,11 @@ CREATE TABLE IF NOT EXISTS {c} (
   cjk TEXT,
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
-  hash TEXT NOT NULL
+  hash TEXT NOT NULL,
+  embedded INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS {c}_doc ON {c}(document_id, ordinal);
+CREATE INDEX IF NOT EXISTS {c}_backlog ON {c}(id) WHERE embedded = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS {f} USING fts5(
   section, body, cjk, content='{c}', content_rowid='id', tokenize='{FTS_TOKENIZER}'
 );
@@ -96,7 +101,7 @@ CREATE TRIGGER IF NOT EXISTS {c}_ad AFTER DELETE ON {c} BEGIN
   INSERT INTO {f}({f}, rowid, section, body, cjk)
   VALUES ('delete', old.id, old.section, old.body, old.cjk);
 END;
-CREATE TRIGGER IF NOT EXISTS {c}_au AFTER UPDATE ON {c} BEGIN
+CREATE TRIGGER IF NOT EXISTS {c}_au AFTER UPDATE OF section, body, cjk ON {c} BEGIN
   INSERT INTO {f}({f}, rowid, section, body, cjk)
   VALUES ('delete', old.id, old.section, old.body, old.cjk);
   INSERT INTO {f}(rowid, section, body, cjk) VALUES (new.id, new.section, new.body, new.cjk);

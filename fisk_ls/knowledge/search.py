@@ -18,6 +18,7 @@ from .errors import EmbeddingsError, IdentityMismatch
 from .fts import match_expression, query_terms
 from .index.chunker import display_text
 from .store import scalar
+from .vectors.backlog import Coverage, incomplete
 from .vectors.pack import normalize, pack
 
 if TYPE_CHECKING:
@@ -76,13 +77,20 @@ class SearchResult:
     reason: str | None = None
 
 
-def tier_line(model: str | None = None, dimension: int = 0, reason: str | None = None) -> str:
-    """The one-line description of how search runs (three kinds, as the reference)."""
+def tier_line(
+    model: str | None = None,
+    dimension: int = 0,
+    reason: str | None = None,
+    coverage: Coverage | None = None,
+) -> str:
+    """The one-line description of how search runs (three kinds, as the reference); a hybrid
+    index still embedding says how far it got."""
     if model is None:
         return "lexical: FTS5/BM25 (no embeddings configured)"
     if reason is not None:
         return f"degraded: hybrid fell back to lexical (embeddings unreachable: {reason})"
-    return f"hybrid: FTS5/BM25 + vectors, fused by RRF (model {model}, dim {dimension})"
+    tail = f"; {coverage.describe()}" if coverage is not None and not coverage.complete else ""
+    return f"hybrid: FTS5/BM25 + vectors, fused by RRF (model {model}, dim {dimension}{tail})"
 
 
 def rrf(lists: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
@@ -245,7 +253,8 @@ def run_search(
     if snap is None:
         return SearchResult(INDEX_NOT_BUILT, tier_line(embedder.model if embedder else None))
     dim = snap.manifest.dimension
-    tier = tier_line(embedder.model, dim) if embedder else tier_line()
+    cov = incomplete(snap.conn, snap.tables) if embedder and snap.manifest.hybrid else None
+    tier = tier_line(embedder.model, dim, coverage=cov) if embedder else tier_line()
     if is_empty(snap):
         return SearchResult(INDEX_EMPTY, tier)
     if hybrid:

@@ -33,7 +33,7 @@ from ..knowledge import (
 )
 from ..knowledge.index.watcher import expand
 from ..knowledge.location import Settings
-from ..knowledge.reader import make_embedder
+from ..knowledge.vectors.providers import make_embedder
 
 log = logging.getLogger(__name__)
 

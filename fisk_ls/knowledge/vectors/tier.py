@@ -5,7 +5,9 @@
   never writes into a hybrid index (that would silently downgrade it).
 * Vectors are cached by (identity, chunk content hash): saving a file where one paragraph
   changed embeds about one chunk, and ``--reindex`` with the same model embeds nothing.
-* Embedding happens outside any write transaction; the caller commits before calling ``embed``.
+* Embedding happens outside any write transaction; the caller commits before calling
+  ``compute`` and then stores the vectors, their cache rows and the chunks' ``embedded`` flags
+  in one transaction (backlog.py).
 """
 
 from __future__ import annotations
@@ -104,10 +106,17 @@ class VectorTier:
     def embed(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
         """Vectors (packed float32) for (chunk hash, embedding text, title) items, by hash.
 
-        Cached vectors are reused; only misses go to the server.
-        """
+        Cached vectors are reused; only misses go to the embedder (and are remembered)."""
+        found = self.compute(items)
+        with self.writer.transaction() as conn:
+            self.remember(conn, found)
+        return found
+
+    def compute(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
+        """Like ``embed`` but writes nothing: the caller stores the vectors and calls
+        ``remember`` in one transaction. Runs outside any transaction (slow)."""
         wanted = {h: (text, title) for h, text, title in items}
-        found = self._cached(list(wanted))
+        found = self.cached(list(wanted))
         missing = [h for h in wanted if h not in found]
         if missing:
             texts = [wanted[h][0] for h in missing]
@@ -121,15 +130,15 @@ class VectorTier:
                 if len(vec) != self.target.dimension:
                     raise EmbeddingsError(
                         "dimension",
-                        f"the server returned {len(vec)}-dimensional vectors, the index holds "
+                        f"the embedder returned {len(vec)}-dimensional vectors, the index holds "
                         f"{self.target.dimension}; run `fisk-ai knowledge index --reindex`",
                     )
                 found[h] = pack(normalize(vec))
             self.embedded += len(missing)
-            self._remember({h: found[h] for h in missing})
         return found
 
-    def _cached(self, hashes: list[str]) -> dict[str, bytes]:
+    def cached(self, hashes: list[str]) -> dict[str, bytes]:
+        """Cached vectors of these chunk hashes under this identity."""
         out: dict[str, bytes] = {}
         conn = self.writer.conn
         for i in range(0, len(hashes), 500):
@@ -143,12 +152,12 @@ class VectorTier:
                 out[str(h)] = bytes(blob)
         return out
 
-    def _remember(self, vectors: dict[str, bytes]) -> None:
-        with self.writer.transaction() as conn:
-            conn.executemany(
-                "INSERT OR IGNORE INTO vector_cache(identity, hash, embedding) VALUES (?, ?, ?)",
-                [(self.key, h, blob) for h, blob in vectors.items()],
-            )
+    def remember(self, conn: apsw.Connection, vectors: dict[str, bytes]) -> None:
+        """Cache rows for ``vectors`` (inside the caller's transaction)."""
+        conn.executemany(
+            "INSERT OR IGNORE INTO vector_cache(identity, hash, embedding) VALUES (?, ?, ?)",
+            [(self.key, h, blob) for h, blob in vectors.items()],
+        )
 
     def prune(self, tables: Tables) -> None:
         """Drop cached vectors no live chunk uses (other identities, deleted text)."""
@@ -157,22 +166,6 @@ class VectorTier:
             conn.execute(
                 f"DELETE FROM vector_cache WHERE hash NOT IN (SELECT hash FROM {tables.chunks})"
             )
-
-
-def insert_vectors(
-    conn: apsw.Connection,
-    tables: Tables,
-    doc_id: int,
-    vectors: dict[str, bytes],
-) -> None:
-    """vec0 rows for every chunk of one document (inside the caller's transaction)."""
-    rows = conn.execute(
-        f"SELECT id, hash FROM {tables.chunks} WHERE document_id = ?", (doc_id,)
-    ).fetchall()
-    conn.executemany(
-        f"INSERT INTO {tables.vec}(chunk_id, embedding) VALUES (?, ?)",
-        [(cid, vectors[str(h)]) for cid, h in rows],
-    )
 
 
 def delete_vectors(conn: apsw.Connection, tables: Tables, doc_id: int) -> None:
