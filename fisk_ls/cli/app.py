@@ -133,6 +133,7 @@ def index_cmd(
     """Index PATHS (default: the configured paths, or the project root)."""
     from ..knowledge import index
     from ..knowledge.location import absolute_roots
+    from ..knowledge.vectors.providers import make_embedder
 
     settings = obj.settings()
     roots = absolute_roots([str(p) for p in paths]) if paths else None
@@ -143,16 +144,22 @@ def index_cmd(
         _, built = obj.read(lambda kb: kb.stats().chunks > 0)
         if reindex or not built:
             click.echo(render.first_hybrid_build(settings))
-    with render.IndexProgress(enabled=not obj.as_json) as progress:
-        stats = index(
-            settings,
-            roots,
-            rebuild=reindex,
-            dry_run=dry_run,
-            wait=WAIT_SECONDS if wait else 0.0,
-            reporter=progress,
-            cancel=cancel,
-        )
+    embedder = make_embedder(settings, progress=None if obj.as_json else render.download_progress())
+    try:
+        with render.IndexProgress(enabled=not obj.as_json) as progress:
+            stats = index(
+                settings,
+                roots,
+                rebuild=reindex,
+                dry_run=dry_run,
+                wait=WAIT_SECONDS if wait else 0.0,
+                reporter=progress,
+                cancel=cancel,
+                embedder=embedder,
+            )
+    finally:
+        if embedder is not None:
+            embedder.close()
     if obj.as_json:
         _emit_json(
             {"tier": render.tier(settings), "store": str(settings.store_dir), **stats.as_dict()}

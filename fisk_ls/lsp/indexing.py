@@ -31,6 +31,7 @@ from ..knowledge import (
     open_writer,
     update_paths,
 )
+from ..knowledge.index.backfill import Backfill, BackfillReporter
 from ..knowledge.index.watcher import expand
 from ..knowledge.location import Settings
 from ..knowledge.vectors.providers import make_embedder
@@ -69,6 +70,8 @@ class QueueHooks:
     """What the queue tells its owner; every hook is called from the worker thread."""
 
     reporter: Callable[[], RunReporter] = RunReporter
+    embed_reporter: Callable[[], BackfillReporter] = BackfillReporter
+    """Progress of background embedding (called from the backfill thread)."""
     on_locked: Callable[[], None] = lambda: None
     on_error: Callable[[KnowledgeError], None] = lambda exc: None
 
@@ -96,6 +99,15 @@ class IndexQueue:
         # One embeddings client for the queue's life: its dimension probe is paid once, not
         # on every save.
         self._embedder = make_embedder(settings)
+        # Passes write files at once (drain=False); their vectors are filled in behind them.
+        self.backfill: Backfill | None = None
+        if self._embedder is not None:
+            self.backfill = Backfill(
+                settings,
+                self._embedder,
+                reporter=self.hooks.embed_reporter,
+                on_error=self.hooks.on_error,
+            )
         name = f"fisk-index-{settings.project_root.name}"
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
 
@@ -103,6 +115,13 @@ class IndexQueue:
 
     def start(self) -> None:
         self._thread.start()
+        if self.backfill is not None:
+            self.backfill.start()
+
+    @property
+    def embedding(self) -> bool:
+        """Background embedding is working through the backlog."""
+        return self.backfill is not None and self.backfill.busy
 
     def add(self, paths: Iterable[Path]) -> int:
         """Queue changed paths that lie under the indexed roots; returns how many were taken."""
@@ -150,6 +169,8 @@ class IndexQueue:
             self._thread.join(timeout)
         if self._full is not None:
             self._full.future.cancel()
+        if self.backfill is not None:
+            self.backfill.stop(timeout)
         if self._embedder is not None and not self._thread.is_alive():
             self._embedder.close()
 
@@ -201,7 +222,11 @@ class IndexQueue:
     def _run_update(self, batch: set[Path]) -> None:
         try:
             stats = update_paths(
-                self.settings, expand(batch), embedder=self._embedder, cancel=self._cancel
+                self.settings,
+                expand(batch),
+                embedder=self._embedder,
+                cancel=self._cancel,
+                drain=False,
             )
         except IndexLocked:
             self._requeue(batch)
@@ -214,6 +239,7 @@ class IndexQueue:
             self._backoff()
             return
         self._failures = 0
+        self._kick_backfill()
         log.info("updated %d path(s) in %s: %s", len(batch), self.settings.project_root, stats)
 
     def _run_full(self, run: FullRun) -> None:
@@ -249,9 +275,11 @@ class IndexQueue:
                     reporter=reporter,
                     cancel=self._cancel,
                     embedder=self._embedder,
+                    drain=False,
                 )
                 if self.prune and not run.rebuild:
                     stats.removed += self._prune()
+                self._kick_backfill()
                 return stats
             except IndexLocked:
                 if self._stopping:
@@ -259,6 +287,10 @@ class IndexQueue:
                 self.hooks.on_locked()
                 reporter.waiting()
                 self._stop.wait(RETRY_DELAY)
+
+    def _kick_backfill(self) -> None:
+        if self.backfill is not None:
+            self.backfill.kick()
 
     def _prune(self) -> int:
         """Remove indexed documents outside the roots; returns how many went."""

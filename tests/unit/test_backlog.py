@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import apsw
 import pytest
@@ -12,11 +13,13 @@ from fisk_ls.knowledge import (
     EmbeddingsError,
     IndexReporter,
     Knowledge,
+    KnowledgeError,
     Settings,
     index,
     update_paths,
 )
 from fisk_ls.knowledge.config import EmbeddingsConfig
+from fisk_ls.knowledge.index.backfill import Backfill, BackfillReporter
 from fisk_ls.knowledge.store import db_path, load_vec
 from fisk_ls.knowledge.vectors.providers import make_embedder
 from tests.support.fake_embed_server import FakeEmbedServer
@@ -169,3 +172,76 @@ def test_a_lexical_index_rebuilt_hybrid_switches_first(
     index(h)
     assert kb.stats().vectors == chunks
     kb.close()
+
+
+class Recorder(BackfillReporter):
+    events: ClassVar[list[tuple[str, int, int]]] = []
+
+    def begin(self, embedded: int, chunks: int) -> None:
+        self.events.append(("begin", embedded, chunks))
+
+    def progress(self, embedded: int, chunks: int) -> None:
+        self.events.append(("progress", embedded, chunks))
+
+    def end(self, embedded: int, chunks: int, error: KnowledgeError | None) -> None:
+        self.events.append(("end", embedded, chunks))
+
+
+def test_backfill_embeds_the_backlog_in_rounds_in_the_background(
+    settings: Settings, fake_embed: FakeEmbedServer
+) -> None:
+    h = hybrid(settings, fake_embed)
+    emb = make_embedder(h)
+    assert emb is not None
+    chunks = index(h, embedder=emb, drain=False).chunks
+    Recorder.events = []
+    worker = Backfill(h, emb, reporter=Recorder, round_size=2)
+    worker.start()
+    try:
+        worker.kick()
+        assert worker.wait_idle(30)
+    finally:
+        worker.stop()
+    assert Recorder.events[0] == ("begin", 0, chunks)
+    assert Recorder.events[-1] == ("end", chunks, chunks)
+    rounds = [e for e in Recorder.events if e[0] == "progress"]
+    assert [e[1] for e in rounds] == sorted(e[1] for e in rounds) and len(rounds) >= chunks // 2
+    all_chunks, vecs, flagged = vec_rows(h)
+    assert all_chunks == vecs == flagged
+    emb.close()
+
+
+def test_backfill_drops_a_round_whose_chunks_changed(
+    settings: Settings, fake_embed: FakeEmbedServer, project: Path
+) -> None:
+    h = hybrid(settings, fake_embed)
+    emb = make_embedder(h)
+    assert emb is not None
+    index(h, embedder=emb, drain=False)
+    doc = project / "docs" / "design.md"
+
+    class EditWhileEmbedding:
+        """Embeds, but the file changes before the round is stored."""
+
+        model, query_prefix, document_prefix = emb.model, "", ""
+
+        def probe_dimension(self) -> int:
+            return emb.probe_dimension()
+
+        def embed_documents(
+            self, texts: Sequence[str], titles: Sequence[str] | None = None
+        ) -> list[list[float]]:
+            out = emb.embed_documents(texts, titles)
+            doc.write_text("# Design\n\nEverything about this page changed.\n")
+            update_paths(h, [doc], embedder=emb, drain=False)
+            return out
+
+    worker = Backfill(h, EditWhileEmbedding(), round_size=50)  # type: ignore[arg-type]
+    r = worker.run_round()
+    assert r is not None and r.stored == r.embedded  # the other files' chunks are stored
+    all_chunks, vecs, flagged = vec_rows(h)
+    assert vecs == flagged and len(all_chunks) - len(vecs) == 1  # the new chunk waits
+    worker.embedder = emb  # type: ignore[assignment]
+    r = worker.run_round()
+    assert r is not None and r.done
+    emb.close()

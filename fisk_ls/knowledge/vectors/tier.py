@@ -74,6 +74,15 @@ class VectorTier:
         self.key = ""
         self.embedded = 0
 
+    @classmethod
+    def for_live(cls, writer: Writer, embedder: DocumentEmbedder) -> VectorTier:
+        """A tier over the live generation's pinned identity, without probing (the caller has
+        checked that the embedder's identity matches it)."""
+        tier = cls(writer, embedder)
+        tier.target = writer.manifest
+        tier.key = identity_key(writer.manifest)
+        return tier
+
     def prepare(self, *, rebuild: bool, generation: int, empty: bool) -> Manifest:
         """Probe the server (a failure here fails the run loud) and settle the identity."""
         dim = self.embedder.probe_dimension()
@@ -115,9 +124,15 @@ class VectorTier:
     def compute(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
         """Like ``embed`` but writes nothing: the caller stores the vectors and calls
         ``remember`` in one transaction. Runs outside any transaction (slow)."""
+        found = self.cached(list(dict.fromkeys(h for h, _, _ in items)))
+        found.update(self.embed_missing([item for item in items if item[0] not in found]))
+        return found
+
+    def embed_missing(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
+        """Vectors from the embedder for (hash, text, title) items; touches no database."""
         wanted = {h: (text, title) for h, text, title in items}
-        found = self.cached(list(wanted))
-        missing = [h for h in wanted if h not in found]
+        found: dict[str, bytes] = {}
+        missing = list(wanted)
         if missing:
             texts = [wanted[h][0] for h in missing]
             titles = [wanted[h][1] for h in missing]
