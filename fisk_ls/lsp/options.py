@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..knowledge.config import TOP_K_CEILING, EmbeddingsConfig
+from ..knowledge.config import DEFAULT_BUILTIN_MODEL, PROVIDERS, TOP_K_CEILING, EmbeddingsConfig
 from ..knowledge.location import Settings, absolute_roots
 
 SECTION = "fisk"
@@ -18,19 +18,25 @@ SECTION = "fisk"
 
 @dataclass(frozen=True)
 class Embeddings:
-    base_url: str
-    model: str
+    base_url: str = ""
+    model: str = ""
     api_key_env: str = ""
     query_prefix: str = ""
     document_prefix: str = ""
+    provider: str = "openai"
+    model_path: str = ""
+    threads: int = 0
 
     def config(self) -> EmbeddingsConfig:
         return EmbeddingsConfig(
             base_url=self.base_url,
-            model=self.model,
+            model=self.model or (DEFAULT_BUILTIN_MODEL if self.provider == "builtin" else ""),
             api_key_env=self.api_key_env,
             query_prefix=self.query_prefix,
             document_prefix=self.document_prefix,
+            provider=self.provider,
+            model_path=self.model_path,
+            threads=self.threads,
         )
 
 
@@ -103,6 +109,8 @@ def _flag(value: object, key: str, errors: list[str]) -> object:
 
 
 _EMBEDDING_KEYS = {
+    "provider": "provider",
+    "modelPath": "model_path",
     "baseUrl": "base_url",
     "model": "model",
     "apiKeyEnv": "api_key_env",
@@ -113,9 +121,9 @@ _EMBEDDING_KEYS = {
 
 def _embeddings(value: object, key: str, errors: list[str]) -> object:
     if not isinstance(value, dict):
-        errors.append(f"{key} (expected an object with baseUrl and model)")
+        errors.append(f"{key} (expected an object with baseUrl and model, or provider builtin)")
         return _BAD
-    fields: dict[str, str] = {}
+    fields: dict[str, Any] = {}
     for wire, name in _EMBEDDING_KEYS.items():
         item = value.get(wire)
         if item is None:
@@ -123,9 +131,25 @@ def _embeddings(value: object, key: str, errors: list[str]) -> object:
         if not isinstance(item, str):
             errors.append(f"{key}.{wire} (expected a string)")
             return _BAD
-        fields[name] = item.strip() if name in ("base_url", "model", "api_key_env") else item
-    if not fields.get("base_url") or not fields.get("model"):
-        errors.append(f"{key} (baseUrl and model are required)")
+        stripped = ("base_url", "model", "api_key_env", "provider", "model_path")
+        fields[name] = item.strip() if name in stripped else item
+    threads = value.get("threads")
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+            errors.append(f"{key}.threads (expected 0 for automatic, or a positive integer)")
+            return _BAD
+        fields["threads"] = threads
+    provider = fields.get("provider") or "openai"
+    fields["provider"] = provider
+    if provider not in PROVIDERS:
+        errors.append(f"{key}.provider (expected one of {', '.join(PROVIDERS)})")
+        return _BAD
+    if provider == "builtin":
+        if fields.get("base_url"):
+            errors.append(f"{key}.baseUrl (not used with provider builtin)")
+            return _BAD
+    elif not fields.get("base_url") or not fields.get("model"):
+        errors.append(f"{key} (baseUrl and model are required, or provider builtin)")
         return _BAD
     return Embeddings(**fields)
 

@@ -184,3 +184,19 @@ def test_a_provider_switch_rebuilds_beside_the_live_index(
     assert st.model.startswith("builtin:all-MiniLM-L6-v2@") and st.dimension == 384
     assert st.vectors == st.chunks == len(DOCS)
     old.close()
+
+
+def test_batching_and_padding_do_not_change_vectors(minilm: Path) -> None:
+    from fisk_ls.knowledge.vectors.builtin import BuiltinEmbedder
+
+    emb = BuiltinEmbedder("all-MiniLM-L6-v2", model_dir=minilm, batch_tokens=64)
+    short = "Dogs bark."
+    long = "Releases roll out gradually, one region at a time. " * 30  # truncated at 256
+    alone = emb.embed_documents([short])[0]
+    mixed = emb.embed_documents([long, short, long[:200]])
+    query = emb.embed_query(short)
+    dot = sum(a * b for a, b in zip(alone, mixed[1], strict=True))
+    assert dot > 0.9999 and abs(sum(a * a for a in mixed[0]) - 1) < 1e-5
+    assert sum(a * b for a, b in zip(alone, query, strict=True)) > 0.9999  # no prefixes here
+    assert len(alone) == emb.probe_dimension() == 384
+    emb.close()
