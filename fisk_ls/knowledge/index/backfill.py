@@ -196,8 +196,8 @@ class Backfill:
                     if self._stop.wait(0.25):
                         break
                     continue
-                if r is None or (r.done and reporter is None):
-                    break
+                if r is None or (r.done and r.stored == 0 and reporter is None):
+                    break  # nothing to do
                 if reporter is None:
                     reporter = self.reporter()
                     reporter.begin(r.embedded - r.stored, r.chunks)
