@@ -18,17 +18,22 @@ if TYPE_CHECKING:
 
 
 def make_embedder(
-    settings: Settings, *, progress: Progress | None = None, cache: Path | None = None
+    settings: Settings,
+    *,
+    progress: Progress | None = None,
+    cache: Path | None = None,
+    background: bool = True,
 ) -> Embedder | None:
     """The embedder the settings ask for, or None when embeddings are not configured.
 
     ``progress`` is told how a built-in model's one-time download goes; ``cache`` replaces the
-    user cache directory for it."""
+    user cache directory for it. ``background``: the built-in model indexes at a lower priority
+    (the language server, ``watch``); a foreground ``index`` that someone waits for does not."""
     cfg = settings.embeddings
     if cfg is None:
         return None
     if cfg.builtin:
-        from .builtin import BuiltinEmbedder
+        from .builtin import NICE, BuiltinEmbedder
 
         model_dir = None
         spec = None
@@ -49,6 +54,7 @@ def make_embedder(
             query_prefix=cfg.query_prefix,
             document_prefix=cfg.document_prefix,
             progress=progress,
+            nice=NICE if background else 0,
         )
     from .client import EmbeddingsClient
 
