@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from fisk_ls.knowledge import Settings
 from fisk_ls.knowledge.config import ConfigError, EmbeddingsConfig, parse_embeddings
-from fisk_ls.knowledge.vectors.builtin import BuiltinEmbedder, default_threads
+from fisk_ls.knowledge.vectors.builtin import (
+    NICE,
+    BuiltinEmbedder,
+    default_threads,
+    lower_thread_priority,
+)
 from fisk_ls.knowledge.vectors.client import EmbeddingsClient
 from fisk_ls.knowledge.vectors.models import CATALOG
 from fisk_ls.knowledge.vectors.providers import make_embedder
@@ -58,7 +66,10 @@ def test_make_embedder_picks_the_provider(settings: Settings, tmp_path: Path) ->
     assert isinstance(emb, BuiltinEmbedder)
     sha = CATALOG["all-MiniLM-L6-v2"].weights_sha256
     assert emb.model == f"builtin:all-MiniLM-L6-v2@{sha[:12]}" and emb.max_tokens == 256
-    assert emb.threads == default_threads() >= 1
+    assert emb.threads == default_threads() >= 1 and emb.nice == NICE > 0  # background
+    foreground = make_embedder(builtin, cache=cache, background=False)
+    assert isinstance(foreground, BuiltinEmbedder) and foreground.nice == 0
+    foreground.close()
     assert not cache.exists()  # nothing is fetched before the first embed
     emb.close()
     other = EmbeddingsConfig("", "all-MiniLM-L6-v2", provider="builtin", max_tokens=128)
@@ -82,3 +93,21 @@ def test_model_path_is_checked_and_hashed(settings: Settings, tmp_path: Path) ->
         make_embedder(
             settings.with_overrides(embeddings=EmbeddingsConfig("", "mine", provider="builtin"))
         )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness is Linux")
+def test_lowering_priority_touches_only_the_calling_thread() -> None:
+    seen: dict[str, int] = {}
+
+    def worker() -> None:
+        before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        assert lower_thread_priority(5)
+        seen["worker"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) - before
+
+    main_before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert seen["worker"] in (5, 19 - main_before) and seen["worker"] > 0
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main_before
+    assert not lower_thread_priority(0)
