@@ -134,7 +134,8 @@ def embed_section(r: dict[str, Any]) -> list[str]:
         f"| time until every file is lexically searchable | {ours['seconds_lexically_searchable']} s | | |",
         f"| time until every chunk has its vector | {ours['seconds_fully_embedded']} s "
         f"(≈ {per_1000:.0f} s per 1,000 chunks) | | |",
-        f"| hybrid search p50 / p95 while embedding, worker at nice +{r['nice']} (one every 0.2 s, "
+        f"| hybrid search p50 / p95 while embedding ({polite['chunks']} chunks of the first "
+        f"{r['polite_files']} files), worker at nice +{r['nice']} (one every 0.2 s, "
         f"n={during['n']}) | {during['p50']} / {during['p95']} ms | | |",
         f"| the same with the worker at nice 0 (n={rude['search_ms_while_embedding']['n']}) | "
         f"{rude['search_ms_while_embedding']['p50']} / {rude['search_ms_while_embedding']['p95']} ms "

@@ -180,9 +180,14 @@ class BuiltinEmbedder:
         return self._run(session, [tokenizer.encode(self.query_prefix + query)])[0]
 
     def probe_dimension(self) -> int:
-        """The vector length (one probe on the indexing session, which indexing loads anyway)."""
+        """The vector length: one probe at normal priority on the caller's thread (a lowered
+        worker can starve on a busy machine, and the probe runs before any file is written).
+        Uses the query session when it is loaded, else a short-lived one."""
+        with self._lock:
+            query = self._query
         if self._dim is None:
-            self._dim = len(self.embed_documents([PROBE_TEXT])[0])
+            session, tokenizer = query or self._load(1)
+            self._dim = len(self._run(session, [tokenizer.encode(PROBE_TEXT)])[0])
         return self._dim
 
     def close(self) -> None:
