@@ -38,6 +38,7 @@ if [ "${1:-}" = "--embeddings" ]; then
 fi
 $PY bench/speed.py > "$OUT/speed.json"
 $PY bench/lsp_speed.py > "$OUT/lsp.json"
+$PY bench/embed_speed.py > "$OUT/embed_speed.json"   # built-in provider: model alone vs ours
 $PY bench/beir.py scifact --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-scifact.json"
 $PY bench/beir.py arguana --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-arguana.json"
 # Both dev sets run lexically; hybrid runs on the OpenTelemetry docs only (its 15k chunks are

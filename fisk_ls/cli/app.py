@@ -224,6 +224,7 @@ def index_cmd(
     """Index PATHS (default: the configured paths, or the project root)."""
     from ..knowledge import index
     from ..knowledge.location import absolute_roots
+    from ..knowledge.vectors.providers import make_embedder
     from .progress import IndexProgress
 
     settings = obj.settings()
@@ -238,16 +239,22 @@ def index_cmd(
         _, built = obj.read(lambda kb: kb.stats().chunks > 0)
         if reindex or not built:
             click.echo(render.first_hybrid_build(settings), err=True)
-    with IndexProgress(enabled=not obj.as_json) as progress:
-        stats = index(
-            settings,
-            roots,
-            rebuild=reindex,
-            dry_run=dry_run,
-            wait=WAIT_SECONDS if wait else 0.0,
-            reporter=progress,
-            cancel=cancel,
-        )
+    embedder = make_embedder(settings, progress=None if obj.as_json else render.download_progress())
+    try:
+        with IndexProgress(enabled=not obj.as_json) as progress:
+            stats = index(
+                settings,
+                roots,
+                rebuild=reindex,
+                dry_run=dry_run,
+                wait=WAIT_SECONDS if wait else 0.0,
+                reporter=progress,
+                cancel=cancel,
+                embedder=embedder,
+            )
+    finally:
+        if embedder is not None:
+            embedder.close()
     if obj.as_json:
         _emit_json(
             {"tier": render.tier(settings), "store": str(settings.store_dir), **stats.as_dict()}
@@ -333,7 +340,7 @@ def stats_cmd(obj: Context) -> None:
 def doctor_cmd(obj: Context) -> None:
     """Check the index, its files, the lock and the embeddings server."""
     from ..knowledge.doctor import run_checks
-    from ..knowledge.reader import make_embedder
+    from ..knowledge.vectors.providers import make_embedder
 
     settings = obj.settings()
     embedder = make_embedder(settings)

@@ -19,6 +19,7 @@ class IndexProgress(IndexReporter):
         self.enabled = enabled
         self._bar: Any = None
         self._task: Any = None
+        self._embed_task: Any = None
 
     def __enter__(self) -> IndexProgress:
         if self.enabled and sys.stderr.isatty():
@@ -52,6 +53,13 @@ class IndexProgress(IndexReporter):
     def on_file(self, done: int, key: str) -> None:
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, completed=done)
+
+    def on_embed(self, done: int, total: int) -> None:
+        if self._bar is None:
+            return
+        if self._embed_task is None:
+            self._embed_task = self._bar.add_task("embedding", total=total)
+        self._bar.update(self._embed_task, completed=done)
 
     def on_note(self, message: str) -> None:
         if not self.enabled:

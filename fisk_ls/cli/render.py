@@ -6,10 +6,13 @@ All corpus text passes through ``strip_controls`` before it is printed. Progress
 
 from __future__ import annotations
 
+import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..knowledge.sanitize import one_line, strip_controls
+from ..knowledge.vectors.backlog import Coverage
 
 if TYPE_CHECKING:
     from ..knowledge import IndexStats, SearchResult, Settings, Source, StoreStats
@@ -64,17 +67,42 @@ def where_json(settings: Settings) -> dict[str, Any]:
 
 
 def first_hybrid_build(settings: Settings) -> str:
-    assert settings.embeddings is not None
-    return (
-        f"first hybrid build: every chunk of every changed file will be embedded by "
-        f"{settings.embeddings.model} at {settings.embeddings.base_url} (run with --dry-run "
-        "to see how many requests that is)"
+    cfg = settings.embeddings
+    assert cfg is not None
+    where = (
+        f"the built-in model {cfg.model} in this process"
+        if cfg.builtin
+        else f"{cfg.model} at {cfg.base_url}"
     )
+    return (
+        f"first hybrid build: every chunk of every changed file will be embedded by {where}; "
+        "files are searchable lexically as soon as they are written (run with --dry-run to see "
+        "how many chunks that is)"
+    )
+
+
+def download_progress() -> Callable[[str, int, int], None]:
+    """Progress of a built-in model's one-time download, as lines on stderr (every 10%)."""
+    shown: dict[str, int] = {}
+
+    def report(name: str, done: int, total: int) -> None:
+        step = done * 10 // total if total else 10
+        if shown.get(name, -1) < step:
+            shown[name] = step
+            print(
+                f"downloading {name}: {done / 1e6:.1f} of {total / 1e6:.1f} MB",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    return report
 
 
 def index_summary(stats: IndexStats) -> str:
     verb = "would index" if stats.dry_run else "indexed"
     tail = ""
+    if stats.backlog:
+        tail += f", {stats.backlog} chunks waiting for vectors"
     if stats.embeddings:
         requests = -(-stats.embeddings // 64)
         tail = f", {stats.embeddings} embeddings"
@@ -244,6 +272,7 @@ def stats_json(settings: Settings, stats: StoreStats) -> dict[str, Any]:
     out: dict[str, Any] = {"tier": tier(settings, stats.dimension if stats.built else 0)}
     out.update(stats.__dict__)
     out.update(where_json(settings))
+    out["backlog"] = stats.chunks - stats.vectors if stats.model else 0
     out["status"] = "ok" if stats.built else "index_not_built"
     return out
 
@@ -256,7 +285,7 @@ def stats_text(settings: Settings, stats: StoreStats) -> str:
     lines += [
         f"Documents: {stats.documents}",
         f"Chunks:    {stats.chunks}",
-        f"Vectors:   {stats.vectors}",
+        f"Vectors:   {stats.vectors}" + _waiting(stats),
     ]
     if settings.embeddings is not None:
         lines += [
@@ -268,6 +297,12 @@ def stats_text(settings: Settings, stats: StoreStats) -> str:
     if stats.modified:
         lines.append(f"Modified:  {_when(stats.modified)}")
     return "\n".join(lines)
+
+
+def _waiting(stats: StoreStats) -> str:
+    if not stats.model or stats.vectors >= stats.chunks:
+        return ""
+    return f" ({Coverage(stats.vectors, stats.chunks).describe()}; the rest is being embedded)"
 
 
 def doctor_json(settings: Settings, checks: list[Check], broken: bool) -> dict[str, Any]:

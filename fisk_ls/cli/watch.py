@@ -11,7 +11,10 @@ import click
 
 from ..knowledge import IndexStats, KnowledgeError, Settings
 from ..knowledge.config import parse_duration
+from ..knowledge.index.backfill import BackfillReporter
 from ..knowledge.index.queue import QueueHooks, watch
+from ..knowledge.vectors.backlog import Coverage
+from ..knowledge.vectors.providers import make_embedder
 from . import render
 
 
@@ -31,6 +34,17 @@ def _failed(exc: KnowledgeError) -> None:
     click.echo(f"{_stamp()} reindex failed: {exc}", err=True)
 
 
+class EmbedLines(BackfillReporter):
+    """Background embedding as a few lines on stdout."""
+
+    def begin(self, embedded: int, chunks: int) -> None:
+        click.echo(f"{_stamp()} embedding: {Coverage(embedded, chunks).describe()}")
+
+    def end(self, embedded: int, chunks: int, error: KnowledgeError | None) -> None:
+        tail = f" (paused: {error})" if error else ""
+        click.echo(f"{_stamp()} embedded: {Coverage(embedded, chunks).describe()}{tail}")
+
+
 def run_watch(
     settings: Settings, roots: tuple[Path, ...] | None, debounce: str, no_initial: bool
 ) -> None:
@@ -40,20 +54,28 @@ def run_watch(
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     hooks = QueueHooks(
+        embed_reporter=EmbedLines,
         on_locked=lambda: _warn("another knowledge writer is running; will retry"),
         on_error=_failed,
         on_update=_updated,
     )
+    # Files are searchable at once; vectors follow in the background (the queue's backfill).
+    embedder = make_embedder(settings, progress=render.download_progress())
     watched = len(roots if roots is not None else settings.roots)
     click.echo(f"watching {watched} path(s), debounce {debounce}; press Ctrl-C to stop")
-    watch(
-        settings,
-        roots,
-        debounce=seconds,
-        initial=not no_initial,
-        stop=stop,
-        hooks=hooks,
-        on_initial=lambda stats: click.echo(render.index_summary(stats)),
-        on_warn=_warn,
-    )
+    try:
+        watch(
+            settings,
+            roots,
+            debounce=seconds,
+            initial=not no_initial,
+            stop=stop,
+            hooks=hooks,
+            on_initial=lambda stats: click.echo(render.index_summary(stats)),
+            on_warn=_warn,
+            embedder=embedder,
+        )
+    finally:
+        if embedder is not None:
+            embedder.close()
     click.echo("stopped watching")

@@ -32,8 +32,9 @@ if TYPE_CHECKING:
     from .index.ignore import IgnoreRules
     from .index.runs import IndexReporter, IndexStats
     from .operations import Removal, ignore_rules, index, remove, reset, update_paths
-    from .reader import Knowledge, Source, StoreStats, make_embedder
+    from .reader import Knowledge, Source, StoreStats
     from .search import Hit, SearchResult, tier_line
+    from .vectors.providers import make_embedder
     from .writer import open_writer
 else:
 
@@ -55,7 +56,7 @@ _LAZY = {
     "Knowledge": ".reader",
     "Source": ".reader",
     "StoreStats": ".reader",
-    "make_embedder": ".reader",
+    "make_embedder": ".vectors.providers",
     "Hit": ".search",
     "SearchResult": ".search",
     "tier_line": ".search",

@@ -38,6 +38,12 @@ _KNOWLEDGE_KEYS = {
 _EMBEDDINGS_KEYS = {s.name for s in contract.EMBEDDINGS}
 
 
+PROVIDERS = ("openai", "builtin")
+"""``openai``: any OpenAI-compatible ``/v1/embeddings`` server at ``base_url``; ``builtin``: an
+ONNX model run in this process (the ``fisk-ls[embed]`` extra)."""
+DEFAULT_BUILTIN_MODEL = "all-MiniLM-L6-v2"
+
+
 @dataclass(frozen=True)
 class EmbeddingsConfig:
     base_url: str
@@ -47,6 +53,18 @@ class EmbeddingsConfig:
     query_timeout: float = DEFAULT_QUERY_TIMEOUT
     query_prefix: str = ""
     document_prefix: str = ""
+    provider: str = "openai"
+    model_path: str = ""
+    """builtin: a directory holding ``model.onnx`` and ``tokenizer.json`` (nothing is
+    downloaded); empty: the named model is fetched once into the user cache."""
+    threads: int = 0
+    """builtin: onnxruntime threads for indexing; 0 = all cores but one (at least one)."""
+    max_tokens: int = 0
+    """builtin: truncation in tokens; 0 = the model's own (256 for all-MiniLM-L6-v2)."""
+
+    @property
+    def builtin(self) -> bool:
+        return self.provider == "builtin"
 
 
 @dataclass(frozen=True)
@@ -134,12 +152,34 @@ def _globs(block: dict[str, Any], name: str, key: str) -> tuple[str, ...]:
 def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> EmbeddingsConfig:
     block = _mapping(raw, key)
     _unknown(block, _EMBEDDINGS_KEYS, key)
+    provider = _string(block, "provider", key, "openai").strip() or "openai"
+    if provider not in PROVIDERS:
+        raise ConfigError(
+            f"{key}.provider: expected one of {', '.join(PROVIDERS)}, got {provider!r}"
+        )
     base_url = _string(block, "base_url", key).strip()
     model = _string(block, "model", key).strip()
-    if not base_url:
-        raise ConfigError(f"{key}.base_url is required (for example http://127.0.0.1:8080/v1)")
-    if not model:
-        raise ConfigError(f"{key}.model is required")
+    model_path = _string(block, "model_path", key).strip()
+    if provider == "builtin":
+        model = model or DEFAULT_BUILTIN_MODEL
+        if base_url:
+            raise ConfigError(
+                f"{key}.base_url is not used with provider builtin (the model runs in this "
+                "process); remove it, or set provider: openai"
+            )
+    else:
+        if not base_url:
+            raise ConfigError(
+                f"{key}.base_url is required (for example http://127.0.0.1:8080/v1), or set "
+                "provider: builtin to run a model in this process"
+            )
+        if not model:
+            raise ConfigError(f"{key}.model is required")
+        for name in ("model_path", "threads", "max_tokens"):
+            if block.get(name) is not None:
+                raise ConfigError(f"{key}.{name} is only used with provider: builtin")
+    threads = _int(block, contract.THREADS, key)
+    max_tokens = _int(block, contract.MAX_TOKENS, key)
     timeout = DEFAULT_EMBED_TIMEOUT
     if block.get("timeout") is not None:
         timeout = parse_duration(block["timeout"], f"{key}.timeout", contract.TIMEOUT)
@@ -157,6 +197,10 @@ def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> 
         query_timeout=query_timeout,
         query_prefix=_string(block, "query_prefix", key),
         document_prefix=_string(block, "document_prefix", key),
+        provider=provider,
+        model_path=model_path,
+        threads=threads,
+        max_tokens=max_tokens,
     )
 
 
@@ -175,7 +219,10 @@ def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeCon
     if "embeddings" in block and block["embeddings"] is not None:
         embeddings = parse_embeddings(block["embeddings"], f"{key}.embeddings")
     elif "embeddings" in block:
-        raise ConfigError(f"{key}.embeddings is empty: give base_url and model, or remove it")
+        raise ConfigError(
+            f"{key}.embeddings is empty: give provider: builtin, or base_url and model, "
+            "or remove it"
+        )
     return KnowledgeConfig(
         enabled=enabled,
         paths=tuple(p for p in paths_raw if p.strip()),

@@ -162,18 +162,21 @@ def _embeddings_checks(settings: Settings, embedder: object | None, path: Path) 
     cfg = settings.embeddings
     if cfg is None or embedder is None:
         return [Check("embeddings", True, "not configured (lexical only)")]
-    from .errors import EmbeddingsError
+    from .errors import EmbeddingsError, KnowledgeError
 
     out: list[Check] = []
     try:
         dim = int(embedder.probe_dimension())  # type: ignore[attr-defined]
     except EmbeddingsError as exc:
         return [Check("embeddings reachable", False, exc.reason)]
+    except KnowledgeError as exc:  # the builtin provider without its extra, a bad model_path
+        return [Check("embeddings reachable", False, str(exc))]
+    where = f"builtin ({embedder.model})" if cfg.builtin else cfg.base_url  # type: ignore[attr-defined]
     out.append(
         Check(
             "embeddings reachable",
             True,
-            f"{cfg.base_url} model={cfg.model} dim={dim} "
+            f"{where} model={cfg.model} dim={dim} "
             f"query_prefix={cfg.query_prefix!r} document_prefix={cfg.document_prefix!r}",
         )
     )

@@ -12,8 +12,8 @@ from .errors import KnowledgeError
 from .index.ignore import IgnoreRules
 from .index.runs import Indexer, IndexReporter, IndexStats
 from .location import Settings, document_key
-from .reader import make_embedder
 from .store import db_path
+from .vectors.providers import make_embedder
 from .vectors.tier import DocumentEmbedder
 from .writer import Writer, open_writer
 
@@ -37,13 +37,18 @@ def index(
     reporter: IndexReporter | None = None,
     cancel: threading.Event | None = None,
     embedder: DocumentEmbedder | None = None,
+    drain: bool = True,
 ) -> IndexStats:
     """One index run under the writer lock.
 
     Over the configured paths (``roots`` None) it is a full run: documents outside those paths
     are removed too, so the same configuration gives the same index from every front end. Over
-    explicit ``roots`` only documents under them are reconciled. With embeddings configured,
-    ``embedder`` (default: one built from the settings) embeds new and changed chunks.
+    explicit ``roots`` only documents under them are reconciled.
+
+    With embeddings configured, ``embedder`` (default: the one the settings ask for) embeds the
+    chunks without a vector; with ``drain`` the run returns once there are none left (files are
+    searchable lexically as soon as they are written), without it they stay in the backlog for
+    a background worker (``Backfill``).
     """
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
         indexer = Indexer(
@@ -55,11 +60,12 @@ def index(
             ignore=ignore_rules(settings),
         )
         if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
-            return indexer.run(settings.roots, rebuild=True)
+            return indexer.run(settings.roots, rebuild=True, drain=drain)
         stats = indexer.run(
             tuple(roots) if roots is not None else settings.roots,
             rebuild=rebuild,
             dry_run=dry_run,
+            drain=drain,
         )
         if roots is None and not rebuild:
             outside = _outside(w, settings)
@@ -76,17 +82,18 @@ def update_paths(
     wait: float = 0.0,
     embedder: DocumentEmbedder | None = None,
     cancel: threading.Event | None = None,
+    drain: bool = True,
 ) -> IndexStats:
     """Re-index just these files (saved, created, deleted, renamed) under the writer lock.
 
-    An index with an older layout is rebuilt whole instead."""
+    An index with an older layout is rebuilt whole instead. ``drain``: as in ``index``."""
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
         indexer = Indexer(
             w, settings.project_root, embedder=emb, cancel=cancel, ignore=ignore_rules(settings)
         )
         if w.outdated:
-            return indexer.run(settings.roots, rebuild=True)
-        return indexer.update_paths(paths)
+            return indexer.run(settings.roots, rebuild=True, drain=drain)
+        return indexer.update_paths(paths, drain=drain)
 
 
 class Removal(tuple[list[str], list[str]]):

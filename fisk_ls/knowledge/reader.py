@@ -8,10 +8,8 @@ reads the manifest on every call, so a rebuild or a model switch is noticed with
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .citations import (
     CitedChunk,
@@ -33,11 +31,10 @@ from .search import (
     tier_line,
 )
 from .store import Snapshot, Store, scalar
+from .vectors.backlog import Coverage, coverage, incomplete
 from .vectors.identity import VectorIdentity
 from .vectors.knn import CoarseIndex
-
-if TYPE_CHECKING:
-    from .vectors.openai import EmbeddingsClient
+from .vectors.providers import make_embedder as make_embedder  # re-exported
 
 
 @dataclass(frozen=True)
@@ -55,30 +52,13 @@ class StoreStats:
     documents: int = 0
     chunks: int = 0
     vectors: int = 0
+    """Chunks with a vector; ``chunks - vectors`` are still waiting to be embedded."""
     model: str = ""
     dimension: int = 0
     normalized: bool = False
     db_bytes: int = 0
     wal_bytes: int = 0
     modified: float = 0.0
-
-
-def make_embedder(settings: Settings) -> EmbeddingsClient | None:
-    """The embeddings client the settings ask for (no network until first use)."""
-    cfg = settings.embeddings
-    if cfg is None:
-        return None
-    from .vectors.openai import EmbeddingsClient
-
-    return EmbeddingsClient(
-        base_url=cfg.base_url,
-        model=cfg.model,
-        api_key=os.environ.get(cfg.api_key_env) if cfg.api_key_env else None,
-        timeout=cfg.timeout,
-        query_timeout=cfg.query_timeout,
-        query_prefix=cfg.query_prefix,
-        document_prefix=cfg.document_prefix,
-    )
 
 
 class Knowledge:
@@ -110,7 +90,15 @@ class Knowledge:
             return tier_line()
         with self.store.snapshot() as snap:
             dim = snap.manifest.dimension if snap else 0
-        return tier_line(self.embedder.model, dim)
+            cov = incomplete(snap.conn, snap.tables) if snap and snap.manifest.hybrid else None
+        return tier_line(self.embedder.model, dim, coverage=cov)
+
+    def coverage(self) -> Coverage | None:
+        """How many chunks have vectors (None: not built, or lexical-only)."""
+        with self.store.snapshot() as snap:
+            if snap is None or not snap.manifest.hybrid:
+                return None
+            return coverage(snap.conn, snap.tables)
 
     def search(
         self, query: str, top_k: int | None = None, *, prefix_last: bool = False
@@ -202,8 +190,8 @@ class Knowledge:
             t = snap.tables
             docs = scalar(snap.conn, f"SELECT count(*) FROM {t.documents}")
             chunks = scalar(snap.conn, f"SELECT count(*) FROM {t.chunks}")
-            vectors = chunks if snap.manifest.hybrid else 0
             m = snap.manifest
+            vectors = coverage(snap.conn, t, int(chunks)).embedded if m.hybrid else 0
         wal = Path(f"{path}-wal")
         return StoreStats(
             store=str(self.settings.store_dir),

@@ -17,7 +17,8 @@ older one into a new generation (readers keep the old one until the switch).
 
 2: chunks lost ``heading_line`` (it always equalled ``start_line``).
 3: chunks and their full-text index gained ``doc`` (the document's title, description, path).
-4: hybrid generations gain ``chunks_vq_N`` (an int8 and a float32 copy of each vector) for the
+4: chunks gained ``embedded`` (1 once its vec0 row exists; the backlog is ``embedded = 0``), and
+   hybrid generations gain ``chunks_vq_N`` (an int8 and a float32 copy of each vector) for the
    coarse KNN pass of large indexes (vectors/knn.py)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -64,7 +65,9 @@ def generation_ddl(generation: int) -> str:
     ``chunks.cjk`` holds CJK bigrams (NULL for text without CJK) so that Chinese and Japanese are
     searchable with the unicode61 tokenizer; see fts.py. ``chunks.doc`` holds what names the
     whole document (title, front-matter description, path), the same for each of its chunks, so
-    words that name a page rank its chunks (BM25 weights in search.py).
+    words that name a page rank its chunks (BM25 weights in search.py). ``chunks.embedded`` is
+    set in the same transaction that writes the chunk's vec0 row; the partial index makes the
+    backlog (chunks still without a vector) and its count cheap at any size.
     """
     n = names(generation)
     d, c, f = n.documents, n.chunks, n.fts
@@ -90,9 +93,11 @@ CREATE TABLE IF NOT EXISTS {c} (
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
   hash TEXT NOT NULL,
-  doc TEXT NOT NULL DEFAULT ''
+  doc TEXT NOT NULL DEFAULT '',
+  embedded INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS {c}_doc ON {c}(document_id, ordinal);
+CREATE INDEX IF NOT EXISTS {c}_backlog ON {c}(id) WHERE embedded = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS {f} USING fts5(
   section, body, cjk, doc, content='{c}', content_rowid='id', tokenize='{FTS_TOKENIZER}'
 );
@@ -106,7 +111,7 @@ CREATE TRIGGER IF NOT EXISTS {c}_ad AFTER DELETE ON {c} BEGIN
   INSERT INTO {f}({f}, rowid, section, body, cjk, doc)
   VALUES ('delete', old.id, old.section, old.body, old.cjk, old.doc);
 END;
-CREATE TRIGGER IF NOT EXISTS {c}_au AFTER UPDATE ON {c} BEGIN
+CREATE TRIGGER IF NOT EXISTS {c}_au AFTER UPDATE OF section, body, cjk, doc ON {c} BEGIN
   INSERT INTO {f}({f}, rowid, section, body, cjk, doc)
   VALUES ('delete', old.id, old.section, old.body, old.cjk, old.doc);
   INSERT INTO {f}(rowid, section, body, cjk, doc)

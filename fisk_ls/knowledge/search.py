@@ -27,11 +27,13 @@ from .index.chunker import display_text
 from .settings_schema import resolve_top_k
 from .store import scalar
 from .vectors import knn
+from .vectors.backlog import incomplete
 from .vectors.identity import VectorIdentity, dimension_error, require_match, require_unit
 
 if TYPE_CHECKING:
     from .match import Match
     from .store import Snapshot
+    from .vectors.backlog import Coverage
 
 log = logging.getLogger(__name__)
 
@@ -138,13 +140,20 @@ class SearchResult:
     reason: str | None = None
 
 
-def tier_line(model: str | None = None, dimension: int = 0, reason: str | None = None) -> str:
-    """The one-line description of how search runs (three kinds, as the reference)."""
+def tier_line(
+    model: str | None = None,
+    dimension: int = 0,
+    reason: str | None = None,
+    coverage: Coverage | None = None,
+) -> str:
+    """The one-line description of how search runs (three kinds, as the reference); a hybrid
+    index still embedding says how far it got."""
     if model is None:
         return "lexical: FTS5/BM25 (no embeddings configured)"
     if reason is not None:
         return f"degraded: hybrid fell back to lexical (embeddings unreachable: {reason})"
-    return f"hybrid: FTS5/BM25 + vectors, fused by RRF (model {model}, dim {dimension})"
+    tail = f"; {coverage.describe()}" if coverage is not None and not coverage.complete else ""
+    return f"hybrid: FTS5/BM25 + vectors, fused by RRF (model {model}, dim {dimension}{tail})"
 
 
 def rrf(lists: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
@@ -436,7 +445,8 @@ def run_search(
     if snap is None:
         return SearchResult(INDEX_NOT_BUILT, tier_line(model))
     dim = snap.manifest.dimension
-    tier = tier_line(model, dim)
+    cov = incomplete(snap.conn, snap.tables) if identity and snap.manifest.hybrid else None
+    tier = tier_line(model, dim, coverage=cov)
     if is_empty(snap):
         return SearchResult(INDEX_EMPTY, tier)
     if identity is not None:

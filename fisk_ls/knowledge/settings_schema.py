@@ -126,7 +126,37 @@ WORKSPACE_SYMBOLS = Setting(
 )
 
 # -- embeddings (the optional vector tier) ----------------------------------------------------
-# The embed helper's provider / model_path fields join this tuple; the JSON file follows.
+PROVIDER = Setting(
+    "provider",
+    "provider",
+    "string",
+    "'builtin' runs an ONNX model in this process (the fisk-ls[embed] extra); 'openai' (the "
+    "default) uses an OpenAI-compatible server at baseUrl.",
+)
+MODEL_PATH = Setting(
+    "model_path",
+    "modelPath",
+    "string",
+    "builtin: a folder holding model.onnx and tokenizer.json (air-gapped use; no download).",
+)
+THREADS = Setting(
+    "threads",
+    "threads",
+    "integer",
+    "builtin: threads for the model (0: all cores but one).",
+    0,
+    minimum=0,
+    maximum=256,
+)
+MAX_TOKENS = Setting(
+    "max_tokens",
+    "maxTokens",
+    "integer",
+    "builtin: tokens per chunk fed to the model (0: the model's own limit).",
+    0,
+    minimum=0,
+    maximum=8192,
+)
 BASE_URL = Setting(
     "base_url",
     "baseUrl",
@@ -166,6 +196,10 @@ DOCUMENT_PREFIX = Setting(
 )
 
 EMBEDDINGS: tuple[Setting, ...] = (
+    PROVIDER,
+    MODEL_PATH,
+    THREADS,
+    MAX_TOKENS,
     BASE_URL,
     MODEL,
     API_KEY_ENV,

@@ -24,7 +24,7 @@ from .options import (
     bad_options_message,
     parse_options,
 )
-from .progress import LspProgress
+from .progress import EmbedProgress, LspProgress
 from .project import open_project
 from .server import FiskLanguageServer
 
@@ -149,6 +149,7 @@ async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, mu
     label = folder.name if multi else ""
     hooks = QueueHooks(
         reporter=lambda: LspProgress(ls, label),
+        embed_reporter=lambda: EmbedProgress(ls, label),
         on_locked=lambda: ls.show_once(
             f"fisk: another writer is indexing {folder}; changes are kept and retried",
             types.MessageType.Info,

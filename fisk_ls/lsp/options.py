@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..knowledge import settings_schema as contract
-from ..knowledge.config import EmbeddingsConfig
+from ..knowledge.config import DEFAULT_BUILTIN_MODEL, PROVIDERS, EmbeddingsConfig
 from ..knowledge.location import Settings, absolute_roots
 
 SECTION = "fisk"
@@ -22,23 +22,31 @@ SECTION = "fisk"
 
 @dataclass(frozen=True)
 class Embeddings:
-    base_url: str
-    model: str
+    base_url: str = ""
+    model: str = ""
     api_key_env: str = ""
     timeout: float = contract.TIMEOUT.default
     query_timeout: float = contract.QUERY_TIMEOUT.default
     query_prefix: str = ""
     document_prefix: str = ""
+    provider: str = "openai"
+    model_path: str = ""
+    threads: int = 0
+    max_tokens: int = 0
 
     def config(self) -> EmbeddingsConfig:
         return EmbeddingsConfig(
             base_url=self.base_url,
-            model=self.model,
+            model=self.model or (DEFAULT_BUILTIN_MODEL if self.provider == "builtin" else ""),
             api_key_env=self.api_key_env,
             timeout=self.timeout,
             query_timeout=self.query_timeout,
             query_prefix=self.query_prefix,
             document_prefix=self.document_prefix,
+            provider=self.provider,
+            model_path=self.model_path,
+            threads=self.threads,
+            max_tokens=self.max_tokens,
         )
 
 
@@ -106,12 +114,13 @@ def _checked(setting: contract.Setting) -> Check:
     return check
 
 
-_STRIPPED = {"base_url", "model", "api_key_env"}
+_STRIPPED = {"base_url", "model", "api_key_env", "provider", "model_path"}
+_NUMBERS = {"timeout", "query_timeout"}
 
 
 def _embeddings(value: object, key: str, errors: list[str]) -> object:
     if not isinstance(value, dict):
-        errors.append(f"{key} (expected an object with baseUrl and model)")
+        errors.append(f"{key} (expected an object with baseUrl and model, or provider builtin)")
         return _BAD
     fields: dict[str, Any] = {}
     for setting in contract.EMBEDDINGS:
@@ -123,9 +132,20 @@ def _embeddings(value: object, key: str, errors: list[str]) -> object:
             return _BAD
         if isinstance(item, str) and setting.name in _STRIPPED:
             item = item.strip()
-        fields[setting.name] = float(item) if isinstance(item, int) else item
-    if not fields.get("base_url") or not fields.get("model"):
-        errors.append(f"{key} (baseUrl and model are required)")
+        if isinstance(item, int) and setting.name in _NUMBERS:
+            item = float(item)
+        fields[setting.name] = item
+    provider = fields.get("provider") or "openai"
+    fields["provider"] = provider
+    if provider not in PROVIDERS:
+        errors.append(f"{key}.provider (expected one of {', '.join(PROVIDERS)})")
+        return _BAD
+    if provider == "builtin":
+        if fields.get("base_url"):
+            errors.append(f"{key}.baseUrl (not used with provider builtin)")
+            return _BAD
+    elif not fields.get("base_url") or not fields.get("model"):
+        errors.append(f"{key} (baseUrl and model are required, or provider builtin)")
         return _BAD
     return Embeddings(**fields)
 

@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from ..knowledge import KnowledgeError
+from ..knowledge.index.backfill import BackfillReporter
 from ..knowledge.index.queue import RunReporter
+from ..knowledge.vectors.backlog import Coverage
 
 if TYPE_CHECKING:
     from .server import FiskLanguageServer
@@ -90,3 +93,48 @@ class LspProgress(RunReporter):
 
     def _text(self, message: str) -> str:
         return f"{message} ({self.label})" if self.label else message
+
+
+EMBED_TITLE = "Embedding docs"
+
+
+class EmbedProgress(BackfillReporter):
+    """Background embedding → ``$/progress`` ("2,310 of 6,628 chunks embedded")."""
+
+    def __init__(self, ls: FiskLanguageServer, label: str = "") -> None:
+        self.progress_ = LspProgress(ls, label)
+        self.progress_.token = f"fisk-embed-{uuid.uuid4().hex[:12]}"
+
+    def begin(self, embedded: int, chunks: int) -> None:
+        p = self.progress_
+        loop = p.ls.loop
+        if loop is None or not p.ls.progress_supported:
+            return
+        create = p.ls.work_done_progress.create_async(p.token)
+        try:
+            asyncio.run_coroutine_threadsafe(create, loop).result(CREATE_TIMEOUT)
+        except Exception as exc:
+            log.debug("no progress token: %s", exc)
+            return
+        p.enabled = True
+        begin = types.WorkDoneProgressBegin(
+            title=EMBED_TITLE,
+            message=p._text(Coverage(embedded, chunks).describe()),
+            percentage=_percent(embedded, chunks),
+            cancellable=False,
+        )
+        p.ls.call(p.ls.work_done_progress.begin, p.token, begin)
+
+    def progress(self, embedded: int, chunks: int) -> None:
+        now = time.monotonic()
+        if now - self.progress_._last >= REPORT_EVERY:
+            self.progress_._last = now
+            self.progress_._send(Coverage(embedded, chunks).describe(), _percent(embedded, chunks))
+
+    def end(self, embedded: int, chunks: int, error: KnowledgeError | None) -> None:
+        text = Coverage(embedded, chunks).describe()
+        self.progress_.end(f"{text}; paused: {error}" if error else text)
+
+
+def _percent(done: int, total: int) -> int | None:
+    return int(done * 100 / total) if total else None

@@ -77,9 +77,14 @@ def status_result(projects: Projects) -> dict[str, Any]:
 
 
 def root_status(project: Project) -> dict[str, Any]:
-    entry: dict[str, Any] = {"root": str(project.root), "indexing": project.queue.busy}
+    entry: dict[str, Any] = {
+        "root": str(project.root),
+        "indexing": project.queue.busy,
+        "embedding": project.queue.embedding,
+    }
     try:
         stats = project.read(lambda kn: kn.stats())
+        cov = project.read(lambda kn: kn.coverage())
     except KnowledgeError as exc:
         store = str(project.knowledge.settings.store_dir)
         return {
@@ -87,6 +92,7 @@ def root_status(project: Project) -> dict[str, Any]:
             "store": store,
             "documents": 0,
             "chunks": 0,
+            "vectors": None,
             "built": False,
             "error": str(exc),
         }
@@ -95,6 +101,7 @@ def root_status(project: Project) -> dict[str, Any]:
         "store": stats.store,
         "documents": stats.documents,
         "chunks": stats.chunks,
+        "vectors": cov.as_dict() if cov is not None else None,
         "built": stats.built,
         "error": None,
     }

@@ -174,3 +174,24 @@ def test_watch_picks_up_changes(cli_project: Path) -> None:
         proc.terminate()
         out, _ = proc.communicate(timeout=10)
     assert "stopped watching" in out
+
+
+def test_builtin_provider_from_agent_yaml(cli_project: Path, tmp_path: Path) -> None:
+    from tests.support.builtin_model import model_dir
+
+    model = model_dir(tmp_path)
+    (cli_project / "agent.yaml").write_text(
+        "harness:\n  knowledge:\n    enabled: true\n    embeddings:\n"
+        f"      provider: builtin\n      model_path: {model}\n"
+    )
+    idx = js(cli_project, "index")
+    assert idx["tier"].startswith("hybrid") and idx["backlog"] == 0
+    assert idx["embeddings"] == idx["chunks"] > 0
+    st = js(cli_project, "stats")
+    assert st["vectors"] == st["chunks"] and st["backlog"] == 0
+    assert st["model"].startswith("builtin:all-MiniLM-L6-v2@")
+    text = run(cli_project, "knowledge", "stats").stdout
+    assert f"Vectors:   {st['chunks']}\n" in text
+    res = js(cli_project, "search", "felines and canines")  # notes.txt: cats, dogs, pets
+    assert res["status"] == "ok" and res["results"][0]["path"] == "notes.txt"
+    assert "vector" in res["results"][0]["retrievers"]

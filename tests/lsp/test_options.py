@@ -37,6 +37,17 @@ def test_full_object() -> None:
     )
 
 
+def test_builtin_provider_needs_only_its_name() -> None:
+    parsed = parse_options(
+        {"embeddings": {"provider": "builtin", "modelPath": " /m ", "threads": 1}}
+    )
+    assert parsed.errors == []
+    emb = parsed.options.embeddings
+    assert emb == Embeddings(provider="builtin", model_path="/m", threads=1)
+    cfg = emb.config()
+    assert cfg.builtin and cfg.model == "all-MiniLM-L6-v2" and cfg.model_path == "/m"
+
+
 @pytest.mark.parametrize(
     ("raw", "field"),
     [
@@ -49,6 +60,15 @@ def test_full_object() -> None:
         pytest.param({"embeddings": {"model": "m"}}, "fisk.embeddings", id="no-base-url"),
         pytest.param({"embeddings": {"baseUrl": 1, "model": "m"}}, "baseUrl", id="url-int"),
         pytest.param({"embeddings": []}, "fisk.embeddings", id="embeddings-list"),
+        pytest.param({"embeddings": {"provider": "gpu"}}, "provider", id="bad-provider"),
+        pytest.param(
+            {"embeddings": {"provider": "builtin", "baseUrl": "http://e/v1"}},
+            "baseUrl",
+            id="builtin-with-url",
+        ),
+        pytest.param(
+            {"embeddings": {"provider": "builtin", "threads": -2}}, "threads", id="bad-threads"
+        ),
         pytest.param([1, 2], "fisk", id="not-object"),
     ],
 )

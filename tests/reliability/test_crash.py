@@ -20,7 +20,7 @@ from fisk_ls.knowledge import (
     index,
     resolve_settings,
 )
-from fisk_ls.knowledge.store import db_path
+from fisk_ls.knowledge.store import db_path, load_vec
 from tests.support.fake_embed_server import FakeEmbedServer
 
 pytestmark = pytest.mark.slow
@@ -43,7 +43,11 @@ def write_versions(root: Path, v: int, files: int) -> dict[str, str]:
     return hashes
 
 
-def check_sound(settings: Settings, allowed: dict[str, set[str]]) -> None:
+def check_sound(
+    settings: Settings, allowed: dict[str, set[str]], *, hybrid: bool = False, full: bool = False
+) -> None:
+    """Every document old or new and whole; with ``hybrid``, every vector belongs to a chunk
+    flagged embedded and every flagged chunk has exactly one (``full``: every chunk does)."""
     conn = apsw.Connection(str(db_path(settings.store_dir)), flags=apsw.SQLITE_OPEN_READONLY)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -60,6 +64,16 @@ def check_sound(settings: Settings, allowed: dict[str, set[str]]) -> None:
         docsize = conn.execute(f"SELECT count(*) FROM {fts}_docsize").fetchone()[0]
         chunks = conn.execute(f"SELECT count(*) FROM {c}").fetchone()[0]
         assert docsize == chunks
+        if hybrid:
+            load_vec(conn)
+            v = f"chunks_vec_{gen}"
+            vecs = [r[0] for r in conn.execute(f"SELECT chunk_id FROM {v} ORDER BY chunk_id")]
+            flagged = [
+                r[0] for r in conn.execute(f"SELECT id FROM {c} WHERE embedded=1 ORDER BY id")
+            ]
+            assert vecs == flagged, "a vector without its flag, or a flag without its vector"
+            if full:
+                assert len(vecs) == chunks, "chunks left without a vector"
     finally:
         conn.close()
 
@@ -100,7 +114,7 @@ def test_kill_minus_nine(tmp_path: Path, mode: str, fake_embed: FakeEmbedServer)
         allowed = {k: {old[k], new[k]} for k in new}
         rebuild = n % 4 == 3
         run_and_kill(root, env, rng.uniform(0.3, 1.6), *(["--reindex"] if rebuild else []))
-        check_sound(settings, allowed)
+        check_sound(settings, allowed, hybrid=mode == "hybrid")
         kb = Knowledge(settings)
         res = kb.search("marker")
         assert res.status == "ok" and res.hits
@@ -115,5 +129,5 @@ def test_kill_minus_nine(tmp_path: Path, mode: str, fake_embed: FakeEmbedServer)
             timeout=120,
         )
         assert done.returncode == 0, done.stderr
-        check_sound(settings, {k: {new[k]} for k in new})
+        check_sound(settings, {k: {new[k]} for k in new}, hybrid=mode == "hybrid", full=True)
         old = new

@@ -12,7 +12,9 @@ index, a reindex). So the same configuration gives the same index from any of th
 * the writer lock is shared politely with other processes: when it is busy the work is kept and
   retried; other failures are reported once and retried with bounded backoff; pending paths are
   never dropped;
-* a running full run can be cancelled (``cancel``), and ``stop`` cancels and joins.
+* a running full run can be cancelled (``cancel``), and ``stop`` cancels and joins;
+* with vectors configured, passes write files at once (``drain=False``) and a ``Backfill``
+  embeds the backlog behind them, kicked after every pass (backfill.py).
 
 Hooks tell the owner what happened; each is called on the worker thread.
 """
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import Cancelled, IndexLocked, KnowledgeError, StoreError
+from .backfill import Backfill, BackfillReporter
 from .runs import IndexReporter, IndexStats
 from .watcher import expand
 
@@ -64,6 +67,8 @@ class QueueHooks:
     """What the queue tells its owner; every hook is called from the worker thread."""
 
     reporter: Callable[[], RunReporter] = RunReporter
+    embed_reporter: Callable[[], BackfillReporter] = BackfillReporter
+    """Progress of background embedding (called from the backfill thread)."""
     on_locked: Callable[[], None] = lambda: None
     on_error: Callable[[KnowledgeError], None] = lambda exc: None
     on_update: Callable[[set[Path], IndexStats], None] = lambda paths, stats: None
@@ -122,6 +127,15 @@ class UpdateQueue:
             from .. import make_embedder
 
             self._embedder = make_embedder(settings)
+        # Passes write files at once (drain=False); their vectors are filled in behind them.
+        self.backfill: Backfill | None = None
+        if self._embedder is not None:
+            self.backfill = Backfill(
+                settings,
+                self._embedder,
+                reporter=self.hooks.embed_reporter,
+                on_error=self.hooks.on_error,
+            )
         name = f"fisk-index-{settings.project_root.name}"
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
 
@@ -129,6 +143,13 @@ class UpdateQueue:
 
     def start(self) -> None:
         self._thread.start()
+        if self.backfill is not None:
+            self.backfill.start()
+
+    @property
+    def embedding(self) -> bool:
+        """Background embedding is working through the backlog."""
+        return self.backfill is not None and self.backfill.busy
 
     def covers(self, path: Path) -> bool:
         roots = self.roots if self.roots is not None else self.settings.roots
@@ -200,6 +221,8 @@ class UpdateQueue:
         self.cancel()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
+        if self.backfill is not None:
+            self.backfill.stop(timeout)
         closer = getattr(self._embedder, "close", None)
         if self._own_embedder and callable(closer) and not self._thread.is_alive():
             closer()
@@ -255,7 +278,11 @@ class UpdateQueue:
     def _run_update(self, batch: set[Path]) -> None:
         try:
             stats = self.run_update(
-                self.settings, expand(batch), embedder=self._embedder, cancel=self._stop
+                self.settings,
+                expand(batch),
+                embedder=self._embedder,
+                cancel=self._stop,
+                drain=False,
             )
         except IndexLocked:
             self._requeue(batch)
@@ -271,6 +298,7 @@ class UpdateQueue:
             self._backoff()
             return
         self._failures = 0
+        self._kick_backfill()
         log.info("updated %d path(s) in %s: %s", len(batch), self.settings.project_root, stats)
         self.hooks.on_update(batch, stats)
 
@@ -304,20 +332,27 @@ class UpdateQueue:
             if run.cancel.is_set():
                 raise Cancelled("index run cancelled; re-running skips files already indexed")
             try:
-                return self.run_index(
+                stats = self.run_index(
                     self.settings,
                     self.roots,
                     rebuild=run.rebuild,
                     reporter=reporter,
                     cancel=run.cancel,
                     embedder=self._embedder,
+                    drain=False,
                 )
+                self._kick_backfill()
+                return stats
             except IndexLocked:
                 if self._stopping:
                     raise
                 self.hooks.on_locked()
                 reporter.waiting()
                 run.cancel.wait(RETRY_DELAY)
+
+    def _kick_backfill(self) -> None:
+        if self.backfill is not None:
+            self.backfill.kick()
 
 
 MIN_DEBOUNCE = 0.1
@@ -333,6 +368,7 @@ def watch(
     hooks: QueueHooks | None = None,
     on_initial: Callable[[IndexStats], None] = lambda stats: None,
     on_warn: Callable[[str], None] = lambda message: None,
+    embedder: DocumentEmbedder | None = None,
 ) -> None:
     """``fisk-ai knowledge watch``: an update queue fed by a watcher over ``roots`` (default: the
     configured paths) until ``stop`` is set. With ``initial``, a full run first (its stats go to
@@ -347,7 +383,12 @@ def watch(
         if not root.exists():
             on_warn(f"skipping missing path {root}")
     queue = UpdateQueue(
-        settings, hooks, roots=roots, delay=debounce, max_delay=max(debounce * 5, 2.0)
+        settings,
+        hooks,
+        roots=roots,
+        delay=debounce,
+        max_delay=max(debounce * 5, 2.0),
+        embedder=embedder,
     )
     from .. import ignore_rules
     from .watcher import Watcher

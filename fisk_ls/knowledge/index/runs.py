@@ -1,4 +1,4 @@
-"""Index runs: walk, detect changes, chunk, (embed,) write.
+"""Index runs: walk, detect changes, chunk, write, (embed the backlog).
 
 * A file whose size, mtime and inode are unchanged is skipped without being read; one whose
   bytes hash the same is only re-stamped.
@@ -7,6 +7,12 @@
 * Reconciling removes only documents under the roots that were walked.
 * One unreadable, oversized, binary or non-UTF-8 file is skipped with a note; the run goes on.
 * ``rebuild`` (``--reindex``) fills a new generation and switches over at the end (writer.py).
+* With vectors, a file is written as soon as it is chunked (lexically searchable at once); its
+  chunks get their cached vectors in the same transaction and the rest wait in the backlog
+  (vectors/backlog.py), which ``drain`` embeds after the files (``drain=False`` leaves it to a
+  background worker, backfill.py). A rebuild of a hybrid index embeds its backlog before the
+  switch, so readers never see fewer vectors than before; a rebuild of a lexical index switches
+  first (readers gain lexical results at once, vectors as they come).
 """
 
 from __future__ import annotations
@@ -28,15 +34,15 @@ from ..errors import Cancelled, KnowledgeError
 from ..location import document_key, key_prefix
 from ..schema import Tables
 from ..store import Manifest, scalar
+from ..vectors.backlog import coverage, pending, store, store_chunk_vectors
 from ..vectors.tier import (
     DocumentEmbedder,
     VectorTier,
     delete_vectors,
     has_vec_table,
-    insert_vectors,
     refuse_lexical_over_hybrid,
 )
-from .chunker import Chunk, chunk_document, display_text
+from .chunker import Chunk, chunk_document
 from .ignore import IgnoreRules
 from .walk import (
     Candidate,
@@ -64,6 +70,9 @@ class IndexReporter:
     def on_note(self, message: str) -> None:
         """Something was skipped or could not be read; the run goes on."""
 
+    def on_embed(self, done: int, total: int) -> None:
+        """``done`` of the ``total`` chunks of the backlog were embedded so far."""
+
 
 @dataclass
 class IndexStats:
@@ -74,6 +83,8 @@ class IndexStats:
     removed: int = 0
     chunks: int = 0
     embeddings: int = 0
+    backlog: int = 0
+    """Chunks still without a vector when the run ended (``drain=False``)."""
     first_build: bool = False
     dry_run: bool = False
     notes: list[str] = field(default_factory=list)
@@ -87,6 +98,7 @@ class IndexStats:
             "removed": self.removed,
             "chunks": self.chunks,
             "embeddings": self.embeddings,
+            "backlog": self.backlog,
             "first_build": self.first_build,
             "dry_run": self.dry_run,
             "notes": list(self.notes),
@@ -201,12 +213,7 @@ def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterat
 
 
 EMBED_GROUP = 192
-"""Chunks gathered across files before one embedding round (3 requests of 64)."""
-
-
-def _embed_text(row: tuple[object, ...]) -> str:
-    """What a chunk is embedded as: breadcrumb, blank line, body (as a reader sees it)."""
-    return display_text(str(row[1]), str(row[2])) or " "
+"""Backlog chunks per embedding round: one commit per round (3 requests of 64 to a server)."""
 
 
 def _under(key: str, walked: list[str]) -> bool:
@@ -271,8 +278,10 @@ class Indexer:
         reconcile: bool = True,
         rebuild: bool = False,
         dry_run: bool = False,
+        drain: bool = True,
     ) -> IndexStats:
-        """Index ``roots`` (folders or files below the project root)."""
+        """Index ``roots`` (folders or files below the project root); with ``drain``, return only
+        once every chunk has its vector (an embedder failure raises, the files stay written)."""
         keys = [
             key_prefix(r, self.root) if r.is_dir() else document_key(r, self.root) for r in roots
         ]
@@ -299,19 +308,48 @@ class Indexer:
                 if not dry_run:
                     self._delete(stale, tables)
                 stats.removed += len(stale)
+            if rebuild and vectors is not None and self.writer.manifest.hybrid:
+                self._drain(vectors, tables)  # before the switch: never fewer vectors than now
         except BaseException:
             if rebuild and not dry_run:
                 self.writer.abandon_rebuild(generation)
             raise
-        if vectors is not None:
-            stats.embeddings = vectors.embedded
         if rebuild and not dry_run:
             self.writer.finish_rebuild(generation, vectors.target if vectors else Manifest())
         elif (stats.removed or stats.updated) and not dry_run:
             self.writer.vacuum()
+        self._finish(vectors, stats, drain)
         if vectors is not None and (rebuild or stats.removed or stats.updated):
             vectors.prune(self.writer.manifest.tables)
         return stats
+
+    def _finish(self, vectors: VectorTier | None, stats: IndexStats, drain: bool) -> None:
+        """Embed the live generation's backlog (``drain``) and count what is left."""
+        if vectors is None:
+            return
+        tables = self.writer.manifest.tables
+        try:
+            if drain:
+                self._drain(vectors, tables)
+        finally:
+            stats.embeddings = vectors.embedded
+            stats.backlog = coverage(self.writer.conn, tables).backlog
+
+    def _drain(self, vectors: VectorTier, tables: Tables) -> None:
+        """Embed the backlog of ``tables`` in rounds of ``EMBED_GROUP`` chunks, each stored in
+        one transaction (vectors, cache rows, flags), so a kill loses no stored vector."""
+        conn = self.writer.conn
+        total = coverage(conn, tables).backlog
+        done = after = 0
+        while items := pending(conn, tables, EMBED_GROUP, after):
+            self._check_cancel()
+            found = vectors.compute([(i.hash, i.text, i.title) for i in items])
+            with self.writer.transaction() as tx:
+                vectors.remember(tx, found)
+                store(tx, tables, items, found)
+            after = items[-1].chunk_id
+            done += len(items)
+            self.reporter.on_embed(done, total)
 
     def _vector_tier(self, rebuild: bool, generation: int, empty: bool) -> VectorTier | None:
         """Settle the vector identity before any embedding spend (loud on a mismatch)."""
@@ -333,56 +371,28 @@ class Indexer:
         dry_run: bool,
         vectors: VectorTier | None,
     ) -> None:
-        """Apply examined files in order. With vectors, changed files wait in a queue until
-        about ``EMBED_GROUP`` chunks are pending; then the open transaction is committed, the
-        group is embedded (outside any transaction), and the files are written."""
+        """Apply examined files in order, each written at once; with vectors, the chunks whose
+        vectors are cached get them in the same transaction, the others join the backlog."""
         done = 0
-        pending: list[_Outcome] = []
-        pending_chunks = 0
         with self.writer.batch() as batch:
-
-            def flush() -> None:
-                nonlocal done, pending_chunks
-                if not pending:
-                    return
-                assert vectors is not None
-                batch.commit()
-                vecs = vectors.embed(
-                    [
-                        (str(row[6]), _embed_text(row), str(row[1]))
-                        for o in pending
-                        for row in (o.prepared.rows if o.prepared else [])
-                    ]
-                )
-                for o in pending:
-                    batch.tick()
-                    self._apply(o, tables, stats, False, vecs)
-                    done += 1
-                    self.reporter.on_file(done, o.key)
-                pending.clear()
-                pending_chunks = 0
-
             for outcome in outcomes:
                 self._check_cancel()
-                if vectors is not None and outcome.kind == "changed" and outcome.prepared:
-                    pending.append(outcome)
-                    pending_chunks += len(outcome.prepared.rows)
-                    if pending_chunks >= EMBED_GROUP:
-                        flush()
-                    continue
                 if dry_run and self.embedder is not None and outcome.prepared:
                     stats.embeddings += len(outcome.prepared.rows)  # what a real run would send
+                cached: dict[str, bytes] | None = None
+                if vectors is not None and outcome.prepared is not None:
+                    cached = vectors.cached([str(row[6]) for row in outcome.prepared.rows])
                 if not dry_run:
                     batch.tick()
-                self._apply(outcome, tables, stats, dry_run)
+                self._apply(outcome, tables, stats, dry_run, cached)
                 done += 1
                 self.reporter.on_file(done, outcome.key)
-            flush()
 
-    def update_paths(self, paths: Iterable[Path]) -> IndexStats:
+    def update_paths(self, paths: Iterable[Path], *, drain: bool = True) -> IndexStats:
         """Bring just these files up to date (saved, created, changed, deleted or renamed).
 
         A path that no longer exists, or is no longer a document, is removed from the index.
+        ``drain``: as in ``run``.
         """
         stats = IndexStats()
         tables = self.writer.manifest.tables
@@ -415,8 +425,7 @@ class Indexer:
         self._process(examine_all(jobs), tables, stats, False, vectors)
         self._delete(gone, tables)
         stats.removed += len(gone)
-        if vectors is not None:
-            stats.embeddings = vectors.embedded
+        self._finish(vectors, stats, drain)
         return stats
 
     def remove(self, keys: Iterable[str]) -> list[str]:
@@ -507,6 +516,7 @@ class Indexer:
             self._write(prep, tables, vectors)
 
     def _write(self, prep: _Prepared, tables: Tables, vectors: dict[str, bytes] | None) -> None:
+        """One file's document row and chunks (and the chunks' cached ``vectors``), atomically."""
         d, c = tables.documents, tables.chunks
         cand = prep.candidate
         with self.writer.transaction() as conn:
@@ -537,8 +547,8 @@ class Indexer:
                 " hash, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, *row) for row in prep.rows],
             )
-            if vectors is not None:
-                insert_vectors(conn, tables, doc_id, vectors)
+            if vectors:
+                store_chunk_vectors(conn, tables, doc_id, vectors)
 
     def _delete(self, keys: Sequence[str], tables: Tables) -> None:
         d, c = tables.documents, tables.chunks

@@ -5,7 +5,9 @@
   never writes into a hybrid index (that would silently downgrade it).
 * Vectors are cached by (identity, chunk content hash): saving a file where one paragraph
   changed embeds about one chunk, and ``--reindex`` with the same model embeds nothing.
-* Embedding happens outside any write transaction; the caller commits before calling ``embed``.
+* Embedding happens outside any write transaction; the caller commits before calling
+  ``compute`` and then stores the vectors, their cache rows and the chunks' ``embedded`` flags
+  in one transaction (backlog.py).
 """
 
 from __future__ import annotations
@@ -58,6 +60,16 @@ class VectorTier:
         self.key = ""
         self.embedded = 0
 
+    @classmethod
+    def for_live(cls, writer: Writer, embedder: DocumentEmbedder) -> VectorTier:
+        """A tier over the live generation's pinned identity, without probing (the caller has
+        checked that the embedder's identity matches it)."""
+        tier = cls(writer, embedder)
+        tier.target = writer.manifest
+        pinned = VectorIdentity.pinned(writer.manifest)
+        tier.key = pinned.cache_key() if pinned is not None else ""
+        return tier
+
     def prepare(self, *, rebuild: bool, generation: int, empty: bool) -> Manifest:
         """Probe the server (a failure here fails the run loud) and settle the identity."""
         dim = self.embedder.probe_dimension()
@@ -75,11 +87,24 @@ class VectorTier:
     def embed(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
         """Vectors (packed float32) for (chunk hash, embedding text, title) items, by hash.
 
-        Cached vectors are reused; only misses go to the server.
-        """
+        Cached vectors are reused; only misses go to the embedder (and are remembered)."""
+        found = self.compute(items)
+        with self.writer.transaction() as conn:
+            self.remember(conn, found)
+        return found
+
+    def compute(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
+        """Like ``embed`` but writes nothing: the caller stores the vectors and calls
+        ``remember`` in one transaction. Runs outside any transaction (slow)."""
+        found = self.cached(list(dict.fromkeys(h for h, _, _ in items)))
+        found.update(self.embed_missing([item for item in items if item[0] not in found]))
+        return found
+
+    def embed_missing(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
+        """Vectors from the embedder for (hash, text, title) items; touches no database."""
         wanted = {h: (text, title) for h, text, title in items}
-        found = self._cached(list(wanted))
-        missing = [h for h in wanted if h not in found]
+        found: dict[str, bytes] = {}
+        missing = list(wanted)
         if missing:
             texts = [wanted[h][0] for h in missing]
             titles = [wanted[h][1] for h in missing]
@@ -94,10 +119,10 @@ class VectorTier:
                 require_unit(vec, "a document vector")
                 found[h] = pack(vec)
             self.embedded += len(missing)
-            self._remember({h: found[h] for h in missing})
         return found
 
-    def _cached(self, hashes: list[str]) -> dict[str, bytes]:
+    def cached(self, hashes: list[str]) -> dict[str, bytes]:
+        """Cached vectors of these chunk hashes under this identity."""
         out: dict[str, bytes] = {}
         conn = self.writer.conn
         for i in range(0, len(hashes), 500):
@@ -111,12 +136,12 @@ class VectorTier:
                 out[str(h)] = bytes(blob)
         return out
 
-    def _remember(self, vectors: dict[str, bytes]) -> None:
-        with self.writer.transaction() as conn:
-            conn.executemany(
-                "INSERT OR IGNORE INTO vector_cache(identity, hash, embedding) VALUES (?, ?, ?)",
-                [(self.key, h, blob) for h, blob in vectors.items()],
-            )
+    def remember(self, conn: apsw.Connection, vectors: dict[str, bytes]) -> None:
+        """Cache rows for ``vectors`` (inside the caller's transaction)."""
+        conn.executemany(
+            "INSERT OR IGNORE INTO vector_cache(identity, hash, embedding) VALUES (?, ?, ?)",
+            [(self.key, h, blob) for h, blob in vectors.items()],
+        )
 
     def prune(self, tables: Tables) -> None:
         """Drop cached vectors no live chunk uses (other identities, deleted text)."""
@@ -125,21 +150,6 @@ class VectorTier:
             conn.execute(
                 f"DELETE FROM vector_cache WHERE hash NOT IN (SELECT hash FROM {tables.chunks})"
             )
-
-
-def insert_vectors(
-    conn: apsw.Connection,
-    tables: Tables,
-    doc_id: int,
-    vectors: dict[str, bytes],
-) -> None:
-    """vec0 rows for every chunk of one document (inside the caller's transaction)."""
-    rows = conn.execute(
-        f"SELECT id, hash FROM {tables.chunks} WHERE document_id = ?", (doc_id,)
-    ).fetchall()
-    pairs = [(int(cid), vectors[str(h)]) for cid, h in rows]  # type: ignore[arg-type]
-    conn.executemany(f"INSERT INTO {tables.vec}(chunk_id, embedding) VALUES (?, ?)", pairs)
-    knn.insert(conn, tables, pairs)
 
 
 def delete_vectors(conn: apsw.Connection, tables: Tables, doc_id: int) -> None:

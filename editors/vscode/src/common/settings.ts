@@ -14,6 +14,9 @@ export interface FiskSettings {
 }
 
 export interface EmbeddingsSettings {
+  /** `openai` (a server at baseUrl) or `builtin` (a model run inside fisk-ls); '' = openai. */
+  provider: string;
+  modelPath: string;
   baseUrl: string;
   model: string;
   apiKeyEnv: string;
@@ -48,6 +51,8 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     paths: list('paths'),
     topK: clampTopK(config.get<unknown>('topK')),
     embeddings: {
+      provider: text('embeddings.provider'),
+      modelPath: text('embeddings.modelPath'),
       baseUrl: text('embeddings.baseUrl'),
       model: text('embeddings.model'),
       apiKeyEnv: text('embeddings.apiKeyEnv'),
@@ -72,7 +77,16 @@ export function toServerSettings(settings: FiskSettings): ServerSettings {
     result.paths = settings.paths;
   }
   const e = settings.embeddings;
-  if (e.baseUrl !== '') {
+  if (e.provider === 'builtin') {
+    const embeddings: Partial<EmbeddingsSettings> = { provider: 'builtin', queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
+    if (e.model !== '') {
+      embeddings.model = e.model;
+    }
+    if (e.modelPath !== '') {
+      embeddings.modelPath = e.modelPath;
+    }
+    result.embeddings = embeddings;
+  } else if (e.baseUrl !== '') {
     const embeddings: Partial<EmbeddingsSettings> = { baseUrl: e.baseUrl, queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
     if (e.model !== '') {
       embeddings.model = e.model;

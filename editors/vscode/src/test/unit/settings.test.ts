@@ -45,6 +45,20 @@ test('embeddings are only sent when a base URL is set', () => {
   assert.equal(toServerSettings(getSettings()).embeddings, undefined);
 });
 
+test('the builtin provider needs no base URL and sends its model path', () => {
+  Object.assign(mock.settings, {
+    'fisk.embeddings.provider': 'builtin',
+    'fisk.embeddings.modelPath': ' /models/minilm ',
+    'fisk.embeddings.baseUrl': 'http://ignored/v1',
+  });
+  assert.deepEqual(toServerSettings(getSettings()).embeddings, {
+    provider: 'builtin',
+    modelPath: '/models/minilm',
+    queryPrefix: '',
+    documentPrefix: '',
+  });
+});
+
 test('topK is clamped to 1..50 and rounded; junk falls back to 5', () => {
   assert.equal(clampTopK(0), 1);
   assert.equal(clampTopK(500), 50);
