@@ -22,11 +22,11 @@ from ..knowledge import (
     Settings,
 )
 from ..knowledge.config import KNOWLEDGE_SEARCH, TOP_K_CEILING
+from ..knowledge.fts import MAX_QUERY_CHARS
 from ..knowledge.sanitize import one_line
 
 NAME = KNOWLEDGE_SEARCH
 CHARS_PER_TOKEN = 4
-MAX_QUERY_CHARS = 2000
 MIN_TRIMMED_CHARS = 120
 """A hit trimmed to fit keeps at least this much text, else it is left out."""
 
@@ -109,7 +109,9 @@ def parse_args(raw: Mapping[str, Any] | str | None) -> ToolArgs:
     if not isinstance(query, str) or not query.strip():
         raise ToolInputError(f"invalid {NAME} input: `query` must be a non-empty string")
     if len(query) > MAX_QUERY_CHARS:
-        raise ToolInputError(f"invalid {NAME} input: `query` is longer than {MAX_QUERY_CHARS}")
+        raise ToolInputError(
+            f"invalid {NAME} input: `query` is longer than {MAX_QUERY_CHARS} characters"
+        )
     top_k = raw.get("top_k")
     if top_k is not None and (
         isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= TOP_K_CEILING

@@ -180,6 +180,9 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
 @knowledge_command
 def search_cmd(obj: Context, query: str, top_k: int, full: bool) -> None:
     """Search the index for QUERY."""
+    from ..knowledge.fts import check_query
+
+    check_query(query)  # the length rule every front end shares
     _, result = obj.read(lambda kb: kb.search(query, top_k or None))
     if obj.as_json:
         _emit_json(render.search_json(result))

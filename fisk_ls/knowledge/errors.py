@@ -34,6 +34,10 @@ class StoreError(KnowledgeError):
     """The store cannot be opened or is unsafe (a symlink at the store path, bad modes…)."""
 
 
+class QueryTooLong(KnowledgeError):
+    """A query is longer than every front end accepts (``fts.MAX_QUERY_CHARS``)."""
+
+
 class CitationError(KnowledgeError):
     """A citation is malformed, points outside the indexed documents, or matches no chunk."""
 

@@ -16,6 +16,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ..knowledge import CitationError, IndexStats, KnowledgeError
 from ..knowledge.config import TOP_K_CEILING
+from ..knowledge.errors import QueryTooLong
+from ..knowledge.fts import check_query
 from . import results
 from .server import FiskLanguageServer
 
@@ -27,19 +29,29 @@ T = TypeVar("T")
 
 
 def register(ls: FiskLanguageServer) -> None:
-    ls.thread()(ls.command(SEARCH)(search))
+    ls.command(SEARCH)(search)
     ls.thread()(ls.command(SHOW)(show))
     ls.thread()(ls.command(STATUS)(status))
     ls.command(REINDEX)(reindex)
 
 
-def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
+async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
+    """Arguments are checked on the event loop, so an over-long query is refused at once and
+    never occupies a worker thread; the search itself runs in a thread."""
     params = one_object(SEARCH, args, {"query", "topK"})
     query = string_field(SEARCH, params, "query")
     top_k = top_k_field(SEARCH, params)
-    ls.wait_ready()
-    merged = failing_as_rpc(lambda: ls.projects.search(query, top_k))
-    return results.search_result(merged)
+    try:
+        check_query(query)
+    except QueryTooLong as exc:
+        raise invalid(SEARCH, str(exc)) from exc
+
+    def run() -> dict[str, Any]:
+        ls.wait_ready()
+        merged = failing_as_rpc(lambda: ls.projects.search(query, top_k))
+        return results.search_result(merged)
+
+    return await asyncio.to_thread(run)
 
 
 def show(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:

@@ -186,4 +186,3 @@ def test_utf8_bom_is_indexed(settings: Settings, project: Path) -> None:
     index(settings)
     hits = Knowledge(settings).search("zanzibar").hits
     assert hits and hits[0].section == "Bommed heading"
-

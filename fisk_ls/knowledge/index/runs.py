@@ -286,9 +286,7 @@ def read_document(
             return f"skipping {path}: it is {_kind_of(st.st_mode)} now, not a regular file"
         if st.st_size > limit:
             return f"skipping {path}: larger than {limit // 1024} KiB"
-        if expected is not None and (
-            st.st_ino != expected.inode or st.st_size != expected.size
-        ):
+        if expected is not None and (st.st_ino != expected.inode or st.st_size != expected.size):
             return f"skipping {path}: {CHANGED_NOTE}"
         raw = _read_bounded(fd, limit)
     except OSError as exc:
