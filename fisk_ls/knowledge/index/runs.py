@@ -12,10 +12,13 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import errno
 import hashlib
 import os
+import signal
 import stat
+import sys
 import threading
 import time
 from collections import deque
@@ -188,7 +191,12 @@ def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterat
 
     # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor and the
     # open SQLite connection, and would keep the lock alive after the parent is killed.
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    )
     try:
         batches = (list(jobs[i : i + batch]) for i in range(0, len(jobs), batch))
         window: deque[Future[list[_Outcome]]] = deque(
@@ -201,6 +209,32 @@ def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterat
             yield from results
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+PARENT_POLL_SECONDS = 0.5
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: exit when the parent process dies, even by ``kill -9``.
+
+    On Linux the kernel sends SIGKILL at once (``PR_SET_PDEATHSIG``); everywhere a daemon thread
+    also watches the parent id (a dead parent's children are re-parented), so a worker never
+    lingers, blocked, holding the resource tracker open."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="fisk-parent-watch", daemon=True).start()
 
 
 EMBED_GROUP = 192
