@@ -186,3 +186,29 @@ def test_utf8_bom_is_indexed(settings: Settings, project: Path) -> None:
     index(settings)
     hits = Knowledge(settings).search("zanzibar").hits
     assert hits and hits[0].section == "Bommed heading"
+
+
+# -- names that are not text ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["new\nline.md", "esc\x1b[31mape.md", "bell\x07.txt", "c1\x9b.md"])
+def test_control_characters_in_names_are_skipped_with_an_escaped_note(
+    settings: Settings, project: Path, name: str
+) -> None:
+    (project / name).write_text("# Forged\n\nquixotic text\n")
+    ctrl = next(c for c in name if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F)
+    folder = project / ("dir" + ctrl + "x")
+    folder.mkdir()
+    (folder / "inside.md").write_text("# Inside\n\nquixotic folder text\n")
+    stats = index(settings)
+    bad = [n for n in stats.notes if "control characters" in n]
+    assert len(bad) == 2, stats.notes
+    for note in bad:
+        assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in note), note
+    assert not Knowledge(settings).search("quixotic").hits
+    # The per-file path (didSave, watcher) applies the same rule.
+    from fisk_ls.knowledge import update_paths
+
+    stats = update_paths(settings, [project / name])
+    assert any("control characters" in n for n in stats.notes)
+    assert not Knowledge(settings).search("quixotic").hits

@@ -47,6 +47,7 @@ from .walk import (
     Candidate,
     in_skipped_dir,
     is_document_name,
+    unprintable_name,
     walk,
 )
 
@@ -517,6 +518,10 @@ class Indexer:
                 gone.extend(self._keys_under(key, tables))
                 continue
             if not is_document_name(path.name) or in_skipped_dir(path, self.root, store_dir):
+                continue
+            if (bad := unprintable_name(str(path), key)) is not None:
+                stats.notes.append(bad)
+                self.reporter.on_note(bad)
                 continue
             cand = Candidate(path, st.st_size, st.st_mtime_ns, st.st_ino)
             jobs.append((key, cand, self._existing(tables, key).get(key)))

@@ -2,19 +2,21 @@
 
 Only ``.md .markdown .txt .text`` files; symlinks inside a root are never followed; dot
 directories, any ``memory`` directory, ``node_modules``, ``__pycache__``, virtual environments and
-the store directory are skipped. A folder that cannot be read is skipped with a note and the walk
-goes on.
+the store directory are skipped. A folder that cannot be read, and a file or folder whose name
+holds control characters, are skipped with a note and the walk goes on.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 EXTENSIONS = frozenset({".md", ".markdown", ".txt", ".text"})
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 SKIP_DIRS = frozenset({"memory", "node_modules", "__pycache__"})
 
 
@@ -28,6 +30,24 @@ class Candidate:
 
 def is_document_name(name: str) -> bool:
     return os.path.splitext(name)[1].lower() in EXTENSIONS
+
+
+def unprintable_name(path: str, name: str | None = None) -> str | None:
+    """A skip note when a file or folder name holds control characters (newline, ESC, …), else
+    None. Such a name cannot be cited or printed faithfully (a newline could forge output lines,
+    an ESC would be stripped for display and the citation no longer resolve), so every front end
+    skips it, with this note, which shows the name escaped."""
+    if not _CONTROL.search(path if name is None else name):
+        return None
+    return (
+        f"skipping {escaped(path)}: its name contains control characters (newline, escape, ...);"
+        " rename it to index it"
+    )
+
+
+def escaped(path: str) -> str:
+    """``path`` with control characters written as escapes (``\\n``, ``\\x1b``), for notes."""
+    return _CONTROL.sub(lambda m: ascii(m.group(0))[1:-1], path)
 
 
 def skip_dir(name: str, path: str, store_dir: str) -> bool:
@@ -61,7 +81,9 @@ def walk(root: Path, store_dir: Path, note: Callable[[str], None]) -> Iterator[C
         note(f"skipping {root}: {exc.strerror or exc}")
         return
     if stat.S_ISREG(st.st_mode):
-        if is_document_name(root.name):
+        if (bad := unprintable_name(str(root))) is not None:
+            note(bad)
+        elif is_document_name(root.name):
             yield Candidate(root, st.st_size, st.st_mtime_ns, st.st_ino)
         else:
             note(f"skipping {root}: not a .md, .markdown, .txt or .text file")
@@ -88,10 +110,17 @@ def _walk_dir(top: str, store_dir: str, note: Callable[[str], None]) -> Iterator
                 if entry.is_symlink():
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    if not skip_dir(entry.name, entry.path, store_dir):
-                        subdirs.append(entry.path)
+                    if skip_dir(entry.name, entry.path, store_dir):
+                        continue
+                    if (bad := unprintable_name(entry.path, entry.name)) is not None:
+                        note(bad)
+                        continue
+                    subdirs.append(entry.path)
                     continue
                 if not is_document_name(entry.name) or not entry.is_file(follow_symlinks=False):
+                    continue
+                if (bad := unprintable_name(entry.path, entry.name)) is not None:
+                    note(bad)
                     continue
                 st = entry.stat(follow_symlinks=False)
             except OSError as exc:
