@@ -34,10 +34,6 @@ class StoreError(KnowledgeError):
     """The store cannot be opened or is unsafe (a symlink at the store path, bad modes…)."""
 
 
-class QueryTooLong(KnowledgeError):
-    """A query is longer than every front end accepts (``fts.MAX_QUERY_CHARS``)."""
-
-
 class CitationError(KnowledgeError):
     """A citation is malformed, points outside the indexed documents, or matches no chunk."""
 
@@ -64,3 +60,7 @@ class EmbeddingsError(KnowledgeError):
     @property
     def transient(self) -> bool:
         return self.kind == "transient"
+
+
+class Cancelled(KnowledgeError):
+    """An index run was asked to stop; everything committed so far stays."""

@@ -14,16 +14,16 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from .errors import QueryTooLong
 from .sanitize import strip_controls
+from .settings_schema import QUERY
 
 MAX_TERMS = 40
 """Terms kept in one expression (after stop words and duplicates are removed)."""
 
-MAX_QUERY_CHARS = 2000
-"""The longest query any front end accepts (CLI, language server, agent tool, MCP): longer ones
-are refused with ``QueryTooLong`` (``check_query``). The core itself also cuts here, so a caller
-that skips the check still pays a bounded cost."""
+MAX_QUERY_CHARS = int(QUERY.max_length or 2000)
+"""The longest query any front end accepts (``settings_schema.check_query``: CLI, language
+server, agent tool, MCP). The core also cuts here, so a caller that skips the check (a
+benchmark, an in-process agent) still pays a bounded cost."""
 
 MAX_PHRASES = 8
 """Phrase bonuses kept in one expression (identifiers and the short-query phrase)."""
@@ -259,15 +259,6 @@ def _quote(term: str) -> str:
 # runs never give characters back, so a long run of word characters fails once, not once per
 # start position (the plain pattern is quadratic on "x" * 8192).
 _IDENTIFIER = re.compile(r"(?<![^\W_])[^\W_]++(?:[_\-./:][^\W_]++)+")
-
-
-def check_query(text: str) -> None:
-    """Refuse a query longer than ``MAX_QUERY_CHARS`` (the rule every front end shares)."""
-    if len(text) > MAX_QUERY_CHARS:
-        raise QueryTooLong(
-            f"the query is {len(text)} characters long; at most {MAX_QUERY_CHARS} are accepted"
-            " (shorten it to its key words)"
-        )
 
 
 def query_phrases(text: str) -> list[str]:

@@ -13,14 +13,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from .citations import format_citation
-from .config import clamp_top_k
 from .errors import EmbeddingsError, IdentityMismatch
 from .fts import match_expression, query_terms
 from .index.chunker import display_text
+from .settings_schema import resolve_top_k
 from .store import scalar
 from .vectors.pack import normalize, pack
 
 if TYPE_CHECKING:
+    from .match import Match
     from .store import Snapshot
 
 FTS5_TOKENIZE_QUERY = 0x0001
@@ -57,6 +58,8 @@ class Hit:
     score: float
     retrievers: dict[str, int] = field(default_factory=dict)
     """Which retrievers found the chunk, with its 1-based rank in each."""
+    match: Match | None = None
+    """Where inside the chunk the query matched (``Knowledge.search`` sets it)."""
 
     @property
     def citation(self) -> str:
@@ -240,7 +243,7 @@ def run_search(
     term_stats: TermStats | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built)."""
-    k = clamp_top_k(top_k, default_top_k)
+    k = resolve_top_k(top_k, default_top_k)
     hybrid = embedder is not None
     if snap is None:
         return SearchResult(INDEX_NOT_BUILT, tier_line(embedder.model if embedder else None))

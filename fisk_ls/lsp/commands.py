@@ -15,9 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ..knowledge import CitationError, IndexStats, KnowledgeError
-from ..knowledge.config import TOP_K_CEILING
-from ..knowledge.errors import QueryTooLong
-from ..knowledge.fts import check_query
+from ..knowledge.settings_schema import SettingError, check_query, check_top_k
 from . import results
 from .server import FiskLanguageServer
 
@@ -39,12 +37,11 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     """Arguments are checked on the event loop, so an over-long query is refused at once and
     never occupies a worker thread; the search itself runs in a thread."""
     params = one_object(SEARCH, args, {"query", "topK"})
-    query = string_field(SEARCH, params, "query")
-    top_k = top_k_field(SEARCH, params)
     try:
-        check_query(query)
-    except QueryTooLong as exc:
-        raise invalid(SEARCH, str(exc)) from exc
+        query = check_query(params.get("query"), "query")
+        top_k = check_top_k(params.get("topK"), "topK")
+    except SettingError as exc:
+        raise invalid(SEARCH, str(exc)) from None
 
     def run() -> dict[str, Any]:
         ls.wait_ready()
@@ -110,15 +107,6 @@ def string_field(command: str, params: dict[str, Any], name: str) -> str:
     value = params.get(name)
     if not isinstance(value, str):
         raise invalid(command, f"{name} is required and must be a string")
-    return value
-
-
-def top_k_field(command: str, params: dict[str, Any]) -> int | None:
-    value = params.get("topK")
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= TOP_K_CEILING:
-        raise invalid(command, f"topK must be an integer from 1 to {TOP_K_CEILING}, got {value!r}")
     return value
 
 

@@ -8,7 +8,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fisk_ls.knowledge import schema
-from fisk_ls.knowledge.errors import QueryTooLong
 from fisk_ls.knowledge.fts import (
     _IDENTIFIER,
     MAX_PHRASE_WORDS,
@@ -16,7 +15,6 @@ from fisk_ls.knowledge.fts import (
     MAX_QUERY_CHARS,
     MAX_TERMS,
     STOP_WORDS,
-    check_query,
     cjk_bigrams,
     cjk_column,
     match_expression,
@@ -186,7 +184,8 @@ def test_identifier_pattern_matches_as_before(text: str) -> None:
     assert [m.span() for m in _IDENTIFIER.finditer(text)] == [m.span() for m in old.finditer(text)]
 
 
-def test_over_long_queries_are_refused_by_the_shared_rule() -> None:
-    check_query("x" * MAX_QUERY_CHARS)
-    with pytest.raises(QueryTooLong, match=str(MAX_QUERY_CHARS)):
-        check_query("x" * (MAX_QUERY_CHARS + 1))
+def test_the_core_cut_is_the_front_ends_limit() -> None:
+    from fisk_ls.knowledge.settings_schema import QUERY
+
+    assert QUERY.max_length == MAX_QUERY_CHARS
+    assert query_terms("zz " * MAX_QUERY_CHARS + " tail") == ["zz"]
