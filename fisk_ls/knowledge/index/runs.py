@@ -539,12 +539,16 @@ class Indexer:
         return stats
 
     def remove(self, keys: Iterable[str]) -> list[str]:
-        """Remove documents by key (or every document under a folder key); return those removed."""
+        """Remove documents by key (or every document under a folder key); return those removed.
+
+        All or nothing: one transaction, so a failure (disk full, a damaged page) mid-way
+        leaves every document in place."""
         tables = self.writer.manifest.tables
         found: list[str] = []
         for key in keys:
             found.extend(self._keys_under(key.strip("/"), tables))
-        self._delete(found, tables)
+        with self.writer.transaction():
+            self._delete(list(dict.fromkeys(found)), tables)
         if found:
             self.writer.vacuum()
         return found
