@@ -91,7 +91,7 @@ def request_failed(message: str) -> JsonRpcException:
 
 def one_object(command: str, args: tuple[Any, ...], known: set[str]) -> dict[str, Any]:
     """The single object argument (none at all is an empty object); unknown keys are errors."""
-    if not args or args == (None,):
+    if not args or args in ((None,), ([],)):  # Neovim sends ``{}`` in Lua as ``[[]]``
         return {}
     if len(args) != 1 or not isinstance(args[0], dict):
         shape = "{" + ", ".join(sorted(known)) + "}" if known else "no arguments"
