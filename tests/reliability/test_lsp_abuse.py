@@ -214,3 +214,54 @@ def test_empty_table_arguments_and_over_long_queries(project: Path, store_base: 
         assert "result" in edge
     finally:
         client.close()
+
+
+@pytest.mark.parametrize(("formats", "kind"), [(["plaintext"], "plaintext"), (None, "markdown")])
+def test_hover_honours_the_clients_content_format(
+    project: Path, store_base: Path, formats: list[str] | None, kind: str
+) -> None:
+    client = _start(project, store_base)
+    try:
+        hover_caps = {"contentFormat": formats} if formats else {}
+        init = client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": project.as_uri(),
+                "capabilities": {"textDocument": {"hover": hover_caps}},
+                "initializationOptions": {"watch": False},
+            },
+        )
+        assert "result" in init
+        client.notify("initialized", {})
+        deadline = time.monotonic() + HANG_GUARD
+        while time.monotonic() < deadline:
+            status = command(client, "fisk.knowledge.status")["result"]
+            if not status["indexing"] and status["roots"] and status["roots"][0]["documents"]:
+                break
+            time.sleep(0.1)
+        note = project / "note.md"
+        line = "See docs/design.md#0 for details."
+        note.write_text(line + "\n")
+        client.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": note.as_uri(),
+                    "languageId": "markdown",
+                    "version": 1,
+                    "text": line + "\n",
+                }
+            },
+        )
+        at = {"line": 0, "character": line.index("design") + 2}
+        reply = client.request(
+            "textDocument/hover", {"textDocument": {"uri": note.as_uri()}, "position": at}
+        )
+        contents = reply["result"]["contents"]
+        assert contents["kind"] == kind
+        if kind == "plaintext":
+            assert "**" not in contents["value"] and "`" not in contents["value"]
+        assert "docs/design.md#0" in contents["value"]
+    finally:
+        client.close()
