@@ -128,9 +128,30 @@ def knowledge_command(fn: F) -> F:
             _fail(obj, str(exc), code=130)
         except KnowledgeError as exc:
             _fail(obj, str(exc))
+        except Exception as exc:  # SQLite and OS errors: one line naming the fix, never a trace
+            if not _is_store_error(exc):
+                raise
+            _fail(obj, _store_message(obj, exc))
 
     functools.update_wrapper(wrapper, fn)
     return shared_options()(click.pass_context(wrapper))  # type: ignore[return-value]
+
+
+def _is_store_error(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return True
+    apsw = sys.modules.get("apsw")
+    return apsw is not None and isinstance(exc, apsw.Error)
+
+
+def _store_message(obj: Context, exc: BaseException) -> str:
+    from ..knowledge.store import db_path, explain
+
+    try:
+        path = db_path(obj.settings().store_dir)
+    except Exception:  # the settings themselves failed: name no path
+        path = Path("knowledge.db")
+    return str(explain(exc, path))
 
 
 def _fail(obj: Context, message: str, code: int = 1) -> None:
@@ -388,14 +409,17 @@ def reset_cmd(obj: Context, force: bool) -> None:
     """Empty the index (asks for --force)."""
     from ..knowledge import reset
 
-    counts = reset(obj.settings(), force=force)
+    notes: list[str] = []
+    counts = reset(obj.settings(), force=force, notes=notes)
     if counts is None:
         _soft(obj, "no knowledge index to reset", documents=0, chunks=0)
         return
     docs, chunks = counts
     if obj.as_json:
-        _emit_json({"reset": True, "documents": docs, "chunks": chunks})
+        _emit_json({"reset": True, "documents": docs, "chunks": chunks, "notes": notes})
     else:
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
         click.echo(f"reset: removed {docs} documents and {chunks} chunks")
 
 

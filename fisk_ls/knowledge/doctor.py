@@ -10,14 +10,24 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .location import Settings
 from .lock import WriterLock
 from .schema import Tables
+
+if TYPE_CHECKING:
+    import apsw
+from .errors import KnowledgeError
 from .store import (
+    RECOVERY,
     SIDECARS,
+    ForeignStore,
+    Manifest,
+    check_identity,
     connect_reader,
     db_path,
+    explain,
     read_manifest,
     scalar,
 )
@@ -48,80 +58,92 @@ def run_checks(settings: Settings, embedder: object | None = None) -> list[Check
         checks.append(Check("store", True, str(path)))
         checks.extend(_database_checks(path))
         checks.extend(_mode_checks(store_dir, path))
-    lock = WriterLock(store_dir)
-    busy = store_dir.is_dir() and lock.is_locked_elsewhere()
-    checks.append(Check("writer lock", True, "held by a running writer" if busy else "free"))
+    checks.append(_lock_check(store_dir))
     checks.extend(_path_checks(settings))
     checks.extend(_embeddings_checks(settings, embedder, path))
     return checks
 
 
+def _lock_check(store_dir: Path) -> Check:
+    try:
+        busy = store_dir.is_dir() and WriterLock(store_dir).is_locked_elsewhere()
+    except KnowledgeError as exc:
+        return Check("writer lock", True, f"unknown ({exc})")
+    return Check("writer lock", True, "a writer is active" if busy else "free")
+
+
 def _database_checks(path: Path) -> list[Check]:
+    """Read-only checks: doctor never writes and never waits on a writer (WAL readers do not
+    block), so it also runs on read-only media and while an index run is going on."""
     out: list[Check] = []
     try:
         conn = connect_reader(path)
     except Exception as exc:  # any failure to open is the finding
-        return [Check("open", False, str(exc), fatal=True)]
+        return [Check("open", False, str(explain(exc, path)), fatal=True)]
     try:
-        out.append(Check("FTS5 compiled in", True, "yes", fatal=True))
-        mode = scalar(conn, "PRAGMA journal_mode")
-        out.append(Check("WAL journal mode", mode == "wal", f"journal_mode={mode}"))
-        ok = scalar(conn, "PRAGMA quick_check")
-        out.append(Check("SQLite integrity", ok == "ok", str(ok), fatal=True))
-        try:
-            manifest = read_manifest(conn)
-        except Exception as exc:
-            return [*out, Check("manifest", False, str(exc), fatal=True)]
-        if manifest is None:
-            out.append(Check("manifest", False, "missing; run `fisk-ai knowledge index`"))
-            return out
-        out.append(
-            Check(
-                "manifest",
-                True,
-                f"format {manifest.format_version}, generation {manifest.generation}, "
-                + (
-                    f"model {manifest.model} dim {manifest.dimension}"
-                    if manifest.hybrid
-                    else "lexical"
-                ),
-            )
-        )
-        out.append(_fts_check(path, conn, manifest.tables))
+        return _checks_on(conn, path, out)
+    except Exception as exc:  # a damaged page found by a later query
+        return [*out, Check("read", False, str(explain(exc, path)), fatal=True)]
     finally:
         conn.close()
+
+
+def _checks_on(conn: apsw.Connection, path: Path, out: list[Check]) -> list[Check]:
+    out.append(Check("FTS5 compiled in", True, "yes", fatal=True))
+    mode = scalar(conn, "PRAGMA journal_mode")
+    out.append(Check("WAL journal mode", mode == "wal", f"journal_mode={mode}"))
+    ok = str(scalar(conn, "PRAGMA quick_check"))
+    detail = "ok" if ok == "ok" else f"{ok[:200]}; {RECOVERY}"
+    out.append(Check("SQLite integrity", ok == "ok", detail, fatal=True))
+    try:
+        manifest = read_manifest(conn)
+    except Exception as exc:
+        return [*out, Check("manifest", False, str(exc), fatal=True)]
+    if manifest is None:
+        out.append(Check("manifest", False, "missing; run `fisk-ai knowledge index`"))
+        return out
+    out.append(
+        Check(
+            "manifest",
+            True,
+            f"format {manifest.format_version}, generation {manifest.generation}, "
+            + (
+                f"model {manifest.model} dim {manifest.dimension}" if manifest.hybrid else "lexical"
+            ),
+        )
+    )
+    out.append(_identity_check(conn, path))
+    missing = _missing_tables(conn, manifest)
+    if missing:
+        detail = f"generation {manifest.generation} lacks {', '.join(missing)}; {RECOVERY}"
+        return [*out, Check("tables", False, detail, fatal=True)]
+    out.append(_fts_counts(conn, manifest.tables))
     return out
 
 
-def _fts_check(path: Path, conn: object, tables: Tables) -> Check:
-    """FTS5's own integrity-check (it is spelled as an INSERT but writes nothing, so it needs a
-    read-write handle); on read-only media, fall back to comparing row counts."""
-    import apsw
-
-    fts = tables.fts
+def _identity_check(conn: apsw.Connection, path: Path) -> Check:
     try:
-        rw = apsw.Connection(
-            str(path), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_NOFOLLOW
-        )
-    except apsw.Error:
-        return _fts_counts(conn, tables)
-    try:
-        rw.setbusytimeout(5000)
-        rw.execute(f"INSERT INTO {fts}({fts}, rank) VALUES ('integrity-check', 1)")
-        return Check("FTS consistency", True, "full-text index matches the chunks", fatal=True)
-    except apsw.Error as exc:
-        return Check("FTS consistency", False, f"{exc}; run --reindex", fatal=True)
-    finally:
-        rw.close()
+        check_identity(conn, path.parent, built=True)
+    except ForeignStore as exc:
+        return Check("store identity", False, str(exc), fatal=True)
+    return Check("store identity", True, "the contents belong to this store")
 
 
-def _fts_counts(conn: object, tables: Tables) -> Check:
-    c = conn.execute  # type: ignore[attr-defined]
-    chunks = c(f"SELECT count(*) FROM {tables.chunks}").fetchone()[0]
-    docsize = c(f"SELECT count(*) FROM {tables.fts}_docsize").fetchone()[0]
+def _missing_tables(conn: apsw.Connection, manifest: Manifest) -> list[str]:
+    names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
+    n = manifest.tables
+    needed = [n.documents, n.chunks, n.fts] + ([n.vec] if manifest.hybrid else [])
+    return [t for t in needed if t not in names]
+
+
+def _fts_counts(conn: apsw.Connection, tables: Tables) -> Check:
+    """Every chunk has its full-text row (read-only; FTS5's own integrity-check is spelled as
+    an INSERT and needs the write lock, which doctor never takes)."""
+    chunks = int(scalar(conn, f"SELECT count(*) FROM {tables.chunks}"))
+    docsize = int(scalar(conn, f"SELECT count(*) FROM {tables.fts}_docsize"))
     ok = chunks == docsize
     detail = f"{chunks} chunks, {docsize} indexed rows"
-    return Check("FTS consistency", ok, detail if ok else f"{detail}; run --reindex", fatal=True)
+    return Check("FTS consistency", ok, detail if ok else f"{detail}; {RECOVERY}", fatal=True)
 
 
 def _mode_checks(store_dir: Path, path: Path) -> list[Check]:

@@ -15,12 +15,21 @@ import unicodedata
 from collections.abc import Iterator
 
 from .sanitize import strip_controls
+from .settings_schema import QUERY
 
 MAX_TERMS = 40
 """Terms kept in one expression (after stop words and duplicates are removed)."""
 
-MAX_QUERY_CHARS = 8192
-"""Longer queries are cut here before building the expression."""
+MAX_QUERY_CHARS = int(QUERY.max_length or 2000)
+"""The longest query any front end accepts (``settings_schema.check_query``: CLI, language
+server, agent tool, MCP). The core also cuts here, so a caller that skips the check (a
+benchmark, an in-process agent) still pays a bounded cost."""
+
+MAX_PHRASES = 8
+"""Phrase bonuses kept in one expression (identifiers and the short-query phrase)."""
+
+MAX_PHRASE_WORDS = 8
+"""Words kept in one phrase (a longer identifier is matched by its first words)."""
 
 # Function words that carry no topic. Dropping them keeps OR queries fast (common words match
 # most chunks) and ranking sharp; a query made only of stop words keeps them.
@@ -258,7 +267,10 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-_IDENTIFIER = re.compile(r"[^\W_]+(?:[_\-./:][^\W_]+)+")
+# Linear time: a match may only start where a word starts (the look-behind), and the possessive
+# runs never give characters back, so a long run of word characters fails once, not once per
+# start position (the plain pattern is quadratic on "x" * 8192).
+_IDENTIFIER = re.compile(r"(?<![^\W_])[^\W_]++(?:[_\-./:][^\W_]++)+")
 
 
 def query_phrases(text: str) -> list[str]:
@@ -268,18 +280,37 @@ def query_phrases(text: str) -> list[str]:
       a chunk holding the identifier outranks chunks sharing only its parts (every ``*_ENDPOINT``);
     * a short query (2–5 words, stop words dropped) as a whole, so "tail sampling" prefers the
       section that says it ("what is a span" is not a phrase: a sentence asking it is no answer).
+
+    Bounded like the terms: at most ``MAX_PHRASES`` phrases of at most ``MAX_PHRASE_WORDS``
+    words, each made only of words among the query's first ``MAX_TERMS`` terms (or stop words),
+    so a query of many hyphenated pairs costs no more than one of ``MAX_TERMS`` plain words.
     """
     text = strip_controls(text[:MAX_QUERY_CHARS])
-    phrases = [
-        " ".join(w for w, _ in words(m.group(0))).casefold()
-        for m in _IDENTIFIER.finditer(text)
-        if not has_cjk(m.group(0))
-    ]
+    kept = set(_plain_terms(text)[:MAX_TERMS]) | STOP_WORDS
+    phrases: dict[str, None] = {}
+    for m in _IDENTIFIER.finditer(text):
+        if len(phrases) >= MAX_PHRASES:
+            break
+        if has_cjk(m.group(0)):
+            continue
+        parts = [w.casefold() for w, _ in words(m.group(0))][:MAX_PHRASE_WORDS]
+        if all(unicodedata.normalize("NFC", w) in kept for w in parts):
+            phrases[" ".join(parts)] = None
+    out = list(phrases)[:MAX_PHRASES]
     plain = [w.casefold() for w, cjk in words(text) if not cjk]
     plain = [w for w in plain if w not in STOP_WORDS] or plain
     if 2 <= len(plain) <= 5 and not has_cjk(text):
-        phrases.append(" ".join(plain))
-    return list(dict.fromkeys(phrases))
+        whole = " ".join(plain)
+        if whole not in phrases:
+            out = [*out[: MAX_PHRASES - 1], whole]
+    return out
+
+
+def _plain_terms(text: str) -> list[str]:
+    """Non-CJK terms in order, NFC and case-folded, stop words dropped (unless all are)."""
+    plain = [unicodedata.normalize("NFC", run).casefold() for run, cjk in words(text) if not cjk]
+    kept = [w for w in plain if w not in STOP_WORDS] or plain
+    return list(dict.fromkeys(kept))
 
 
 def heading_terms(text: str) -> list[str]:

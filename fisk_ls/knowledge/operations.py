@@ -50,7 +50,13 @@ def index(
     searchable lexically as soon as they are written), without it they stay in the backlog for
     a background worker (``Backfill``).
     """
-    with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
+    recover = rebuild and not dry_run  # --reindex always works: an unusable store moves aside
+    with (
+        _embedder(settings, embedder) as emb,
+        open_writer(settings.store_dir, wait=wait, recover=recover) as w,
+    ):
+        if w.recovered:
+            (reporter or IndexReporter()).on_note(w.recovered)
         indexer = Indexer(
             w,
             settings.project_root,
@@ -60,12 +66,15 @@ def index(
             ignore=ignore_rules(settings),
         )
         if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
-            return indexer.run(settings.roots, rebuild=True, drain=drain)
-        stats = indexer.run(
-            tuple(roots) if roots is not None else settings.roots,
-            rebuild=rebuild,
-            dry_run=dry_run,
-            drain=drain,
+            return _noted(indexer.run(settings.roots, rebuild=True, drain=drain), w)
+        stats = _noted(
+            indexer.run(
+                tuple(roots) if roots is not None else settings.roots,
+                rebuild=rebuild,
+                dry_run=dry_run,
+                drain=drain,
+            ),
+            w,
         )
         if roots is None and not rebuild:
             outside = _outside(w, settings)
@@ -132,13 +141,21 @@ def remove(settings: Settings, paths: Iterable[str], *, cwd: Path | None = None)
     return Removal((removed, missing))
 
 
-def reset(settings: Settings, *, force: bool) -> tuple[int, int] | None:
+def reset(
+    settings: Settings, *, force: bool, notes: list[str] | None = None
+) -> tuple[int, int] | None:
     """Empty the index; (documents, chunks) it held, or None when there is no index.
 
-    Without ``force`` nothing is deleted and KnowledgeError says how much would be."""
+    Without ``force`` nothing is deleted and KnowledgeError says how much would be. With it a
+    store that cannot be read is moved aside (a note in ``notes`` says where) and a new, empty
+    one created, so ``reset --force`` always recovers."""
     if not db_path(settings.store_dir).exists():
         return None
-    with open_writer(settings.store_dir) as w:
+    with open_writer(settings.store_dir, recover=force) as w:
+        if w.recovered:
+            if notes is not None:
+                notes.append(w.recovered)
+            return 0, 0
         docs, chunks = w.counts()
         if not force:
             raise KnowledgeError(
@@ -147,6 +164,12 @@ def reset(settings: Settings, *, force: bool) -> tuple[int, int] | None:
             )
         w.reset()
     return docs, chunks
+
+
+def _noted(stats: IndexStats, writer: Writer) -> IndexStats:
+    if writer.recovered:
+        stats.notes.insert(0, writer.recovered)
+    return stats
 
 
 def _outside(writer: Writer, settings: Settings) -> list[str]:

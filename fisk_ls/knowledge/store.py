@@ -12,9 +12,13 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import secrets
 import stat
 import threading
+import time
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +31,10 @@ if TYPE_CHECKING:
     import apsw
 
 DB_NAME = "knowledge.db"
+ID_NAME = "knowledge.id"
+"""A marker beside the database holding the store's id, also kept in ``rag_meta``: contents
+that do not carry the same id (a ``-wal`` or a database file from another store) are refused."""
+STORE_ID_KEY = "store_id"
 SIDECARS = ("-wal", "-shm")
 BUSY_TIMEOUT_MS = 5000
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -162,8 +170,9 @@ def connect_writer(store_dir: Path) -> apsw.Connection:
     path = db_path(store_dir)
     _precreate(path)
     flags = lib.SQLITE_OPEN_READWRITE | lib.SQLITE_OPEN_CREATE | lib.SQLITE_OPEN_NOFOLLOW
+    conn: apsw.Connection | None = None
     try:
-        conn: apsw.Connection = lib.Connection(str(path), flags=flags)
+        conn = lib.Connection(str(path), flags=flags)
         conn.setbusytimeout(BUSY_TIMEOUT_MS)
         conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
         conn.execute("PRAGMA journal_mode=WAL")
@@ -173,23 +182,182 @@ def connect_writer(store_dir: Path) -> apsw.Connection:
         _check_fts5(conn)
         conn.execute(schema.BASE_DDL)
     except lib.Error as exc:
-        raise StoreError(f"opening knowledge index {path}: {exc}") from exc
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+        raise explain(exc, path) from exc
     enforce_modes(path)
     return conn
 
 
 def connect_reader(path: Path) -> apsw.Connection:
+    """A read-only connection. On read-only media (a read-only mount, a 0500 folder) where the
+    ``-shm`` cannot be created, it falls back to an immutable open, so search still works."""
     lib = _apsw()
     _refuse_symlink(path)
     flags = lib.SQLITE_OPEN_READONLY | lib.SQLITE_OPEN_NOFOLLOW
     try:
         conn: apsw.Connection = lib.Connection(str(path), flags=flags)
-        conn.setbusytimeout(BUSY_TIMEOUT_MS)
-        conn.execute("PRAGMA query_only=1")
+        try:
+            conn.setbusytimeout(BUSY_TIMEOUT_MS)
+            conn.execute("PRAGMA query_only=1")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchall()  # opens -wal/-shm
+        except (lib.CantOpenError, lib.ReadOnlyError):
+            conn.close()
+            if os.access(path.parent, os.W_OK):
+                raise
+            conn = _immutable_reader(path)
         _check_fts5(conn)
     except lib.Error as exc:
-        raise StoreError(f"opening knowledge index {path}: {exc}") from exc
+        raise explain(exc, path) from exc
     return conn
+
+
+def _immutable_reader(path: Path) -> apsw.Connection:
+    lib = _apsw()
+    uri = "file:" + urllib.parse.quote(str(path)) + "?immutable=1"
+    flags = lib.SQLITE_OPEN_READONLY | lib.SQLITE_OPEN_NOFOLLOW | lib.SQLITE_OPEN_URI
+    conn: apsw.Connection = lib.Connection(uri, flags=flags)
+    conn.execute("PRAGMA query_only=1")
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
+    return conn
+
+
+RECOVERY = (
+    "run `fisk-ai knowledge index --reindex` or `fisk-ai knowledge reset --force` "
+    "(the unreadable file is moved aside and the index rebuilt)"
+)
+
+
+def explain(exc: BaseException, path: Path) -> StoreError:
+    """One line, fit for a person, for an SQLite or OS error on the store at ``path``, naming
+    the way out. Adapters raise or print this instead of a traceback."""
+    lib = _apsw()
+    if isinstance(exc, StoreError):
+        return exc
+    detail = str(exc).split("\n", 1)[0][:200]
+    if isinstance(exc, lib.FullError) or getattr(exc, "errno", None) == errno.ENOSPC:
+        return StoreError(
+            f"the disk is full writing {path}; free some space and run it again "
+            "(everything committed before is kept)"
+        )
+    if isinstance(exc, lib.CorruptError | lib.NotADBError):
+        return StoreError(f"the knowledge index {path} is damaged ({detail}); {RECOVERY}")
+    if isinstance(exc, lib.ReadOnlyError) or getattr(exc, "errno", None) in (
+        errno.EROFS,
+        errno.EACCES,
+        errno.EPERM,
+    ):
+        return StoreError(
+            f"cannot write the knowledge index {path} ({detail}): it is on read-only media or "
+            "not writable by this user; searching still works, indexing needs write access"
+        )
+    if isinstance(exc, lib.BusyError | lib.LockedError):
+        return StoreError(f"the knowledge index {path} is busy ({detail}); try again")
+    if isinstance(exc, lib.CantOpenError):
+        return StoreError(
+            f"cannot open the knowledge index {path} ({detail}); check that it "
+            "exists and is readable"
+        )
+    if isinstance(exc, lib.Error):
+        return StoreError(f"SQLite error on the knowledge index {path}: {detail}")
+    if isinstance(exc, OSError):
+        where = exc.filename or path
+        return StoreError(f"{exc.strerror or detail}: {where}")
+    return StoreError(f"{type(exc).__name__} on the knowledge index {path}: {detail}")
+
+
+def damaged(exc: BaseException) -> bool:
+    """True for errors that mean the file itself is unusable (corrupt, not SQLite, foreign,
+    naming missing tables), also when wrapped by ``explain``."""
+    lib = _apsw()
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, lib.CorruptError | lib.NotADBError | ForeignStore | IncompleteStore):
+            return True
+        seen = seen.__cause__
+    return False
+
+
+def move_aside(store_dir: Path) -> Path:
+    """Rename an unreadable database (and its sidecars) out of the way; return the new path."""
+    path = db_path(store_dir)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = store_dir / f"{DB_NAME}.damaged-{stamp}"
+    n = 1
+    while Path(f"{target}").exists():
+        n += 1
+        target = store_dir / f"{DB_NAME}.damaged-{stamp}-{n}"
+    for suffix in ("", *SIDECARS):
+        src = Path(f"{path}{suffix}")
+        if src.exists() or src.is_symlink():
+            os.replace(src, Path(f"{target}{suffix}"))
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(store_dir / ID_NAME)
+    return target
+
+
+# -- store identity ------------------------------------------------------------------------------
+
+
+class ForeignStore(StoreError):
+    """The database's contents carry another store's id (or none where one is expected)."""
+
+
+class IncompleteStore(StoreError):
+    """The manifest names a generation whose tables do not exist."""
+
+
+def read_marker(store_dir: Path) -> str | None:
+    try:
+        fd = os.open(store_dir / ID_NAME, os.O_RDONLY | _NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return None  # unreadable marker: no check (doctor reports modes)
+    try:
+        return os.read(fd, 200).decode("ascii", "replace").strip() or None
+    finally:
+        os.close(fd)
+
+
+def write_marker(store_dir: Path, store_id: str) -> None:
+    tmp = store_dir / f".{ID_NAME}.tmp"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _NOFOLLOW, 0o600)
+    try:
+        os.write(fd, (store_id + "\n").encode())
+    finally:
+        os.close(fd)
+    os.replace(tmp, store_dir / ID_NAME)
+
+
+def stored_id(conn: apsw.Connection) -> str | None:
+    try:
+        row = conn.execute("SELECT value FROM rag_meta WHERE key = ?", (STORE_ID_KEY,)).fetchone()
+    except _apsw().SQLError:
+        return None
+    return str(row[0]) if row else None
+
+
+def check_identity(conn: apsw.Connection, store_dir: Path, built: bool) -> None:
+    """Refuse a built database whose id differs from the marker (``ForeignStore``)."""
+    marker = read_marker(store_dir)
+    if marker is None or not built:
+        return
+    inside = stored_id(conn)
+    if inside != marker:
+        raise ForeignStore(
+            f"the knowledge index {db_path(store_dir)} does not belong to this store (its "
+            f"contents carry {'no store id' if inside is None else 'another store id'}; a "
+            f"-wal or database file from elsewhere was put here?); nothing was changed; "
+            f"{RECOVERY}"
+        )
+
+
+def new_store_id() -> str:
+    return secrets.token_hex(16)
 
 
 def read_manifest(conn: apsw.Connection) -> Manifest | None:
@@ -250,6 +418,11 @@ class Store:
         if conn is not None:
             self._forget(conn)
         conn = connect_reader(self.path)
+        try:
+            check_identity(conn, self.store_dir, read_manifest(conn) is not None)
+        except BaseException:
+            conn.close()
+            raise
         self._local.conn, self._local.ident, self._local.vec = conn, ident, False
         with self._lock:
             self._all.append(conn)

@@ -20,12 +20,25 @@ from typing import TYPE_CHECKING
 from . import schema
 from .lock import WriterLock
 from .store import (
+    RECOVERY,
+    STORE_ID_KEY,
+    IncompleteStore,
     Manifest,
+    check_identity,
+    connect_reader,
     connect_writer,
+    damaged,
+    db_path,
     ensure_store_dir,
+    explain,
     load_vec,
+    move_aside,
+    new_store_id,
     read_manifest,
+    read_marker,
     scalar,
+    stored_id,
+    write_marker,
 )
 
 if TYPE_CHECKING:
@@ -42,14 +55,54 @@ class Writer:
         self.lock = lock
         self.conn = conn
         self.vec_loaded = False
+        self.recovered: str | None = None
+        """Set when an unreadable store was moved aside to open this one (say where)."""
         manifest = read_manifest(conn)
         if manifest is None:
             manifest = Manifest()
+            store_id = new_store_id()
             with self.transaction():
                 self._create_generation(manifest.generation)
                 self._write_manifest(manifest)
+                self._write_store_id(store_id)
+            write_marker(store_dir, store_id)
+        else:
+            check_identity(conn, store_dir, built=True)
+            self._adopt_identity()
+            self._require_complete(manifest)
         self.manifest = manifest
         self._drop_stale_generations()
+
+    def _write_store_id(self, store_id: str) -> None:
+        self.conn.execute(
+            "INSERT INTO rag_meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (STORE_ID_KEY, store_id),
+        )
+
+    def _adopt_identity(self) -> None:
+        """A store built before ids existed gets one; a lost marker is written again."""
+        inside = stored_id(self.conn)
+        if inside is None:
+            inside = new_store_id()
+            with self.transaction():
+                self._write_store_id(inside)
+        if read_marker(self.store_dir) is None:
+            write_marker(self.store_dir, inside)
+
+    def _require_complete(self, manifest: Manifest) -> None:
+        """Never go on (and so never drop other generations) unless the generation the
+        manifest names exists whole."""
+        tables = set(self._tables())
+        n = manifest.tables
+        needed = [n.documents, n.chunks, n.fts] + ([n.vec] if manifest.hybrid else [])
+        missing = [t for t in needed if t not in tables]
+        if missing:
+            raise IncompleteStore(
+                f"the knowledge index {db_path(self.store_dir)} names generation "
+                f"{manifest.generation} but its tables ({', '.join(missing)}) are missing (a "
+                f"foreign or stale -wal replayed?); nothing was dropped; {RECOVERY}"
+            )
 
     @property
     def outdated(self) -> bool:
@@ -237,19 +290,64 @@ class Batch:
             self.writer.conn.execute("COMMIT")
 
 
-def open_writer(store_dir: Path, *, wait: float = 0.0) -> Writer:
-    """Take the lock and open the store for writing (creating it if needed)."""
+def open_writer(store_dir: Path, *, wait: float = 0.0, recover: bool = False) -> Writer:
+    """Take the lock and open the store for writing (creating it if needed).
+
+    With ``recover`` (``index --reindex``, ``reset --force``) a store that cannot be used — not
+    SQLite, corrupt (``PRAGMA quick_check``), foreign, or naming missing tables — is moved
+    aside (``knowledge.db.damaged-<time>``) and a new one created; ``Writer.recovered`` says
+    where the old file went. Without it such a store raises ``StoreError`` naming the fix."""
     lock = WriterLock(store_dir)
     ensure_store_dir(store_dir)
     lock.acquire(wait)
     try:
-        conn = connect_writer(store_dir)
+        try:
+            return _open(store_dir, lock, check=recover)
+        except Exception as exc:
+            if not (recover and damaged(exc)):
+                raise
+            reason = str(exc).split(";", 1)[0]
+        aside = move_aside(store_dir)
+        writer = _open(store_dir, lock, check=False)
+        writer.recovered = (
+            f"{reason}; it was moved to {aside} and a new index is built in its place"
+        )
+        return writer
     except BaseException:
         lock.release()
         raise
+
+
+def _check_readable(path: Path) -> None:
+    """Before any write: the file is SQLite and passes ``quick_check`` (read-only, so a damaged
+    file moved aside is kept exactly as it was)."""
+    import apsw
+
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    probe = connect_reader(path)
+    try:
+        result = str(scalar(probe, "PRAGMA quick_check"))
+    except apsw.Error as exc:
+        raise explain(exc, path) from exc
+    finally:
+        probe.close()
+    if result != "ok":
+        err = apsw.CorruptError(f"integrity check failed: {result[:200]}")
+        raise explain(err, path) from err
+
+
+def _open(store_dir: Path, lock: WriterLock, *, check: bool) -> Writer:
+    import apsw
+
+    if check:
+        _check_readable(db_path(store_dir))
+    conn = connect_writer(store_dir)
     try:
         return Writer(store_dir, lock, conn)
+    except apsw.Error as exc:
+        conn.close()
+        raise explain(exc, db_path(store_dir)) from exc
     except BaseException:
         conn.close()
-        lock.release()
         raise

@@ -18,6 +18,7 @@ from .convert import (
     chunk_lines,
     file_uri,
     hover_markdown,
+    hover_plain,
     location_link,
     uri_path,
 )
@@ -78,8 +79,21 @@ def hover(ls: FiskLanguageServer, params: types.HoverParams) -> types.Hover | No
     if (found := _resolve_at(ls, doc, params.position)) is None:
         return None
     token, _, chunk = found
-    contents = types.MarkupContent(kind=types.MarkupKind.Markdown, value=hover_markdown(chunk))
+    if _hover_kind(ls) == types.MarkupKind.PlainText:
+        contents = types.MarkupContent(kind=types.MarkupKind.PlainText, value=hover_plain(chunk))
+    else:
+        contents = types.MarkupContent(kind=types.MarkupKind.Markdown, value=hover_markdown(chunk))
     return types.Hover(contents=contents, range=token.range)
+
+
+def _hover_kind(ls: FiskLanguageServer) -> types.MarkupKind:
+    """The client's first preferred hover format we can write (markdown when it says none)."""
+    text = ls.client_capabilities.text_document
+    formats = text.hover.content_format if text and text.hover else None
+    for kind in formats or [types.MarkupKind.Markdown]:
+        if kind in (types.MarkupKind.Markdown, types.MarkupKind.PlainText):
+            return kind
+    return types.MarkupKind.PlainText
 
 
 # -- tokens ------------------------------------------------------------------------------------

@@ -27,22 +27,28 @@ T = TypeVar("T")
 
 
 def register(ls: FiskLanguageServer) -> None:
-    ls.thread()(ls.command(SEARCH)(search))
+    ls.command(SEARCH)(search)
     ls.thread()(ls.command(SHOW)(show))
     ls.thread()(ls.command(STATUS)(status))
     ls.command(REINDEX)(reindex)
 
 
-def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
+async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
+    """Arguments are checked on the event loop, so an over-long query is refused at once and
+    never occupies a worker thread; the search itself runs in a thread."""
     params = one_object(SEARCH, args, {"query", "topK"})
     try:
         query = check_query(params.get("query"), "query")
         top_k = check_top_k(params.get("topK"), "topK")
     except SettingError as exc:
         raise invalid(SEARCH, str(exc)) from None
-    ls.wait_ready()
-    merged = failing_as_rpc(lambda: ls.projects.search(query, top_k))
-    return results.search_result(merged)
+
+    def run() -> dict[str, Any]:
+        ls.wait_ready()
+        merged = failing_as_rpc(lambda: ls.projects.search(query, top_k))
+        return results.search_result(merged)
+
+    return await asyncio.to_thread(run)
 
 
 def show(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
@@ -85,7 +91,7 @@ def request_failed(message: str) -> JsonRpcException:
 
 def one_object(command: str, args: tuple[Any, ...], known: set[str]) -> dict[str, Any]:
     """The single object argument (none at all is an empty object); unknown keys are errors."""
-    if not args or args == (None,):
+    if not args or args in ((None,), ([],)):  # Neovim sends ``{}`` in Lua as ``[[]]``
         return {}
     if len(args) != 1 or not isinstance(args[0], dict):
         shape = "{" + ", ".join(sorted(known)) + "}" if known else "no arguments"

@@ -83,3 +83,12 @@ def hover_markdown(chunk: CitedChunk, max_lines: int = 12) -> str:
     title = f"**{chunk.section}**" if chunk.section else f"`{chunk.citation}`"
     stale = "  \n*(file changed since it was indexed)*" if chunk.stale else ""
     return f"{title}  \n`{chunk.citation}`{stale}\n\n---\n\n{body}"
+
+
+def hover_plain(chunk: CitedChunk, max_lines: int = 12) -> str:
+    """The same as ``hover_markdown`` for plaintext-only clients: no markup characters."""
+    lines = chunk.text.strip("\n").splitlines()
+    body = "\n".join(lines[:max_lines]) + ("\n\n…" if len(lines) > max_lines else "")
+    title = chunk.section or chunk.citation
+    stale = "\n(file changed since it was indexed)" if chunk.stale else ""
+    return f"{title}\n{chunk.citation}{stale}\n\n{body}"

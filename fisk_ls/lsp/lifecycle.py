@@ -8,7 +8,9 @@ option-dependent capabilities); each folder's ``workspace/configuration`` is lai
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +55,10 @@ def initialize(ls: FiskLanguageServer, params: types.InitializeParams) -> None:
 async def initialized(ls: FiskLanguageServer, params: types.InitializedParams) -> None:
     folders = workspace_folders(ls)
     try:
-        options = await folder_options(ls, [uri for uri, _ in folders])
-        for (_, folder), opts in zip(folders, options, strict=True):
-            await add_project(ls, folder, opts, multi=len(folders) > 1)
+        async with folder_lock(ls):
+            options = await folder_options(ls, [uri for uri, _ in folders])
+            for (_, folder), opts in zip(folders, options, strict=True):
+                await add_project(ls, folder, opts, multi=len(folders) > 1)
     finally:
         ls.ready.set()  # requests waiting for the projects go ahead with what opened
     await sync.register_watched_files(ls)
@@ -76,26 +79,48 @@ async def configuration_changed(
     ls: FiskLanguageServer, params: types.DidChangeConfigurationParams
 ) -> None:
     """Re-read settings; reopen (and reindex) only the folders whose options changed."""
-    projects = list(ls.projects)
-    options = await folder_options(ls, [file_uri(p.folder) for p in projects])
-    for project, opts in zip(projects, options, strict=True):
-        if opts != project.options:
-            ls.projects.remove(project.folder)
-            await asyncio.to_thread(project.close)
-            await add_project(ls, project.folder, opts, multi=len(projects) > 1)
+    async with folder_lock(ls):
+        projects = list(ls.projects)
+        options = await folder_options(ls, [file_uri(p.folder) for p in projects])
+        for project, opts in zip(projects, options, strict=True):
+            if opts != project.options:
+                ls.projects.remove(project.folder)
+                await asyncio.to_thread(project.close)
+                await add_project(ls, project.folder, opts, multi=len(projects) > 1)
+
+
+_FOLDER_LOCKS: weakref.WeakKeyDictionary[FiskLanguageServer, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def folder_lock(ls: FiskLanguageServer) -> asyncio.Lock:
+    """One at a time, in arrival order (asyncio.Lock is FIFO): folder and configuration changes
+    await between removing and adding, and interleaved they left duplicate projects."""
+    lock = _FOLDER_LOCKS.get(ls)
+    if lock is None:
+        lock = _FOLDER_LOCKS[ls] = asyncio.Lock()
+    return lock
 
 
 async def folders_changed(
     ls: FiskLanguageServer, params: types.DidChangeWorkspaceFoldersParams
 ) -> None:
-    for folder in params.event.removed:
-        if (path := folder_path(folder.uri)) is not None:
-            for project in ls.projects.remove(path):
-                await asyncio.to_thread(project.close)
-    added = [(f.uri, p) for f in params.event.added if (p := folder_path(f.uri)) is not None]
-    options = await folder_options(ls, [uri for uri, _ in added])
-    for (_, path), opts in zip(added, options, strict=True):
-        await add_project(ls, path, opts, multi=True)
+    async with folder_lock(ls):
+        for folder in params.event.removed:
+            if (path := folder_path(folder.uri)) is not None:
+                for project in ls.projects.remove(path):
+                    await asyncio.to_thread(project.close)
+        open_now = {p.folder for p in ls.projects}
+        added = [
+            (f.uri, p)
+            for f in params.event.added
+            if (p := folder_path(f.uri)) is not None and p not in open_now
+        ]
+        added = list({p: (u, p) for u, p in added}.values())  # the same folder twice: once
+        options = await folder_options(ls, [uri for uri, _ in added])
+        for (_, path), opts in zip(added, options, strict=True):
+            await add_project(ls, path, opts, multi=True)
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -145,7 +170,23 @@ async def fetch_configuration(ls: FiskLanguageServer, uris: list[str]) -> list[A
     return list(result) + [None] * (len(uris) - len(result))
 
 
+def too_broad(folder: Path) -> bool:
+    """The filesystem root or the home folder: indexing all of it is never what was meant."""
+    broad = {Path(folder.anchor or "/")}
+    with contextlib.suppress(RuntimeError, OSError):  # no home directory: just the root
+        broad.add(Path.home().resolve())
+    return folder in broad
+
+
 async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, multi: bool) -> None:
+    if too_broad(folder) and options.paths is None:
+        ls.show_once(
+            f"fisk: not indexing {folder}: it is the filesystem root or your home folder; set "
+            "`fisk.paths` for it to index chosen folders only",
+            types.MessageType.Warning,
+            key=f"broad:{folder}",
+        )
+        return
     label = folder.name if multi else ""
     hooks = QueueHooks(
         reporter=lambda: LspProgress(ls, label),

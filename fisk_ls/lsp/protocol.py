@@ -23,6 +23,11 @@ from importlib.metadata import version
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
@@ -44,6 +49,31 @@ check_pygls(version("pygls"))
 
 
 class FiskProtocol(LanguageServerProtocol):
+    _initialize_seen = False
+
+    def handle_message(self, message: Any) -> None:
+        """As the specification says: a request before ``initialize`` gets -32002
+        (ServerNotInitialized) and one after ``shutdown`` gets InvalidRequest, at once (pygls
+        ran the first after a wait and dropped the second without a reply)."""
+        method = getattr(message, "method", None)
+        msg_id = getattr(message, "id", None)
+        if method is not None and msg_id is not None:  # a request
+            if self._shutdown and method != types.EXIT:
+                refused: JsonRpcException = JsonRpcInvalidRequest(
+                    "the server is shut down; only exit is accepted"
+                )
+                self._send_response(msg_id, None, refused.to_response_error())
+                return
+            if not self._initialize_seen:
+                if method != types.INITIALIZE:
+                    refused = JsonRpcServerNotInitialized(
+                        f"{method} before initialize; send initialize first"
+                    )
+                    self._send_response(msg_id, None, refused.to_response_error())
+                    return
+                self._initialize_seen = True
+        super().handle_message(message)
+
     def _execute_handler(
         self,
         msg_id: Any,

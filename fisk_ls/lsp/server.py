@@ -112,7 +112,9 @@ def run(tcp: str | None = None, log_file: Path | None = None) -> None:
             host, _, port = tcp.rpartition(":")
             ls.start_tcp(host or "127.0.0.1", int(port))
         else:
-            ls.start_io()
+            from .frames import FrameGuard
+
+            ls.start_io(FrameGuard(sys.stdin.buffer))  # type: ignore[arg-type]
     finally:  # also when the client vanished without shutdown/exit (stdin closed)
         ls.closing = True
         ls.projects.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ..knowledge import KnowledgeError
+from ..knowledge.settings_schema import QUERY
 from .convert import file_uri, first_line_range
 from .project import Found
 from .server import FiskLanguageServer
@@ -23,6 +24,8 @@ def workspace_symbol(
     ls: FiskLanguageServer, params: types.WorkspaceSymbolParams
 ) -> list[types.SymbolInformation] | None:
     ls.wait_ready()
+    if len(params.query) > (QUERY.max_length or 0):  # the length rule every front end shares
+        return None
     if not params.query.strip() or not any(p.options.workspace_symbols for p in ls.projects):
         return None
     try:

@@ -9,7 +9,12 @@ from hypothesis import strategies as st
 
 from fisk_ls.knowledge import schema
 from fisk_ls.knowledge.fts import (
+    _IDENTIFIER,
+    MAX_PHRASE_WORDS,
+    MAX_PHRASES,
+    MAX_QUERY_CHARS,
     MAX_TERMS,
+    STOP_WORDS,
     cjk_bigrams,
     cjk_column,
     match_expression,
@@ -119,3 +124,79 @@ def test_document_field_names_the_page_once() -> None:
     )
     # A title that already heads the breadcrumbs is not repeated.
     assert document_field("Traces", "", "docs/traces.md", "Traces > Spans") == "docs/traces.md"
+
+
+# -- bounded cost for any input (issue 17) ---------------------------------------------------
+
+
+def _items(expression: str) -> list[str]:
+    """The quoted items of an expression (terms and phrases)."""
+    return [p.rstrip("*") for p in expression.split(" OR ")] if expression else []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["-", "_", ".", "/", ":", " ", "--"]), st.text(min_size=1)),
+        max_size=400,
+    )
+)
+def test_phrase_bonuses_are_capped_with_the_terms(pieces: list[tuple[str, str]]) -> None:
+    """Hyphenated pairs, identifiers and anything else: never more than MAX_TERMS terms plus
+    MAX_PHRASES phrases of at most MAX_PHRASE_WORDS words."""
+    text = "".join(sep + word for sep, word in pieces)
+    terms = query_terms(text)
+    phrases = query_phrases(text)
+    assert len(terms) <= MAX_TERMS
+    assert len(phrases) <= MAX_PHRASES
+    for phrase in phrases:
+        assert len(phrase.split(" ")) <= MAX_PHRASE_WORDS
+    assert len(_items(match_expression(text))) <= MAX_TERMS + MAX_PHRASES
+
+
+def test_hyphenated_pairs_do_not_multiply_phrases() -> None:
+    words = [f"w{i}" for i in range(1000)]
+    text = " ".join(f"{a}-{b}" for a, b in zip(words[::2], words[1::2], strict=True))
+    expression = match_expression(text)
+    assert len(_items(expression)) <= MAX_TERMS + MAX_PHRASES
+    for phrase in query_phrases(text):
+        assert set(phrase.split()) <= set(query_terms(text)) | STOP_WORDS
+
+
+def test_long_identifier_is_matched_by_its_first_words() -> None:
+    text = "_".join(f"part{i}" for i in range(100))
+    (phrase,) = query_phrases(text)
+    assert phrase == " ".join(f"part{i}" for i in range(MAX_PHRASE_WORDS))
+
+
+def test_identifier_pattern_is_linear() -> None:
+    """The old pattern backtracked once per start position ("x" * 8192 took 2.9 s). The new one
+    is anchored at word starts and possessive. Run in a child process (the regex engine holds
+    the GIL) under a generous hang guard: the old pattern needs hours on this input."""
+    import subprocess
+    import sys
+
+    code = (
+        "from fisk_ls.knowledge.fts import _IDENTIFIER as p\n"
+        "t = 'x' * 400_000 + ' a-b ' + 'y_' * 100_000\n"
+        "print(sum(1 for _ in p.finditer(t)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.split() == ["2"]
+
+
+@given(st.text(alphabet="ab_-./: ", max_size=40))
+def test_identifier_pattern_matches_as_before(text: str) -> None:
+    import re
+
+    old = re.compile(r"[^\W_]+(?:[_\-./:][^\W_]+)+")
+    assert [m.span() for m in _IDENTIFIER.finditer(text)] == [m.span() for m in old.finditer(text)]
+
+
+def test_the_core_cut_is_the_front_ends_limit() -> None:
+    from fisk_ls.knowledge.settings_schema import QUERY
+
+    assert QUERY.max_length == MAX_QUERY_CHARS
+    assert query_terms("zz " * MAX_QUERY_CHARS + " tail") == ["zz"]

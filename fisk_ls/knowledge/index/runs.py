@@ -17,8 +17,14 @@
 
 from __future__ import annotations
 
+import codecs
+import contextlib
+import errno
 import hashlib
 import os
+import signal
+import stat
+import sys
 import threading
 import time
 from collections import deque
@@ -48,6 +54,7 @@ from .walk import (
     Candidate,
     in_skipped_dir,
     is_document_name,
+    unprintable_name,
     walk,
 )
 
@@ -147,9 +154,10 @@ def examine(key: str, cand: Candidate, existing: _Existing | None) -> _Outcome:
         and existing.inode == cand.inode
     ):
         return _Outcome(key, cand, existing, "unchanged")
-    result = read_document(cand.path)
+    result = read_document(cand.path, expected=cand)
     if isinstance(result, str):
-        return _Outcome(key, cand, existing, "unreadable", note=result)
+        kind = "changing" if result.endswith(CHANGED_NOTE) else "unreadable"
+        return _Outcome(key, cand, existing, kind, note=result)
     raw, text = result
     digest = hashlib.sha256(raw).hexdigest()
     if existing is not None and existing.hash == digest:
@@ -197,7 +205,12 @@ def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterat
 
     # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor and the
     # open SQLite connection, and would keep the lock alive after the parent is killed.
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    )
     try:
         batches = (list(jobs[i : i + batch]) for i in range(0, len(jobs), batch))
         window: deque[Future[list[_Outcome]]] = deque(
@@ -210,6 +223,32 @@ def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterat
             yield from results
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+PARENT_POLL_SECONDS = 0.5
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: exit when the parent process dies, even by ``kill -9``.
+
+    On Linux the kernel sends SIGKILL at once (``PR_SET_PDEATHSIG``); everywhere a daemon thread
+    also watches the parent id (a dead parent's children are re-parented), so a worker never
+    lingers, blocked, holding the resource tracker open."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="fisk-parent-watch", daemon=True).start()
 
 
 EMBED_GROUP = 192
@@ -225,20 +264,90 @@ def chunk_hash(chunk: Chunk) -> str:
     return hashlib.blake2b(f"{chunk.section}\x00{chunk.text}".encode(), digest_size=16).hexdigest()
 
 
-def read_document(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, str] | str:
-    """(raw bytes, text) of a document, or a note saying why it is skipped."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+CHANGED_NOTE = "it changed while being indexed; the next run picks it up"
+"""The end of the note for a file replaced or growing between the walk and the read (its
+indexed version, if any, stays until then)."""
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO swapped in after the walk must not block the open
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    return "not a regular file"
+
+
+def _read_bounded(fd: int, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes (one more than allowed tells "too large" apart)."""
+    parts: list[bytes] = []
+    left = limit + 1
+    while left > 0:
+        part = os.read(fd, min(left, 1 << 16))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+def read_document(
+    path: Path, limit: int = MAX_FILE_BYTES, expected: Candidate | None = None
+) -> tuple[bytes, str] | str:
+    """(raw bytes, text) of a document, or a note saying why it is skipped.
+
+    The file may have changed since the walk saw it (``expected``): it is opened without
+    following symlinks and without blocking, must still be a regular file (a FIFO, socket,
+    device or folder swapped in is skipped), the same file and size as walked (a file replaced
+    or growing is skipped now and picked up by the next run), and is read at most ``limit + 1``
+    bytes, so no change under the walk can hang a run or make it read without bound."""
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"skipping {path}: it is a symlink now (symlinks are not followed)"
+        if exc.errno == errno.ENXIO:  # opening a socket
+            return f"skipping {path}: it is a socket now, not a regular file"
         return f"skipping {path}: {exc.strerror or exc}"
     try:
-        with os.fdopen(fd, "rb") as fh:
-            raw = fh.read(limit + 1)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return f"skipping {path}: it is {_kind_of(st.st_mode)} now, not a regular file"
+        if st.st_size > limit:
+            return f"skipping {path}: larger than {limit // 1024} KiB"
+        if expected is not None and (st.st_ino != expected.inode or st.st_size != expected.size):
+            return f"skipping {path}: {CHANGED_NOTE}"
+        raw = _read_bounded(fd, limit)
     except OSError as exc:
         return f"skipping {path}: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
     if len(raw) > limit:
         return f"skipping {path}: larger than {limit // 1024} KiB"
+    if expected is not None and len(raw) != expected.size:
+        return f"skipping {path}: {CHANGED_NOTE}"
+    return decode_document(path, raw)
+
+
+def decode_document(path: Path, raw: bytes) -> tuple[bytes, str] | str:
+    """(raw, text) for UTF-8 text (the chunker drops a BOM), else a note naming what it is."""
+    for bom, name in _UTF16_32_BOMS:
+        if raw.startswith(bom):
+            return f"skipping {path}: {name} text (only UTF-8 is indexed; convert it to UTF-8)"
     if b"\x00" in raw:
         return f"skipping {path}: binary file (contains NUL bytes)"
     try:
@@ -246,6 +355,15 @@ def read_document(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, str] 
     except UnicodeDecodeError:
         return f"skipping {path}: not valid UTF-8"
     return raw, text
+
+
+# Longest first: the UTF-32 LE BOM starts with the UTF-16 LE one.
+_UTF16_32_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32 LE"),
+    (codecs.BOM_UTF32_BE, "UTF-32 BE"),
+    (codecs.BOM_UTF16_LE, "UTF-16 LE"),
+    (codecs.BOM_UTF16_BE, "UTF-16 BE"),
+)
 
 
 class Indexer:
@@ -417,6 +535,10 @@ class Indexer:
             if self.ignore is not None and self.ignore.ignored(path, False):
                 gone.extend(self._keys_under(key, tables))  # newly ignored: out of the index
                 continue
+            if (bad := unprintable_name(str(path), key)) is not None:
+                stats.notes.append(bad)
+                self.reporter.on_note(bad)
+                continue
             cand = Candidate(path, st.st_size, st.st_mtime_ns, st.st_ino)
             jobs.append((key, cand, self._existing(tables, key).get(key)))
         stats.files = len(jobs)
@@ -429,12 +551,16 @@ class Indexer:
         return stats
 
     def remove(self, keys: Iterable[str]) -> list[str]:
-        """Remove documents by key (or every document under a folder key); return those removed."""
+        """Remove documents by key (or every document under a folder key); return those removed.
+
+        All or nothing: one transaction, so a failure (disk full, a damaged page) mid-way
+        leaves every document in place."""
         tables = self.writer.manifest.tables
         found: list[str] = []
         for key in keys:
             found.extend(self._keys_under(key.strip("/"), tables))
-        self._delete(found, tables)
+        with self.writer.transaction():
+            self._delete(list(dict.fromkeys(found)), tables)
         if found:
             self.writer.vacuum()
         return found
@@ -498,10 +624,10 @@ class Indexer:
                         (cand.size, cand.mtime_ns, cand.inode, existing.id),
                     )
             return
-        if outcome.kind == "unreadable":
+        if outcome.kind in ("unreadable", "changing"):
             stats.notes.append(outcome.note)
             self.reporter.on_note(outcome.note)
-            if existing is not None and not dry_run:
+            if outcome.kind == "unreadable" and existing is not None and not dry_run:
                 self._delete([outcome.key], tables)  # a file that became unreadable must go
                 stats.removed += 1
             return

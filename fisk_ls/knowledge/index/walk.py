@@ -3,13 +3,14 @@
 Only ``.md .markdown .txt .text`` files; symlinks inside a root are never followed; dot
 directories, any ``memory`` directory, ``node_modules``, ``__pycache__``, virtual environments and
 the store directory are skipped, and so is whatever the project's ignore rules (``ignore.py``:
-.gitignore, .fiskignore, ``exclude``) ignore. A folder that cannot be read is skipped with a note
-and the walk goes on.
+.gitignore, .fiskignore, ``exclude``) ignore. A folder that cannot be read, and a file or folder
+whose name holds control characters, are skipped with a note and the walk goes on.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 from .ignore import FolderRules, IgnoreRules
 
 EXTENSIONS = frozenset({".md", ".markdown", ".txt", ".text"})
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 SKIP_DIRS = frozenset({"memory", "node_modules", "__pycache__"})
 
 
@@ -31,6 +33,24 @@ class Candidate:
 
 def is_document_name(name: str) -> bool:
     return os.path.splitext(name)[1].lower() in EXTENSIONS
+
+
+def unprintable_name(path: str, name: str | None = None) -> str | None:
+    """A skip note when a file or folder name holds control characters (newline, ESC, …), else
+    None. Such a name cannot be cited or printed faithfully (a newline could forge output lines,
+    an ESC would be stripped for display and the citation no longer resolve), so every front end
+    skips it, with this note, which shows the name escaped."""
+    if not _CONTROL.search(path if name is None else name):
+        return None
+    return (
+        f"skipping {escaped(path)}: its name contains control characters (newline, escape, ...);"
+        " rename it to index it"
+    )
+
+
+def escaped(path: str) -> str:
+    """``path`` with control characters written as escapes (``\\n``, ``\\x1b``), for notes."""
+    return _CONTROL.sub(lambda m: ascii(m.group(0))[1:-1], path)
 
 
 def skip_dir(name: str, path: str, store_dir: str) -> bool:
@@ -72,7 +92,9 @@ def walk(
         note(f"skipping {root}: ignored (.gitignore, .fiskignore or exclude)")
         return
     if stat.S_ISREG(st.st_mode):
-        if is_document_name(root.name):
+        if (bad := unprintable_name(str(root))) is not None:
+            note(bad)
+        elif is_document_name(root.name):
             yield Candidate(root, st.st_size, st.st_mtime_ns, st.st_ino)
         else:
             note(f"skipping {root}: not a .md, .markdown, .txt or .text file")
@@ -104,12 +126,18 @@ def _walk_dir(
                 if entry.is_dir(follow_symlinks=False):
                     if skip_dir(entry.name, entry.path, store_dir):
                         continue
+                    if (bad := unprintable_name(entry.path, entry.name)) is not None:
+                        note(bad)
+                        continue
                     if rules is None:
                         subdirs.append((entry.path, None))
                     elif not rules.ignored(entry.name, True):
                         subdirs.append((entry.path, rules.child(entry.name)))
                     continue
                 if not is_document_name(entry.name) or not entry.is_file(follow_symlinks=False):
+                    continue
+                if (bad := unprintable_name(entry.path, entry.name)) is not None:
+                    note(bad)
                     continue
                 if rules is not None and rules.ignored(entry.name, False):
                     continue

@@ -1,0 +1,267 @@
+"""The language server under abuse (issue 17): bad frame headers, requests out of order,
+folder churn, overly broad folders, over-long queries, Neovim's empty-table arguments."""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fisk_ls.knowledge.settings_schema import QUERY
+from fisk_ls.lsp.frames import MAX_FRAME_BYTES, FrameError, check_header
+
+from .test_lsp_robustness import RawClient, command
+
+HANG_GUARD = 60.0
+
+
+def spawn(cwd: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "fisk_ls.lsp"],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"Content-Length: 99999999999\r\n\r\n",
+        b"Content-Length: -5\r\n\r\n{}",
+        b"Content-Length: twelve\r\n\r\n{}",
+        b"Content-Length: " + b"9" * 10_000 + b"\r\n\r\n",
+        b"X" * 100_000,
+    ],
+    ids=["huge", "negative", "not a number", "endless digits", "endless line"],
+)
+def test_bad_frame_headers_close_cleanly(header: bytes, project: Path, store_base: Path) -> None:
+    env = {**os.environ, "FISK_AI_STORE_DIR": str(store_base)}
+    proc = spawn(project, env)
+    try:
+        _, err = proc.communicate(header, timeout=HANG_GUARD)  # a hang fails here
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = err.decode(errors="replace")
+    assert "MemoryError" not in text and "Traceback" not in text, text
+    assert "refusing a message frame" in text, text
+
+
+@pytest.mark.parametrize(
+    ("line", "ok"),
+    [
+        (b"Content-Length: 12\r\n", b"Content-Length: 12\r\n"),
+        (b"content-length:12\n", b"Content-Length: 12\r\n"),
+        (b"Content-Type: application/json\r\n", b"Content-Type: application/json\r\n"),
+        (b"\r\n", b"\r\n"),
+        (b"", b""),
+    ],
+)
+def test_good_headers_pass(line: bytes, ok: bytes) -> None:
+    assert check_header(line) == ok
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"Content-Length: %d\r\n" % (MAX_FRAME_BYTES + 1), b"Content-Length: 1e3\r\n", b"no end"],
+)
+def test_bad_headers_are_refused(line: bytes) -> None:
+    with pytest.raises(FrameError):
+        check_header(line)
+
+
+def _start(project: Path, store_base: Path) -> RawClient:
+    return RawClient(project, {**os.environ, "FISK_AI_STORE_DIR": str(store_base)})
+
+
+def _initialize(client: RawClient, folders: list[Path], **options: Any) -> None:
+    init = client.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "rootUri": folders[0].as_uri() if folders else None,
+            "workspaceFolders": [{"uri": f.as_uri(), "name": f.name} for f in folders],
+            "capabilities": {"workspace": {"workspaceFolders": True}},
+            "initializationOptions": {"watch": False, **options},
+        },
+    )
+    assert "result" in init, init
+    client.notify("initialized", {})
+
+
+def test_requests_before_initialize_and_after_shutdown(project: Path, store_base: Path) -> None:
+    client = _start(project, store_base)
+    try:
+        early = client.request("workspace/symbol", {"query": "x"}, timeout=HANG_GUARD)
+        assert early["error"]["code"] == -32002
+        _initialize(client, [project])
+        assert "result" in command(client, "fisk.knowledge.status")
+        assert "result" in client.request("shutdown", None)
+        late = client.request("workspace/symbol", {"query": "x"}, timeout=HANG_GUARD)
+        assert late["error"]["code"] == -32600
+        client.notify("exit", None)
+        assert client.proc.wait(HANG_GUARD) == 0
+    finally:
+        if client.proc.poll() is None:
+            client.proc.kill()
+            client.proc.wait()
+
+
+def _roots(client: RawClient) -> list[str]:
+    status = command(client, "fisk.knowledge.status")["result"]
+    return [r["root"] for r in status["roots"]]
+
+
+def test_folder_churn_leaves_exactly_the_clients_folders(
+    project: Path, store_base: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "o.md").write_text("# Other\n\nsome text\n")
+    client = _start(project, store_base)
+    try:
+        _initialize(client, [project])
+        folder = {"uri": other.as_uri(), "name": "other"}
+        for _ in range(60):  # sent back to back, never awaited in between
+            client.notify(
+                "workspace/didChangeWorkspaceFolders",
+                {"event": {"added": [folder], "removed": []}},
+            )
+            client.notify(
+                "workspace/didChangeWorkspaceFolders",
+                {"event": {"added": [], "removed": [folder]}},
+            )
+        client.notify(
+            "workspace/didChangeWorkspaceFolders", {"event": {"added": [folder], "removed": []}}
+        )
+        # Notifications are handled in order: the status after them sees the final set.
+        deadline = time.monotonic() + HANG_GUARD
+        roots = _roots(client)
+        while sorted(roots) != sorted([str(project), str(other)]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+            roots = _roots(client)
+        assert sorted(roots) == sorted([str(project), str(other)])
+    finally:
+        client.close()
+
+
+def test_home_or_root_folder_is_refused(project: Path, store_base: Path) -> None:
+    client = _start(project, store_base)
+    try:
+        _initialize(client, [Path("/")])
+        assert _roots(client) == []
+        deadline = time.monotonic() + HANG_GUARD
+        while time.monotonic() < deadline:
+            shown = [
+                n["params"]["message"]
+                for n in client.notifications
+                if n.get("method") == "window/showMessage"
+            ]
+            if any("not indexing /" in m for m in shown):
+                break
+            time.sleep(0.05)
+        assert any("fisk.paths" in m for m in shown), shown
+    finally:
+        client.close()
+
+
+def test_empty_table_arguments_and_over_long_queries(project: Path, store_base: Path) -> None:
+    client = _start(project, store_base)
+    try:
+        _initialize(client, [project])
+        status = client.request(
+            "workspace/executeCommand", {"command": "fisk.knowledge.status", "arguments": [[]]}
+        )
+        assert "result" in status, status
+        limit = int(QUERY.max_length or 0)
+        # Many huge queries at once, then an ordinary one: the huge ones are refused on the
+        # event loop and never hold a worker thread.
+        ids = []
+        for _ in range(8):
+            with client.lock:
+                client.next_id += 1
+                rid = client.next_id
+                client.responses.setdefault(rid, queue.Queue())
+            client.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "method": "workspace/executeCommand",
+                    "params": {
+                        "command": "fisk.knowledge.search",
+                        "arguments": [{"query": "x " * 2_500_000}],
+                    },
+                }
+            )
+            ids.append(rid)
+        ok = command(client, "fisk.knowledge.search", {"query": "backpressure"})
+        assert ok["result"]["results"], ok
+        for rid in ids:
+            reply = client.responses[rid].get(timeout=HANG_GUARD)
+            assert reply["error"]["code"] == -32602
+            assert f"{limit:,}" in reply["error"]["message"]
+        edge = command(client, "fisk.knowledge.search", {"query": "y" * limit})
+        assert "result" in edge
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(("formats", "kind"), [(["plaintext"], "plaintext"), (None, "markdown")])
+def test_hover_honours_the_clients_content_format(
+    project: Path, store_base: Path, formats: list[str] | None, kind: str
+) -> None:
+    client = _start(project, store_base)
+    try:
+        hover_caps = {"contentFormat": formats} if formats else {}
+        init = client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": project.as_uri(),
+                "capabilities": {"textDocument": {"hover": hover_caps}},
+                "initializationOptions": {"watch": False},
+            },
+        )
+        assert "result" in init
+        client.notify("initialized", {})
+        deadline = time.monotonic() + HANG_GUARD
+        while time.monotonic() < deadline:
+            status = command(client, "fisk.knowledge.status")["result"]
+            if not status["indexing"] and status["roots"] and status["roots"][0]["documents"]:
+                break
+            time.sleep(0.1)
+        note = project / "note.md"
+        line = "See docs/design.md#0 for details."
+        note.write_text(line + "\n")
+        client.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": note.as_uri(),
+                    "languageId": "markdown",
+                    "version": 1,
+                    "text": line + "\n",
+                }
+            },
+        )
+        at = {"line": 0, "character": line.index("design") + 2}
+        reply = client.request(
+            "textDocument/hover", {"textDocument": {"uri": note.as_uri()}, "position": at}
+        )
+        contents = reply["result"]["contents"]
+        assert contents["kind"] == kind
+        if kind == "plaintext":
+            assert "**" not in contents["value"] and "`" not in contents["value"]
+        assert "docs/design.md#0" in contents["value"]
+    finally:
+        client.close()

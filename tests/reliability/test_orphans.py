@@ -1,0 +1,119 @@
+"""Processes die with their parent: ``kill -9`` of an index run (CLI or language server, both
+chunk in the same worker pool) leaves no chunking worker and no resource tracker behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fisk_ls.knowledge.index import runs
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+HANG_GUARD = 60.0
+
+# A parent that starts the chunking worker (more than PARALLEL_MIN_FILES files), takes the first
+# result (so the worker and the resource tracker are running), says so, and then blocks.
+PARENT = """
+import sys, time
+from pathlib import Path
+from fisk_ls.knowledge.index.runs import examine_all
+from fisk_ls.knowledge.index.walk import Candidate
+root = Path(sys.argv[1])
+jobs = []
+for p in sorted(root.iterdir()):
+    st = p.stat()
+    jobs.append((p.name, Candidate(p, st.st_size, st.st_mtime_ns, st.st_ino), None))
+it = examine_all(jobs, batch=1, depth=1)
+next(it)
+print("ready", flush=True)
+time.sleep(3600)
+"""
+
+
+def children_of(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == pid:
+            out.append(int(entry))
+    return out
+
+
+def descendants_of(pid: int) -> list[int]:
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        kids = children_of(todo.pop())
+        found.extend(kids)
+        todo.extend(kids)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_kill_minus_nine_leaves_no_descendant(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(runs.PARALLEL_MIN_FILES + 50):
+        (docs / f"d{i:04}.md").write_text(f"# Doc {i}\n\nbody text {i}\n")
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, str(docs)],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert parent.stdout is not None
+        assert parent.stdout.readline().strip() == "ready"
+        family = descendants_of(parent.pid)
+        assert len(family) >= 2, "expected the chunking worker and the resource tracker"
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(HANG_GUARD)
+        deadline = time.monotonic() + HANG_GUARD
+        while any(alive(p) for p in family) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        survivors = [p for p in family if alive(p)]
+        for p in survivors:  # do not leave them behind for the rest of the suite
+            os.kill(p, signal.SIGKILL)
+        assert not survivors, f"orphaned processes: {survivors}"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
+def test_worker_exits_when_parent_id_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The portable watch (no PR_SET_PDEATHSIG): a changed parent id ends the process."""
+    exits: list[int] = []
+
+    class Exit(BaseException):
+        pass
+
+    def fake_exit(code: int) -> None:
+        exits.append(code)
+        raise Exit
+
+    monkeypatch.setattr(runs.os, "_exit", fake_exit)
+    monkeypatch.setattr(runs.sys, "platform", "other")
+    with pytest.raises(Exit):
+        runs.die_with_parent(os.getppid() + 1_000_000)  # "the parent is already gone"
+    assert exits == [1]
