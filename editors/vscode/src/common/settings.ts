@@ -2,6 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_SERVER_COMMAND, SETTINGS_SECTION } from './constants';
+import { isTopK, TOP_K, topKProblem } from './contract';
 
 /** Everything the extension reads from the `fisk.*` settings (package.json `contributes.configuration`). */
 export interface FiskSettings {
@@ -11,6 +12,10 @@ export interface FiskSettings {
   topK: number;
   embeddings: EmbeddingsSettings;
   workspaceSymbols: boolean;
+  /** Language ids of the documents the client attaches to (`fisk.languages`). */
+  languages: string[];
+  /** Settings that were out of range or of the wrong type and fell back to their default, named as the server names them. */
+  problems: string[];
 }
 
 export interface EmbeddingsSettings {
@@ -29,40 +34,69 @@ export interface ServerSettings {
   workspaceSymbols: boolean;
 }
 
-export const DEFAULT_TOP_K = 5;
-export const MAX_TOP_K = 50;
+export const DEFAULT_TOP_K: number = TOP_K.default;
+/** Markdown and plain text: the files the server indexes (.md .markdown .txt .text). */
+export const DEFAULT_LANGUAGES: readonly string[] = ['markdown', 'plaintext'];
 
 export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, scope);
+  const problems: string[] = [];
+  const name = (key: string) => `${SETTINGS_SECTION}.${key}`;
   const text = (key: string, fallback = ''): string => {
     const value = config.get<unknown>(key);
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      problems.push(`${name(key)} (expected a string)`);
+    }
     return typeof value === 'string' ? value.trim() : fallback;
   };
-  const list = (key: string): string[] => {
+  const raw = (key: string): string => {
     const value = config.get<unknown>(key);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim()) : [];
+    return typeof value === 'string' ? value : '';
   };
+  const list = (key: string, what: string, fallback: readonly string[] = []): string[] => {
+    const value = config.get<unknown>(key);
+    if (value === undefined || value === null) {
+      return [...fallback];
+    }
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+      problems.push(`${name(key)} (expected a list of ${what})`);
+      return [...fallback];
+    }
+    return value.map((v: string) => v.trim()).filter((v) => v !== '');
+  };
+  const serverCommand = text('server.command') || DEFAULT_SERVER_COMMAND;
+  const serverArgs = list('server.args', 'arguments');
+  const paths = list('paths', 'paths');
+  const topK = config.get<unknown>('topK');
+  if (topK !== undefined && topK !== null && !isTopK(topK)) {
+    problems.push(topKProblem(name('topK')));
+  }
+  const embeddings: EmbeddingsSettings = {
+    baseUrl: text('embeddings.baseUrl'),
+    model: text('embeddings.model'),
+    apiKeyEnv: text('embeddings.apiKeyEnv'),
+    queryPrefix: raw('embeddings.queryPrefix'),
+    documentPrefix: raw('embeddings.documentPrefix'),
+  };
+  if (embeddings.baseUrl !== '' && embeddings.model === '') {
+    problems.push(`${name('embeddings')} (baseUrl and model are required)`);
+    embeddings.baseUrl = '';
+  }
   return {
-    serverCommand: text('server.command') || DEFAULT_SERVER_COMMAND,
-    serverArgs: list('server.args'),
-    paths: list('paths'),
-    topK: clampTopK(config.get<unknown>('topK')),
-    embeddings: {
-      baseUrl: text('embeddings.baseUrl'),
-      model: text('embeddings.model'),
-      apiKeyEnv: text('embeddings.apiKeyEnv'),
-      queryPrefix: config.get<string>('embeddings.queryPrefix') ?? '',
-      documentPrefix: config.get<string>('embeddings.documentPrefix') ?? '',
-    },
+    serverCommand,
+    serverArgs,
+    paths,
+    topK: isTopK(topK) ? topK : DEFAULT_TOP_K,
+    embeddings,
     workspaceSymbols: config.get<boolean>('workspaceSymbols') === true,
+    languages: list('languages', 'language ids', DEFAULT_LANGUAGES),
+    problems,
   };
 }
 
-export function clampTopK(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    return DEFAULT_TOP_K;
-  }
-  return Math.min(MAX_TOP_K, Math.max(1, Math.round(value)));
+/** The client's document selector: local files of the `fisk.languages` language ids. */
+export function documentSelector(languages: readonly string[]): { scheme: string; language: string }[] {
+  return [...new Set(languages)].map((language) => ({ scheme: 'file', language }));
 }
 
 /** Settings → the server's camelCase options; unset keys are left out so the server's defaults apply. */
@@ -105,6 +139,6 @@ export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
 }
 
 function onlyTraceChanged(event: vscode.ConfigurationChangeEvent): boolean {
-  const keys = ['server', 'paths', 'topK', 'embeddings', 'workspaceSymbols'];
+  const keys = ['server', 'paths', 'topK', 'embeddings', 'workspaceSymbols', 'languages'];
   return !keys.some((key) => event.affectsConfiguration(`${SETTINGS_SECTION}.${key}`));
 }

@@ -31,8 +31,12 @@ test('input is validated like the schema in package.json', () => {
   assert.throws(() => parseToolInput({ query: '  ' }), /non-empty "query"/);
   assert.throws(() => parseToolInput(null), /non-empty "query"/);
   assert.deepEqual(parseToolInput({ query: ' setup ' }), { query: 'setup' });
-  assert.deepEqual(parseToolInput({ query: 'q', topK: 99 }), { query: 'q', topK: 20 });
-  assert.deepEqual(parseToolInput({ query: 'q', topK: 0 }), { query: 'q', topK: 1 });
+  assert.deepEqual(parseToolInput({ query: 'q', topK: 20 }), { query: 'q', topK: 20 });
+  assert.deepEqual(parseToolInput({ query: 'q', topK: 1 }), { query: 'q', topK: 1 });
+  for (const bad of [99, 21, 0, 2.5, '3']) {
+    assert.throws(() => parseToolInput({ query: 'q', topK: bad }), /fisk_knowledge_search: topK must be an integer from 1 to 20, got /, String(bad));
+  }
+  assert.throws(() => parseToolInput({ query: 'x'.repeat(2001) }), /query must be at most 2000 characters, got 2001/);
 });
 
 test('results are given to the model with citations, lines and snippets', () => {
