@@ -136,6 +136,7 @@ if [[ $TIERS == *integration* ]]; then
     export FISK_LS FISK_VSIX=$VSIX
     node scripts/build.mjs --tests || tier_failed=$((tier_failed + 1))
     suite "extension-host tests" node scripts/run-exthost-tests.mjs
+    suite "extension-host tests, multi-root workspace" node scripts/run-exthost-tests.mjs --multiroot
     rm -f "$ARTIFACTS_DIR/vscode-search-picker.png" "$ARTIFACTS_DIR/vscode-search-opened.png"
     suite "UI test (Playwright, headless chromium)" node scripts/run-ui-test.mjs
     # The README screenshots are a deliberate update: FISK_UPDATE_SCREENSHOTS=1 copies the new ones
