@@ -41,6 +41,34 @@ def tier(settings: Settings, dimension: int | None = None) -> str:
     return tier_line(settings.embeddings.model, dimension)
 
 
+def tier_text(line: str) -> str:
+    """A tier line for stderr (the answer on stdout never starts with it)."""
+    return strip_controls(line)
+
+
+def where_lines(settings: Settings) -> list[str]:
+    """Which project and store a command read, and why (stats, doctor)."""
+    lines = [f"Root:      {settings.project_root}"]
+    if settings.root_reason:
+        lines.append(f"           ({settings.root_reason})")
+    if settings.config_path is not None:
+        lines.append(f"Config:    {settings.config_path}")
+    lines.append(f"Store:     {settings.store_dir}")
+    if settings.store_reason:
+        lines.append(f"           ({settings.store_reason})")
+    return lines
+
+
+def where_json(settings: Settings) -> dict[str, Any]:
+    return {
+        "root": str(settings.project_root),
+        "root_reason": settings.root_reason,
+        "config": str(settings.config_path) if settings.config_path else None,
+        "store": str(settings.store_dir),
+        "store_reason": settings.store_reason,
+    }
+
+
 def first_hybrid_build(settings: Settings) -> str:
     assert settings.embeddings is not None
     return (
@@ -147,7 +175,8 @@ STATUS_TEXT = {
 
 
 def search_text(result: SearchResult, *, full: bool = False) -> str:
-    lines = [strip_controls(result.tier)]
+    """The answer only (the tier line is printed to stderr by the caller)."""
+    lines: list[str] = []
     if result.status != "ok":
         lines.append(STATUS_TEXT.get(result.status, result.status))
         return "\n".join(lines)
@@ -155,7 +184,8 @@ def search_text(result: SearchResult, *, full: bool = False) -> str:
         lines.append("no results")
         return "\n".join(lines)
     for hit in result.hits:
-        lines.append("")
+        if lines:
+            lines.append("")
         lines.append(
             f"{hit.citation}  (lines {hit.start_line}-{hit.end_line}, score {hit.score:.2f})"
         )
@@ -213,7 +243,7 @@ def sources_json(settings: Settings, sources: list[Source] | None) -> dict[str, 
 
 
 def sources_text(settings: Settings, sources: list[Source] | None) -> str:
-    lines = [tier(settings)]
+    lines: list[str] = []
     if sources is None:
         lines.append(STATUS_TEXT["index_not_built"])
     elif not sources:
@@ -238,17 +268,17 @@ def _iec(n: int) -> str:
 def stats_json(settings: Settings, stats: StoreStats) -> dict[str, Any]:
     out: dict[str, Any] = {"tier": tier(settings, stats.dimension if stats.built else 0)}
     out.update(stats.__dict__)
+    out.update(where_json(settings))
     out["status"] = "ok" if stats.built else "index_not_built"
     return out
 
 
 def stats_text(settings: Settings, stats: StoreStats) -> str:
-    lines = [tier(settings, stats.dimension), ""]
+    lines = [f"Tier:      {tier(settings, stats.dimension)}", *where_lines(settings)]
     if not stats.built:
-        lines.append(f"Store: {stats.store} (not built; run `fisk-ai knowledge index`)")
+        lines.append("Index:     not built; run `fisk-ai knowledge index`")
         return "\n".join(lines)
     lines += [
-        f"Store:     {stats.store}",
         f"Documents: {stats.documents}",
         f"Chunks:    {stats.chunks}",
         f"Vectors:   {stats.vectors}",
@@ -268,6 +298,7 @@ def stats_text(settings: Settings, stats: StoreStats) -> str:
 def doctor_json(settings: Settings, checks: list[Check], broken: bool) -> dict[str, Any]:
     return {
         "tier": tier(settings),
+        **where_json(settings),
         "ok": not broken,
         "checks": [
             {"name": c.name, "ok": c.ok, "fatal": c.fatal, "detail": c.detail} for c in checks
@@ -276,7 +307,7 @@ def doctor_json(settings: Settings, checks: list[Check], broken: bool) -> dict[s
 
 
 def doctor_text(settings: Settings, checks: list[Check]) -> str:
-    lines = [tier(settings)]
+    lines = [f"Tier:      {tier(settings)}", *where_lines(settings), ""]
     width = max(len(c.name) for c in checks)
     for c in checks:
         mark = "[ok]  " if c.ok else ("[FAIL]" if c.fatal else "[warn]")

@@ -29,7 +29,7 @@ def run_watch(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     seconds = parse_duration(debounce, "--debounce")
     settings = obj.settings()
     roots = absolute_roots([str(p) for p in paths]) if paths else settings.roots
-    click.echo(render.tier(settings))
+    click.echo(render.tier(settings), err=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     if not no_initial:

@@ -20,6 +20,7 @@ from .errors import (
     KnowledgeError,
     StoreError,
 )
+from .index.ignore import IgnoreRules
 from .index.runs import (
     Cancelled,
     Indexer,
@@ -45,6 +46,7 @@ __all__ = [
     "FormatTooNew",
     "Hit",
     "IdentityMismatch",
+    "IgnoreRules",
     "IndexLocked",
     "IndexReporter",
     "IndexStats",
@@ -57,12 +59,22 @@ __all__ = [
     "StoreError",
     "StoreStats",
     "Writer",
+    "ignore_rules",
     "index",
     "open_writer",
     "resolve_settings",
     "tier_line",
     "update_paths",
 ]
+
+
+def ignore_rules(settings: Settings) -> IgnoreRules:
+    """The project's ignore rules (.gitignore, .fiskignore, ``exclude``): walk, watcher, didSave.
+
+    Build it once per watcher or server project and ask ``.ignored(path)`` per event; it re-reads
+    an ignore file when that file changes.
+    """
+    return IgnoreRules.for_project(settings.project_root, settings.exclude)
 
 
 def index(
@@ -82,7 +94,14 @@ def index(
     the chunks of new and changed files.
     """
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        indexer = Indexer(w, settings.project_root, reporter=reporter, cancel=cancel, embedder=emb)
+        indexer = Indexer(
+            w,
+            settings.project_root,
+            reporter=reporter,
+            cancel=cancel,
+            embedder=emb,
+            ignore=ignore_rules(settings),
+        )
         if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
             return indexer.run(settings.roots, rebuild=True)
         return indexer.run(
@@ -104,7 +123,9 @@ def update_paths(
 
     An index with an older layout is rebuilt whole instead."""
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        indexer = Indexer(w, settings.project_root, embedder=emb, cancel=cancel)
+        indexer = Indexer(
+            w, settings.project_root, embedder=emb, cancel=cancel, ignore=ignore_rules(settings)
+        )
         if w.outdated:
             return indexer.run(settings.roots, rebuild=True)
         return indexer.update_paths(paths)

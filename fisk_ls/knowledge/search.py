@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from .citations import format_citation
-from .config import clamp_top_k
 from .errors import EmbeddingsError, IdentityMismatch
 from .fts import match_expression, query_terms
 from .index.chunker import display_text
+from .settings_schema import resolve_top_k
 from .store import scalar
 from .vectors.pack import normalize, pack
 
@@ -240,7 +240,7 @@ def run_search(
     term_stats: TermStats | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built)."""
-    k = clamp_top_k(top_k, default_top_k)
+    k = resolve_top_k(top_k, default_top_k)
     hybrid = embedder is not None
     if snap is None:
         return SearchResult(INDEX_NOT_BUILT, tier_line(embedder.model if embedder else None))

@@ -23,13 +23,13 @@ from ..knowledge import (
     resolve_settings,
 )
 from ..knowledge.citations import CitedChunk, parse_citation
-from ..knowledge.config import clamp_top_k
 from ..knowledge.search import (
     INDEX_EMPTY,
     INDEX_NOT_BUILT,
     NO_TERMS,
     OK,
 )
+from ..knowledge.settings_schema import resolve_top_k
 from .indexing import IndexQueue, QueueHooks
 from .options import Options
 from .watching import Watcher
@@ -127,7 +127,7 @@ class Projects:
         projects = list(self)
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
-        k = clamp_top_k(top_k, projects[0].knowledge.settings.top_k)
+        k = resolve_top_k(top_k, projects[0].knowledge.settings.top_k)
         merged = Merged(INDEX_NOT_BUILT, "")
         statuses: list[str] = []
         tiers: list[str] = []

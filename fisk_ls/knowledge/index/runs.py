@@ -37,6 +37,7 @@ from ..vectors.tier import (
     refuse_lexical_over_hybrid,
 )
 from .chunker import Chunk, chunk_document, display_text
+from .ignore import IgnoreRules
 from .walk import (
     Candidate,
     in_skipped_dir,
@@ -251,9 +252,11 @@ class Indexer:
         reporter: IndexReporter | None = None,
         cancel: threading.Event | None = None,
         embedder: DocumentEmbedder | None = None,
+        ignore: IgnoreRules | None = None,
     ) -> None:
         self.writer = writer
         self.root = project_root
+        self.ignore = ignore
         self.reporter = reporter or IndexReporter()
         self.cancel = cancel
         self.embedder = embedder
@@ -401,6 +404,9 @@ class Indexer:
                 continue
             if not is_document_name(path.name) or in_skipped_dir(path, self.root, store_dir):
                 continue
+            if self.ignore is not None and self.ignore.ignored(path, False):
+                gone.extend(self._keys_under(key, tables))  # newly ignored: out of the index
+                continue
             cand = Candidate(path, st.st_size, st.st_mtime_ns, st.st_ino)
             jobs.append((key, cand, self._existing(tables, key).get(key)))
         stats.files = len(jobs)
@@ -438,7 +444,7 @@ class Indexer:
         found: dict[str, Candidate] = {}
         for root in roots:
             document_key(root, self.root)  # raises for a root outside the project
-            for cand in walk(root, self.writer.store_dir, note):
+            for cand in walk(root, self.writer.store_dir, note, self.ignore):
                 self._check_cancel()
                 found.setdefault(document_key(cand.path, self.root), cand)
         stats.files = len(found)
