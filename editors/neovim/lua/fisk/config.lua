@@ -32,6 +32,7 @@ M.pickers = { "auto", "telescope", "fzf_lua", "snacks", "mini", "select" }
 -- tests/spec/contract_spec.lua fails when the two disagree.
 M.schema = {
   paths = { type = "array", items = { type = "string" } },
+  exclude = { type = "array", items = { type = "string" } },
   topK = { type = "integer", minimum = 1, maximum = 20, default = 5 },
   watch = { type = "boolean", default = true },
   workspaceSymbols = { type = "boolean", default = true },
@@ -41,6 +42,8 @@ M.schema = {
       baseUrl = { type = "string" },
       model = { type = "string" },
       apiKeyEnv = { type = "string" },
+      timeout = { type = "number", minimum = 0.1, maximum = 3600, default = 30 },
+      queryTimeout = { type = "number", minimum = 0.05, maximum = 60, default = 2 },
       queryPrefix = { type = "string" },
       documentPrefix = { type = "string" },
     },

@@ -2,14 +2,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_SERVER_COMMAND, SETTINGS_SECTION } from './constants';
-import { isTopK, TOP_K, topKProblem } from './contract';
+import { checkValue, EMBEDDINGS_QUERY_TIMEOUT, EMBEDDINGS_TIMEOUT, Limit, TOP_K } from './contract';
 
 /** Everything the extension reads from the `fisk.*` settings (package.json `contributes.configuration`). */
 export interface FiskSettings {
   serverCommand: string;
   serverArgs: string[];
   paths: string[];
+  exclude: string[];
   topK: number;
+  watch: boolean;
   embeddings: EmbeddingsSettings;
   workspaceSymbols: boolean;
   /** Language ids of the documents the client attaches to (`fisk.languages`). */
@@ -22,6 +24,8 @@ export interface EmbeddingsSettings {
   baseUrl: string;
   model: string;
   apiKeyEnv: string;
+  timeout?: number;
+  queryTimeout?: number;
   queryPrefix: string;
   documentPrefix: string;
 }
@@ -29,7 +33,9 @@ export interface EmbeddingsSettings {
 /** The object the server takes as initializationOptions and as `workspace/configuration` section `fisk`. */
 export interface ServerSettings {
   paths?: string[];
+  exclude?: string[];
   topK: number;
+  watch?: boolean;
   embeddings?: Partial<EmbeddingsSettings>;
   workspaceSymbols: boolean;
 }
@@ -38,45 +44,65 @@ export const DEFAULT_TOP_K: number = TOP_K.default;
 /** Markdown and plain text: the files the server indexes (.md .markdown .txt .text). */
 export const DEFAULT_LANGUAGES: readonly string[] = ['markdown', 'plaintext'];
 
+function shown(value: unknown): string {
+  return String(JSON.stringify(value)).slice(0, 100);
+}
+
 export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, scope);
   const problems: string[] = [];
   const name = (key: string) => `${SETTINGS_SECTION}.${key}`;
-  const text = (key: string, fallback = ''): string => {
+  const given = (key: string): unknown => {
     const value = config.get<unknown>(key);
-    if (value !== undefined && value !== null && typeof value !== 'string') {
-      problems.push(`${name(key)} (expected a string)`);
+    return value === null ? undefined : value;
+  };
+  const text = (key: string, trim = true): string => {
+    const value = given(key);
+    if (value !== undefined && typeof value !== 'string') {
+      problems.push(`${name(key)} (expected a string, got ${shown(value)})`);
     }
-    return typeof value === 'string' ? value.trim() : fallback;
+    return typeof value !== 'string' ? '' : trim ? value.trim() : value;
   };
-  const raw = (key: string): string => {
-    const value = config.get<unknown>(key);
-    return typeof value === 'string' ? value : '';
-  };
-  const list = (key: string, what: string, fallback: readonly string[] = []): string[] => {
-    const value = config.get<unknown>(key);
-    if (value === undefined || value === null) {
+  const list = (key: string, fallback: readonly string[] = []): string[] => {
+    const value = given(key);
+    if (value === undefined) {
       return [...fallback];
     }
     if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
-      problems.push(`${name(key)} (expected a list of ${what})`);
+      problems.push(`${name(key)} (expected a list of strings, got ${shown(value)})`);
       return [...fallback];
     }
     return value.map((v: string) => v.trim()).filter((v) => v !== '');
   };
+  const flag = (key: string, fallback: boolean): boolean => {
+    const value = given(key);
+    if (value !== undefined && typeof value !== 'boolean') {
+      problems.push(`${name(key)} (expected true or false, got ${shown(value)})`);
+    }
+    return typeof value === 'boolean' ? value : fallback;
+  };
+  const limited = (key: string, limit: Limit): number | undefined => {
+    const value = given(key);
+    const problem = value === undefined ? undefined : checkValue(limit, value);
+    if (problem !== undefined) {
+      problems.push(`${name(key)} (${problem})`);
+    }
+    return value === undefined || problem !== undefined ? undefined : (value as number);
+  };
   const serverCommand = text('server.command') || DEFAULT_SERVER_COMMAND;
-  const serverArgs = list('server.args', 'arguments');
-  const paths = list('paths', 'paths');
-  const topK = config.get<unknown>('topK');
-  if (topK !== undefined && topK !== null && !isTopK(topK)) {
-    problems.push(topKProblem(name('topK')));
-  }
+  const serverArgs = list('server.args');
+  const paths = list('paths');
+  const exclude = list('exclude');
+  const topK = limited('topK', TOP_K) ?? DEFAULT_TOP_K;
+  const watch = flag('watch', true);
   const embeddings: EmbeddingsSettings = {
     baseUrl: text('embeddings.baseUrl'),
     model: text('embeddings.model'),
     apiKeyEnv: text('embeddings.apiKeyEnv'),
-    queryPrefix: raw('embeddings.queryPrefix'),
-    documentPrefix: raw('embeddings.documentPrefix'),
+    timeout: limited('embeddings.timeout', EMBEDDINGS_TIMEOUT),
+    queryTimeout: limited('embeddings.queryTimeout', EMBEDDINGS_QUERY_TIMEOUT),
+    queryPrefix: text('embeddings.queryPrefix', false),
+    documentPrefix: text('embeddings.documentPrefix', false),
   };
   if (embeddings.baseUrl !== '' && embeddings.model === '') {
     problems.push(`${name('embeddings')} (baseUrl and model are required)`);
@@ -86,10 +112,12 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     serverCommand,
     serverArgs,
     paths,
-    topK: isTopK(topK) ? topK : DEFAULT_TOP_K,
+    exclude,
+    topK,
+    watch,
     embeddings,
-    workspaceSymbols: config.get<boolean>('workspaceSymbols') === true,
-    languages: list('languages', 'language ids', DEFAULT_LANGUAGES),
+    workspaceSymbols: flag('workspaceSymbols', false),
+    languages: list('languages', DEFAULT_LANGUAGES),
     problems,
   };
 }
@@ -105,6 +133,12 @@ export function toServerSettings(settings: FiskSettings): ServerSettings {
   if (settings.paths.length > 0) {
     result.paths = settings.paths;
   }
+  if (settings.exclude.length > 0) {
+    result.exclude = settings.exclude;
+  }
+  if (!settings.watch) {
+    result.watch = false;
+  }
   const e = settings.embeddings;
   if (e.baseUrl !== '') {
     const embeddings: Partial<EmbeddingsSettings> = { baseUrl: e.baseUrl, queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
@@ -113,6 +147,12 @@ export function toServerSettings(settings: FiskSettings): ServerSettings {
     }
     if (e.apiKeyEnv !== '') {
       embeddings.apiKeyEnv = e.apiKeyEnv;
+    }
+    if (e.timeout !== undefined) {
+      embeddings.timeout = e.timeout;
+    }
+    if (e.queryTimeout !== undefined) {
+      embeddings.queryTimeout = e.queryTimeout;
     }
     result.embeddings = embeddings;
   }
@@ -139,6 +179,6 @@ export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
 }
 
 function onlyTraceChanged(event: vscode.ConfigurationChangeEvent): boolean {
-  const keys = ['server', 'paths', 'topK', 'embeddings', 'workspaceSymbols', 'languages'];
+  const keys = ['server', 'paths', 'exclude', 'topK', 'watch', 'embeddings', 'workspaceSymbols', 'languages'];
   return !keys.some((key) => event.affectsConfiguration(`${SETTINGS_SECTION}.${key}`));
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { TOOL_NAME } from './constants';
-import { checkTopK, QUERY_MAX_LENGTH } from './contract';
+import { checkTopK, checkValue, QUERY } from './contract';
 import { logInfo } from './log';
 import { SearchArgs, SearchResult, ServerNotRunningError } from './protocol';
 import { lineReference, noticeFor, oneLine } from './searchItems';
@@ -62,8 +62,9 @@ export function parseToolInput(input: unknown): SearchArgs {
     throw new Error('fisk_knowledge_search needs a non-empty "query" string');
   }
   const query = value.query.trim();
-  if (query.length > QUERY_MAX_LENGTH) {
-    throw new Error(`${TOOL_NAME}: query must be at most ${QUERY_MAX_LENGTH} characters, got ${query.length}`);
+  const problem = checkValue(QUERY, query);
+  if (problem !== undefined) {
+    throw new Error(`${TOOL_NAME}: query: ${problem}; shorten it`);
   }
   // Out of range is an error the model can correct, as at every request boundary (no silent clamping).
   const topK = checkTopK(value.topK, TOOL_NAME);

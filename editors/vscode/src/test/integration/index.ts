@@ -177,6 +177,33 @@ test('a citation in a document is a link, with hover and go to definition', asyn
   fs.rmSync(notes.fsPath);
 });
 
+test('the client serves markdown and plain text only, unless fisk.languages adds a language', async () => {
+  const hit = (await api.search('alert threshold congestion')).results[0];
+  const code = vscode.Uri.joinPath(root(), 'notes.py');
+  fs.writeFileSync(code.fsPath, `# see ${hit.citation}\nx = 1\n`);
+  const links = async () => (await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', code)) ?? [];
+  const config = vscode.workspace.getConfiguration('fisk');
+  let changed = false;
+  try {
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(code));
+    // The running client's selector is fixed at its start: no link provider for python documents.
+    assert.deepEqual(await links(), [], 'no citation links in a python file');
+    changed = true;
+    await afterRestart(() => config.update('languages', ['markdown', 'plaintext', 'python'], vscode.ConfigurationTarget.Workspace), 'running');
+    const found = await waitFor('a citation link in the python file', async () => {
+      const l = await links();
+      return l.length > 0 && l;
+    });
+    assert.equal((await vscode.workspace.openTextDocument(code)).getText(found[0].range), hit.citation);
+  } finally {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    if (changed) {
+      await afterRestart(() => config.update('languages', undefined, vscode.ConfigurationTarget.Workspace), 'running');
+    }
+    fs.rmSync(code.fsPath);
+  }
+}, 90000);
+
 test('a restarted server reports indexing progress in the status bar', async () => {
   const texts: string[] = [];
   const sub = api.statusBar.onDidChange((v) => texts.push(v.text));
@@ -199,6 +226,19 @@ test('the fisk.topK setting limits the results', async () => {
     await afterRestart(() => config.update('topK', undefined, vscode.ConfigurationTarget.Workspace), 'running');
   }
   assert.ok((await api.search('lighthouse')).results.length > 1);
+}, 90000);
+
+test('fisk.topK outside the server limit keeps the default, and searches still work; a request outside it is an error', async () => {
+  const config = vscode.workspace.getConfiguration('fisk');
+  await afterRestart(() => config.update('topK', 30, vscode.ConfigurationTarget.Workspace), 'running');
+  try {
+    const result = await api.search('lighthouse');
+    assert.equal(result.status, 'ok', 'the search is not refused');
+    assert.ok(result.results.length > 0 && result.results.length <= 5, `the default 5 applies: ${result.results.length}`);
+    await assert.rejects(api.search('lighthouse', 30), /topK: expected an integer from 1 to 20, got 30/);
+  } finally {
+    await afterRestart(() => config.update('topK', undefined, vscode.ConfigurationTarget.Workspace), 'running');
+  }
 }, 90000);
 
 test('the language model tool answers with citations', async () => {

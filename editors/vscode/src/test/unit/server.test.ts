@@ -75,7 +75,7 @@ test('a bad setting starts the server with the default and one warning naming it
   await server.restart();
   assert.equal(FakeLanguageClient.instances[0].clientOptions.initializationOptions.topK, 5);
   assert.deepEqual(mock.messages.map((m) => [m.level, m.text]), [
-    ['warning', 'fisk: ignoring invalid settings, using defaults for: fisk.topK (expected an integer from 1 to 20)'],
+    ['warning', 'fisk: ignoring invalid settings, using defaults for: fisk.topK (expected an integer from 1 to 20, got 30)'],
   ]);
   await server.restart();
   answerConfiguration({ items: [{ section: 'fisk', scopeUri: 'file:///ws' }] }, [null]);
@@ -83,7 +83,10 @@ test('a bad setting starts the server with the default and one warning naming it
   mock.settings['fisk.topK'] = 0;
   mock.settings['fisk.paths'] = 'docs';
   await server.restart();
-  assert.equal(mock.messages.at(-1)?.text, 'fisk: ignoring invalid settings, using defaults for: fisk.paths (expected a list of paths); fisk.topK (expected an integer from 1 to 20)');
+  assert.equal(
+    mock.messages.at(-1)?.text,
+    'fisk: ignoring invalid settings, using defaults for: fisk.paths (expected a list of strings, got "docs"); fisk.topK (expected an integer from 1 to 20, got 0)',
+  );
 });
 
 test('the server command ids are not registered as VS Code commands, so a second client cannot collide', async () => {
