@@ -78,8 +78,8 @@ suite() {
   wait "$pid"
   rc=$?
   kill -KILL -- "-$pid" 2>/dev/null
-  grep -vE '^(TAP version|# (tests|suites|cancelled|skipped|todo|duration_ms)|1\.\.[0-9]+$)' "$log" \
-    | grep -E '^(not ok|ok|# (pass|fail)|FAIL|  |[0-9]+ passed)' | grep -vE '^  +(---|\.\.\.|duration_ms|type:)'
+  grep -vE '^(TAP version|# (tests|suites|cancelled|skipped|todo|duration_ms) [0-9.]+$|1\.\.[0-9]+$)' "$log" \
+    | grep -E '^(not ok|ok|# (pass|fail|skipped)|FAIL|  |[0-9]+ passed)' | grep -vE '^  +(---|\.\.\.|duration_ms|type:)'
   p=$(grep -oE '^# pass [0-9]+' "$log" | awk '{print $3}' | tail -1)
   f=$(grep -oE '^# fail [0-9]+' "$log" | awk '{print $3}' | tail -1)
   if [ -z "$p" ]; then

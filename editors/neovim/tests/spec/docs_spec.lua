@@ -42,14 +42,14 @@ H.run("docs_spec", function()
 
   H.test("doc/tags, the one file :helptags writes into the plugin, is git-ignored", function()
     if not in_git then
-      return print("# skipped: not a git checkout")
+      return H.skip("not a git checkout")
     end
     H.eq(0, git({ "check-ignore", "-q", "--no-index", "editors/neovim/doc/tags" }).code, "git check-ignore")
   end)
 
   H.test("the README's packadd copy recipe installs a working copy and leaves the checkout clean", function()
     if not in_git then
-      return print("# skipped: not a git checkout")
+      return H.skip("not a git checkout")
     end
     local readme = table.concat(vim.fn.readfile(H.plugin_dir .. "/README.md"), "\n")
     local section = readme:match("### Built%-in packages.-```sh\n(.-)```")

@@ -64,6 +64,8 @@ export interface RootStatus {
   chunks: number;
   /** Hybrid roots only: null or absent when the root is lexical. */
   vectors?: VectorCoverage | null;
+  /** True while the server embeds this root's backlog in the background. */
+  embedding?: boolean;
   /** Optional extras some servers send per root. */
   built?: boolean;
   indexing?: boolean;

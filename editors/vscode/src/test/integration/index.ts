@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FiskApi } from '../../common/api';
 import type { LocationLink, ReindexResult, ShowResult, IndexStatus } from '../../common/protocol';
-import { runAll, test, waitFor } from './harness';
+import { note, runAll, test, waitFor } from './harness';
 
 const EXTENSION_ID = 'fisk.fisk-ls';
 const FIXTURE_FILES = 4;
@@ -307,6 +307,18 @@ test('hybrid search reports degraded, with the reason, when the embeddings API g
     assert.ok(rebuilt && rebuilt.chunks > 0, 'the index was rebuilt with vectors');
     const hybrid = await api.search('tide heights in metres');
     assert.equal(hybrid.degraded, false);
+    const covered = await waitFor('every chunk embedded (or a server without coverage)', async () => {
+      const root = (await api.status())?.roots[0];
+      return root !== undefined && (root.vectors === undefined || (root.vectors !== null && root.vectors.embedded === root.vectors.chunks)) && root;
+    }, 30000);
+    if (covered.vectors === undefined) {
+      note('skipped the coverage check: this fisk-ls reports no vector coverage (roots[].vectors)');
+    } else {
+      assert.equal(covered.vectors?.chunks, covered.chunks, 'vectors.chunks is the root\'s chunk count');
+      const n = covered.chunks;
+      await waitFor('the coverage in the tooltip', () => api.statusBar.snapshot().tooltip.includes(`${n} chunks, ${n}/${n} embedded`));
+      assert.equal(api.statusBar.snapshot().text, '$(book) Fisk: hybrid', 'no coverage in the item once complete');
+    }
     assert.match(hybrid.tier, /^hybrid/i);
     assert.ok(hybrid.results.some((r) => r.citation.startsWith('docs/configuration.md#')), 'the tide section is found');
     await embeddings.close();
