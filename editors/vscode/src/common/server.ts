@@ -11,7 +11,7 @@ import {
   WorkDoneProgressEnd,
   WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
-import { CLIENT_ID, CLIENT_NAME, Commands, INSTALL_COMMAND, SETTINGS_SECTION } from './constants';
+import { CLIENT_ID, CLIENT_NAME, Commands, INSTALL_COMMAND, INSTALL_HINT, SETTINGS_SECTION } from './constants';
 import { findExecutable } from './executable';
 import { errorMessage, logError, logInfo, logWarn } from './log';
 import { ServerNotRunningError } from './protocol';
@@ -113,7 +113,7 @@ export class FiskServer implements vscode.Disposable {
     this.setState({ kind: 'starting' });
     const executable = await findExecutable(command);
     if (executable === undefined) {
-      logError(`server command not found: ${command}; install it with \`${INSTALL_COMMAND}\``);
+      logError(`server command not found: ${command}; install it with ${INSTALL_HINT}`);
       this.setState({ kind: 'missing', command });
       void showMissingServer(command);
       return;
@@ -267,7 +267,7 @@ export function describeState(state: ServerState): string {
 
 export function missingMessage(command: string): string {
   const where = command.includes('/') || command.includes('\\') ? '' : ' on PATH';
-  return `The language server "${command}" was not found${where}. Install it with \`${INSTALL_COMMAND}\`, or set "fisk.server.command" to its full path.`;
+  return `The language server "${command}" was not found${where}. Install it with ${INSTALL_HINT}, or set "fisk.server.command" to its full path.`;
 }
 
 async function showMissingServer(command: string): Promise<void> {
