@@ -39,6 +39,10 @@ M.schema = {
   embeddings = {
     type = "object",
     properties = {
+      -- provider, modelPath, threads: the built-in provider (embed branch), not in the schema file yet
+      provider = { type = "string", enum = { "openai", "builtin" }, default = "openai", pending = true },
+      modelPath = { type = "string", pending = true },
+      threads = { type = "integer", minimum = 0, default = 0, pending = true },
       baseUrl = { type = "string" },
       model = { type = "string" },
       apiKeyEnv = { type = "string" },
@@ -86,7 +90,9 @@ end
 ---@return string
 function M.describe(p)
   local noun = ({ integer = "an integer", number = "a number" })[p.type] or p.type
-  if p.minimum and p.maximum then
+  if p.enum then
+    return "one of " .. table.concat(p.enum, ", ")
+  elseif p.minimum and p.maximum then
     return ("%s from %s to %s"):format(noun, num(p.minimum), num(p.maximum))
   elseif p.minimum then
     return ("%s of at least %s"):format(noun, num(p.minimum))
@@ -112,6 +118,9 @@ local function fits(p, value)
   elseif p.type == "boolean" then
     return type(value) == "boolean"
   elseif p.type == "string" then
+    if p.enum and not vim.tbl_contains(p.enum, value) then
+      return false
+    end
     return type(value) == "string" and not (p.maxLength and #value > p.maxLength)
   elseif p.type == "array" then
     if type(value) ~= "table" or (next(value) ~= nil and not vim.islist(value)) then
@@ -160,10 +169,17 @@ function M.check_settings(settings)
           ok = false
         end
       end
-      for _, name in ipairs(p.required) do
-        if ok and (value[name] == nil or value[name] == "") then
-          problems[#problems + 1] = ("fisk.%s (%s are required)"):format(key, table.concat(p.required, " and "))
+      if ok and value.provider == "builtin" then -- a model inside fisk-ls: no server, so no baseUrl
+        if value.baseUrl ~= nil and value.baseUrl ~= "" then
+          problems[#problems + 1] = ("fisk.%s.baseUrl (not used with provider builtin)"):format(key)
           ok = false
+        end
+      else
+        for _, name in ipairs(p.required) do
+          if ok and (value[name] == nil or value[name] == "") then
+            problems[#problems + 1] = ("fisk.%s (%s are required)"):format(key, table.concat(p.required, " and "))
+            ok = false
+          end
         end
       end
       if not ok then

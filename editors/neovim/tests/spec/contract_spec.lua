@@ -13,10 +13,13 @@ local function server_schema()
   return vim.json.decode(table.concat(vim.fn.readfile(schema_file), "\n")).properties
 end
 
+-- Built-in provider fields config.lua marks `pending` are compared only once the schema has them.
+local server_embeddings
+
 --- A property without its description (what both sides must agree on).
 local function limits(p)
   local out = {}
-  for _, key in ipairs({ "type", "minimum", "maximum", "maxLength", "default", "items", "required" }) do
+  for _, key in ipairs({ "type", "minimum", "maximum", "maxLength", "default", "items", "required", "enum" }) do
     out[key] = p[key]
   end
   if p.items then
@@ -25,7 +28,9 @@ local function limits(p)
   if p.properties then
     out.properties = {}
     for name, sub in pairs(p.properties) do
-      out.properties[name] = limits(sub)
+      if not (sub.pending and not (server_embeddings or {})[name]) then
+        out.properties[name] = limits(sub)
+      end
     end
   end
   return out
@@ -34,6 +39,7 @@ end
 H.run("contract_spec", function()
   local config = require("fisk.config")
   local server = server_schema()
+  server_embeddings = server.embeddings.properties
 
   H.test("config.lua knows every server setting, with the schema's type, limits and default", function()
     for key, p in pairs(server) do
@@ -83,6 +89,19 @@ H.run("contract_spec", function()
     H.eq(nil, opts.settings.embeddings, "embeddings with a bad field are left out, as the server does")
     H.eq("fisk: ignoring invalid settings, using defaults for: fisk.embeddings.timeout (expected a number from 0.1 to 3600, got 0)",
       H.notes[from + 1].msg, "message")
+  end)
+
+  H.test("the builtin provider needs no baseUrl, and refuses one; an unknown provider is named", function()
+    local from = #H.notes
+    local opts = config.setup({ settings = { embeddings = { provider = "builtin", modelPath = "/models/minilm", threads = 1 } } })
+    H.eq({ provider = "builtin", modelPath = "/models/minilm", threads = 1 }, opts.settings.embeddings, "builtin kept")
+    H.eq(from, #H.notes, "no warning")
+    opts = config.setup({ settings = { embeddings = { provider = "builtin", baseUrl = "http://x/v1" } } })
+    H.eq(nil, opts.settings.embeddings, "builtin with a baseUrl is left out")
+    H.match(H.notes[#H.notes].msg, "fisk%.embeddings%.baseUrl %(not used with provider builtin%)", "message")
+    opts = config.setup({ settings = { embeddings = { provider = "ollama", baseUrl = "http://x/v1", model = "m" } } })
+    H.eq(nil, opts.settings.embeddings, "unknown provider left out")
+    H.match(H.notes[#H.notes].msg, 'fisk%.embeddings%.provider %(expected one of openai, builtin, got "ollama"%)', "message")
   end)
 
   H.test(":FiskStatus lines show the embedding coverage of a hybrid root, nothing for a lexical one", function()

@@ -24,6 +24,11 @@ export const TOP_K = { type: 'integer', minimum: 1, maximum: 20, default: 5 } as
 export const EMBEDDINGS_TIMEOUT = { type: 'number', minimum: 0.1, maximum: 3600, default: 30 } as const satisfies Limit;
 export const EMBEDDINGS_QUERY_TIMEOUT = { type: 'number', minimum: 0.05, maximum: 60, default: 2 } as const satisfies Limit;
 export const QUERY = { type: 'string', maxLength: 2000 } as const satisfies Limit;
+/** The built-in provider's onnxruntime threads (0: all cores but one). Not in the schema file yet (the embed branch's). */
+export const EMBEDDINGS_THREADS = { type: 'integer', minimum: 0, default: 0 } as const satisfies Limit;
+/** `openai`: an OpenAI-compatible server at baseUrl; `builtin`: a model run inside fisk-ls. */
+export const EMBEDDINGS_PROVIDERS = ['openai', 'builtin'] as const;
+export type EmbeddingsProvider = (typeof EMBEDDINGS_PROVIDERS)[number];
 export const QUERY_MAX_LENGTH: number = QUERY.maxLength;
 
 /** The allowed values in words, as the server says them ("an integer from 1 to 20"). */

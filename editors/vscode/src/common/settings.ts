@@ -2,7 +2,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_SERVER_COMMAND, SETTINGS_SECTION } from './constants';
-import { checkValue, EMBEDDINGS_QUERY_TIMEOUT, EMBEDDINGS_TIMEOUT, Limit, TOP_K } from './contract';
+import {
+  checkValue,
+  EMBEDDINGS_PROVIDERS,
+  EMBEDDINGS_QUERY_TIMEOUT,
+  EMBEDDINGS_THREADS,
+  EMBEDDINGS_TIMEOUT,
+  EmbeddingsProvider,
+  Limit,
+  TOP_K,
+} from './contract';
 
 /** Everything the extension reads from the `fisk.*` settings (package.json `contributes.configuration`). */
 export interface FiskSettings {
@@ -21,6 +30,12 @@ export interface FiskSettings {
 }
 
 export interface EmbeddingsSettings {
+  /** `openai` (a server at baseUrl) or `builtin` (a model run inside fisk-ls, no server needed). */
+  provider: EmbeddingsProvider;
+  /** builtin: a directory with model.onnx and tokenizer.json (nothing is downloaded then). */
+  modelPath: string;
+  /** builtin: onnxruntime threads for indexing (0: all cores but one). */
+  threads?: number;
   baseUrl: string;
   model: string;
   apiKeyEnv: string;
@@ -95,7 +110,15 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
   const exclude = list('exclude');
   const topK = limited('topK', TOP_K) ?? DEFAULT_TOP_K;
   const watch = flag('watch', true);
+  let provider = text('embeddings.provider') || 'openai';
+  if (!(EMBEDDINGS_PROVIDERS as readonly string[]).includes(provider)) {
+    problems.push(`${name('embeddings.provider')} (expected one of ${EMBEDDINGS_PROVIDERS.join(', ')}, got ${shown(provider)})`);
+    provider = 'openai';
+  }
   const embeddings: EmbeddingsSettings = {
+    provider: provider as EmbeddingsProvider,
+    modelPath: text('embeddings.modelPath'),
+    threads: limited('embeddings.threads', EMBEDDINGS_THREADS),
     baseUrl: text('embeddings.baseUrl'),
     model: text('embeddings.model'),
     apiKeyEnv: text('embeddings.apiKeyEnv'),
@@ -104,7 +127,7 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     queryPrefix: text('embeddings.queryPrefix', false),
     documentPrefix: text('embeddings.documentPrefix', false),
   };
-  if (embeddings.baseUrl !== '' && embeddings.model === '') {
+  if (embeddings.provider === 'openai' && embeddings.baseUrl !== '' && embeddings.model === '') {
     problems.push(`${name('embeddings')} (baseUrl and model are required)`);
     embeddings.baseUrl = '';
   }
@@ -140,13 +163,23 @@ export function toServerSettings(settings: FiskSettings): ServerSettings {
     result.watch = false;
   }
   const e = settings.embeddings;
-  if (e.baseUrl !== '') {
-    const embeddings: Partial<EmbeddingsSettings> = { baseUrl: e.baseUrl, queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
+  // builtin needs no server (baseUrl and apiKeyEnv are not used, and the server refuses a baseUrl with it).
+  const builtin = e.provider === 'builtin';
+  if (builtin || e.baseUrl !== '') {
+    const embeddings: Partial<EmbeddingsSettings> = builtin
+      ? { provider: 'builtin', queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix }
+      : { baseUrl: e.baseUrl, queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
     if (e.model !== '') {
       embeddings.model = e.model;
     }
-    if (e.apiKeyEnv !== '') {
+    if (!builtin && e.apiKeyEnv !== '') {
       embeddings.apiKeyEnv = e.apiKeyEnv;
+    }
+    if (builtin && e.modelPath !== '') {
+      embeddings.modelPath = e.modelPath;
+    }
+    if (builtin && e.threads !== undefined) {
+      embeddings.threads = e.threads;
     }
     if (e.timeout !== undefined) {
       embeddings.timeout = e.timeout;

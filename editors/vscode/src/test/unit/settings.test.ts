@@ -42,6 +42,34 @@ test('all settings map to the camelCase shape of docs/lsp-protocol.md', () => {
   });
 });
 
+test('the builtin provider needs no base URL and sends its model path and threads, never a base URL', () => {
+  Object.assign(mock.settings, {
+    'fisk.embeddings.provider': 'builtin',
+    'fisk.embeddings.modelPath': ' /models/minilm ',
+    'fisk.embeddings.threads': 1,
+    'fisk.embeddings.baseUrl': 'http://ignored/v1',
+    'fisk.embeddings.apiKeyEnv': 'IGNORED',
+  });
+  assert.deepEqual(getSettings().problems, []);
+  assert.deepEqual(toServerSettings(getSettings()).embeddings, {
+    provider: 'builtin',
+    modelPath: '/models/minilm',
+    threads: 1,
+    queryPrefix: '',
+    documentPrefix: '',
+  });
+});
+
+test('an unknown provider or negative threads fall back with the field named', () => {
+  Object.assign(mock.settings, { 'fisk.embeddings.provider': 'ollama', 'fisk.embeddings.threads': -1 });
+  const settings = getSettings();
+  assert.deepEqual(settings.problems, [
+    'fisk.embeddings.provider (expected one of openai, builtin, got "ollama")',
+    'fisk.embeddings.threads (expected an integer of at least 0, got -1)',
+  ]);
+  assert.equal(toServerSettings(settings).embeddings, undefined, 'openai without a base URL: lexical');
+});
+
 test('embeddings are only sent when a base URL is set', () => {
   mock.settings['fisk.embeddings.model'] = 'm';
   assert.equal(toServerSettings(getSettings()).embeddings, undefined);
