@@ -21,6 +21,7 @@ from .store import scalar
 from .vectors.pack import normalize, pack
 
 if TYPE_CHECKING:
+    from .match import Match
     from .store import Snapshot
 
 FTS5_TOKENIZE_QUERY = 0x0001
@@ -57,6 +58,8 @@ class Hit:
     score: float
     retrievers: dict[str, int] = field(default_factory=dict)
     """Which retrievers found the chunk, with its 1-based rank in each."""
+    match: Match | None = None
+    """Where inside the chunk the query matched (``Knowledge.search`` sets it)."""
 
     @property
     def citation(self) -> str:

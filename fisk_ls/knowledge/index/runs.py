@@ -17,14 +17,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import fts, schema
-from ..errors import KnowledgeError
+from ..errors import Cancelled, KnowledgeError
 from ..location import document_key, key_prefix
 from ..schema import Tables
 from ..store import Manifest, scalar
@@ -63,10 +63,6 @@ class IndexReporter:
 
     def on_note(self, message: str) -> None:
         """Something was skipped or could not be read; the run goes on."""
-
-
-class Cancelled(KnowledgeError):
-    """The run was asked to stop; everything committed so far stays."""
 
 
 @dataclass
@@ -182,6 +178,7 @@ def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterat
             yield examine(*job)
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor  # here: most commands never chunk
 
     # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor and the
     # open SQLite connection, and would keep the lock alive after the parent is killed.
