@@ -36,12 +36,13 @@ async function searchAndAccept(query: string): Promise<string | undefined> {
   return result;
 }
 
-function assertShowsLocation(link: LocationLink): void {
+/** The editor shows `link`'s file with `range` selected (default: the whole cited chunk). */
+function assertShowsLocation(link: LocationLink, range = link.targetRange): void {
   const editor = vscode.window.activeTextEditor;
   assert.ok(editor, 'an editor is active');
   assert.equal(editor.document.uri.toString(), vscode.Uri.parse(link.targetUri).toString());
-  const first = link.targetRange.start.line;
-  const last = link.targetRange.end.character === 0 && link.targetRange.end.line > first ? link.targetRange.end.line - 1 : link.targetRange.end.line;
+  const first = range.start.line;
+  const last = range.end.character === 0 && range.end.line > first ? range.end.line - 1 : range.end.line;
   assert.equal(editor.selection.active.line, first, 'cursor on the first cited line');
   assert.equal(editor.selection.start.line, first);
   assert.equal(editor.selection.end.line, Math.min(last, editor.document.lineCount - 1), 'selection ends on the last cited line');
@@ -103,7 +104,8 @@ test('Fisk: Search Knowledge opens the first hit and selects its lines', async (
   assert.ok(expected, 'the query has a hit');
   const citation = await searchAndAccept('alert threshold congestion');
   assert.equal(citation, expected.citation);
-  assertShowsLocation(expected.location);
+  // A hit opens on the part of the chunk that matched (docs/lsp-protocol.md: select targetSelectionRange).
+  assertShowsLocation(expected.location, expected.location.targetSelectionRange);
 }, 40000);
 
 test('Fisk: Open Citation opens the cited lines; an unknown citation opens nothing', async () => {
