@@ -104,6 +104,16 @@ def hit_json(hit: Any) -> dict[str, Any]:
         "snippet": match.snippet if match else one_line(hit.text, SNIPPET_CHARS),
         "highlights": [list(r) for r in match.highlights] if match else [],
         "content": hit.content,
+        "also": [
+            {
+                "citation": a.citation,
+                "path": a.path,
+                "ordinal": a.ordinal,
+                "start_line": a.start_line,
+                "end_line": a.end_line,
+            }
+            for a in hit.also
+        ],
     }
 
 

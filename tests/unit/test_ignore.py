@@ -158,6 +158,27 @@ def test_an_ignored_file_that_was_indexed_is_removed_by_the_next_run(
     assert again.added == again.removed == again.updated == 0
 
 
+@needs_git
+@pytest.mark.parametrize(
+    "patterns",
+    [
+        ["/*/**/"],
+        ["doc/**/"],
+        ["**/gen/"],
+        ["**/", "!gen/", "!doc/"],
+        ["doc/**", "!doc/gen/"],
+        ["a/**/doc.md"],
+        ["*", "!*/", "!*.md"],
+    ],
+)
+def test_globstars_agree_with_git(tmp_path: Path, git_env: Path, patterns: list[str]) -> None:
+    repo = tmp_path / "repo"
+    touch(repo, *TREE)
+    git(repo, "init", "-q")
+    (repo / ".gitignore").write_text("\n".join(patterns) + "\n", encoding="utf-8")
+    assert walked(repo, IgnoreRules.for_project(repo)) == git_files(repo)
+
+
 # -- the same verdicts as git for generated pattern sets -------------------------------------
 
 NAMES = st.sampled_from(["a", "b", "doc", "gen"])

@@ -22,6 +22,7 @@ when their size or mtime changes, so a long-lived object (the watcher's) stays c
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -35,18 +36,95 @@ MAX_IGNORE_FILE_BYTES = 1 << 20
 """An ignore file larger than this is not read (it is not a hand-written ignore file)."""
 
 
+_DIR_MARK = "ps_d"
+"""The group pathspec's git patterns use for the ``/`` after a matched folder."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Spec:
     base: str
     """Absolute folder the patterns are relative to."""
-    spec: pathspec.GitIgnoreSpec
+    patterns: tuple[tuple[re.Pattern[str], bool], ...]
+    """(regex, include) of each pattern, last first (the last matching pattern decides)."""
+    quick: re.Pattern[str] | None
+    """Matches whenever any pattern could: most paths match none and skip the loop."""
 
     def verdict(self, path: str, is_dir: bool) -> bool | None:
-        """True ignored, False re-included, None no pattern matched (``path`` absolute)."""
+        """True ignored, False re-included, None no pattern matched (``path`` absolute).
+
+        Git decides each folder on the way down and never looks inside an ignored one, so a
+        pattern counts only when it matches ``path`` itself: pathspec's expressions also match
+        everything below a matched folder (the ``ps_d`` group marks where that folder ends),
+        and such a match is an ancestor's business, already decided.
+        """
         if path == self.base or not path.startswith(self.base.rstrip("/") + "/"):
             return None
         rel = path[len(self.base.rstrip("/")) + 1 :]
-        return self.spec.check_file(rel + "/" if is_dir else rel).include
+        if is_dir:
+            rel += "/"
+        if self.quick is not None and self.quick.search(rel) is None:
+            return None
+        for regex, include in self.patterns:
+            m = regex.search(rel)
+            if m is None:
+                continue
+            if m.groupdict().get(_DIR_MARK) is not None and not (
+                is_dir and _ends_a_match(regex, rel)
+            ):
+                continue  # it matched a folder above ``path`` only
+            return include
+        return None
+
+
+def _ends_a_match(regex: re.Pattern[str], rel: str) -> bool:
+    """Does ``regex`` match the folder ``rel`` (ending in ``/``) itself somewhere?"""
+    end = len(rel) - 1
+    for m in regex.finditer(rel):
+        if m.groupdict().get(_DIR_MARK) is not None and m.start(_DIR_MARK) == end:
+            return True
+    return False
+
+
+_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+
+
+def _prefilter(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
+    """One regular expression matching wherever any of ``patterns`` matches."""
+    if not patterns:
+        return re.compile(r"(?!)")  # matches nothing
+    parts = ["(?:" + _NAMED_GROUP.sub("(?:", p.pattern) + ")" for p in patterns]
+    try:
+        return re.compile("|".join(parts))
+    except re.error:
+        return None
+
+
+def _git_trailing_globstar(line: str) -> str:
+    """``a/**`` and ``a/**/`` mean what is *inside* ``a`` to git, but pathspec's expressions
+    also match the folder ``a`` itself when it is asked about that folder (our walk asks about
+    every folder). ``a/**/*`` and ``a/**/*/`` say what git means in a form pathspec translates
+    the same way."""
+    body = line.rstrip()
+    if body.strip("!/") == "**":
+        return line
+    if body.endswith("/**/"):
+        return body + "*/"
+    if body.endswith("/**"):
+        return body + "/*"
+    return line
+
+
+def _make(base: str, lines: list[str]) -> _Spec:
+    """Compile ``lines`` with pathspec's git wildmatch translation."""
+    spec = pathspec.GitIgnoreSpec.from_lines([_git_trailing_globstar(ln) for ln in lines])
+    compiled: list[tuple[re.Pattern[str], bool]] = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        include = getattr(pattern, "include", None)
+        if isinstance(regex, re.Pattern) and include is not None:
+            compiled.append((regex, bool(include)))
+    compiled.reverse()
+    return _Spec(base, tuple(compiled), _prefilter([r for r, _ in compiled]))
 
 
 def _spec(base: str, lines: Iterable[str]) -> _Spec | None:
@@ -54,9 +132,9 @@ def _spec(base: str, lines: Iterable[str]) -> _Spec | None:
     if not patterns:
         return None
     try:
-        return _Spec(base, pathspec.GitIgnoreSpec.from_lines(patterns))
+        return _make(base, patterns)
     except (ValueError, TypeError):  # an unparseable line: pathspec rejects the whole file
-        return _Spec(base, pathspec.GitIgnoreSpec.from_lines(_valid_lines(patterns)))
+        return _make(base, _valid_lines(patterns))
 
 
 def _valid_lines(lines: list[str]) -> list[str]:
@@ -245,7 +323,7 @@ class FolderRules:
         return verdict
 
 
-_EMPTY = _Spec("\0", pathspec.GitIgnoreSpec.from_lines([]))
+_EMPTY = _make("\0", [])
 _NO_FILES = (-1, -1, -1, -1)
 
 

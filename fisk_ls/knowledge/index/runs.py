@@ -111,7 +111,7 @@ class _Prepared:
     title: str
     existing: _Existing | None
     rows: list[tuple[object, ...]] = field(default_factory=list)
-    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, hash)."""
+    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, hash, doc)."""
 
 
 @dataclass
@@ -143,6 +143,8 @@ def examine(key: str, cand: Candidate, existing: _Existing | None) -> _Outcome:
     if existing is not None and existing.hash == digest:
         return _Outcome(key, cand, existing, "touched")
     doc = chunk_document(text)
+    first = doc.chunks[0].section if doc.chunks else ""
+    about = fts.document_field(doc.title, doc.description, key, first)
     rows: list[tuple[object, ...]] = [
         (
             ch.ordinal,
@@ -152,6 +154,7 @@ def examine(key: str, cand: Candidate, existing: _Existing | None) -> _Outcome:
             ch.start_line,
             ch.end_line,
             chunk_hash(ch),
+            about,
         )
         for ch in doc.chunks
     ]
@@ -531,7 +534,7 @@ class Indexer:
                 conn.execute(f"DELETE FROM {c} WHERE document_id = ?", (doc_id,))
             conn.executemany(
                 f"INSERT INTO {c}(document_id, ordinal, section, body, cjk, start_line, end_line,"
-                " hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " hash, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, *row) for row in prep.rows],
             )
             if vectors is not None:
