@@ -257,8 +257,8 @@ test('a server command that is not installed is reported with the install comman
   await afterRestart(() => config.update('server.command', '/nonexistent/fisk-ls', vscode.ConfigurationTarget.Workspace), 'missing');
   try {
     assert.deepEqual(api.serverState, { kind: 'missing', command: '/nonexistent/fisk-ls' });
-    assert.match(api.statusBar.snapshot().tooltip, /`pipx install \.` in a checkout of the fisk-ls repository/);
-    await assert.rejects(api.search('lighthouse'), /not found\. Install it with `pipx install \.` in a checkout of the fisk-ls repository \(`pip install fisk-ls` once it is published\)/);
+    assert.match(api.statusBar.snapshot().tooltip, /`pipx install --force \.` in a checkout of the fisk-ls repository/);
+    await assert.rejects(api.search('lighthouse'), /not found\. Install it with `pipx install --force \.` in a checkout of the fisk-ls repository \(`pipx install fisk-ls` once it is published\)/);
   } finally {
     await afterRestart(() => config.update('server.command', original, vscode.ConfigurationTarget.Workspace), 'running');
   }

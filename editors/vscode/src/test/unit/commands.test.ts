@@ -64,7 +64,7 @@ test('with no server, commands say why and how to install it', async () => {
   assert.equal(mock.messages.length, 2);
   for (const m of mock.messages) {
     assert.equal(m.level, 'error');
-    assert.match(m.text, /`pipx install \.` in a checkout of the fisk-ls repository/);
+    assert.match(m.text, /`pipx install --force \.` in a checkout of the fisk-ls repository/);
     assert.deepEqual(m.actions, ['Copy Install Command']);
   }
 });

@@ -21,10 +21,10 @@ test('a missing server says how to install it, and requests fail with that reaso
   assert.deepEqual(server.state, { kind: 'missing', command: '/nonexistent/fisk-ls' });
   assert.equal(FakeLanguageClient.instances.length, 0);
   assert.equal(mock.messages[0].level, 'error');
-  assert.match(mock.messages[0].text, /"\/nonexistent\/fisk-ls" was not found\. Install it with `pipx install \.` in a checkout of the fisk-ls repository/);
+  assert.match(mock.messages[0].text, /"\/nonexistent\/fisk-ls" was not found\. Install it with `pipx install --force \.` in a checkout of the fisk-ls repository/);
   assert.deepEqual(mock.messages[0].actions, ['Copy Install Command', 'Open Settings']);
   await flush();
-  assert.equal(mock.clipboard, 'pipx install .');
+  assert.equal(mock.clipboard, 'pipx install --force .');
   await assert.rejects(server.request('fisk.knowledge.status'), (e: unknown) => e instanceof ServerNotRunningError && e.state === 'missing');
 });
 

@@ -20,7 +20,7 @@ test('a missing server shows an error item whose tooltip has the install command
   const view = statusView({ kind: 'missing', command: 'fisk-ls' });
   assert.equal(view.text, '$(error) Fisk');
   assert.equal(view.severity, 'error');
-  assert.match(view.tooltip, /`pipx install \.` in a checkout of the fisk-ls repository/);
+  assert.match(view.tooltip, /`pipx install --force \.` in a checkout of the fisk-ls repository/);
 });
 
 function status(tier: string, documents: number, indexing = false): IndexStatus {
