@@ -35,7 +35,7 @@ _KNOWLEDGE_KEYS = {
     "max_injected_tokens",
     "embeddings",
 }
-_EMBEDDINGS_KEYS = {s.name for s in contract.EMBEDDINGS}
+_EMBEDDINGS_KEYS = {s.name for s in (*contract.EMBEDDINGS, *contract.AGENT_ONLY_EMBEDDINGS)}
 
 
 PROVIDERS = ("openai", "builtin")

@@ -132,6 +132,7 @@ PROVIDER = Setting(
     "string",
     "'builtin' runs an ONNX model in this process (the fisk-ls[embed] extra); 'openai' (the "
     "default) uses an OpenAI-compatible server at baseUrl.",
+    "openai",
 )
 MODEL_PATH = Setting(
     "model_path",
@@ -146,13 +147,12 @@ THREADS = Setting(
     "builtin: threads for the model (0: all cores but one).",
     0,
     minimum=0,
-    maximum=256,
 )
 MAX_TOKENS = Setting(
     "max_tokens",
     "maxTokens",
     "integer",
-    "builtin: tokens per chunk fed to the model (0: the model's own limit).",
+    "builtin: tokens per chunk fed to the model (0: the model's own limit; agent.yaml only).",
     0,
     minimum=0,
     maximum=8192,
@@ -199,7 +199,6 @@ EMBEDDINGS: tuple[Setting, ...] = (
     PROVIDER,
     MODEL_PATH,
     THREADS,
-    MAX_TOKENS,
     BASE_URL,
     MODEL,
     API_KEY_ENV,
@@ -214,6 +213,7 @@ EDITOR_SETTINGS: tuple[Setting, ...] = (PATHS, EXCLUDE, TOP_K, WATCH, WORKSPACE_
 """The language server's ``fisk`` section (besides ``embeddings``), in schema order."""
 
 AGENT_ONLY: tuple[Setting, ...] = (MAX_INJECTED_TOKENS,)
+AGENT_ONLY_EMBEDDINGS: tuple[Setting, ...] = (MAX_TOKENS,)
 """Settings only agent.yaml has (the tool's budget means nothing to an editor)."""
 
 

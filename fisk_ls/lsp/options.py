@@ -32,7 +32,6 @@ class Embeddings:
     provider: str = "openai"
     model_path: str = ""
     threads: int = 0
-    max_tokens: int = 0
 
     def config(self) -> EmbeddingsConfig:
         return EmbeddingsConfig(
@@ -46,7 +45,6 @@ class Embeddings:
             provider=self.provider,
             model_path=self.model_path,
             threads=self.threads,
-            max_tokens=self.max_tokens,
         )
 
 

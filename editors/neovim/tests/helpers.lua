@@ -46,6 +46,11 @@ function H.test(name, fn)
   end
 end
 
+--- A `# skipped: …` line in the results (why a check did not apply); the test still counts.
+function H.skip(reason)
+  emit("# skipped: " .. reason)
+end
+
 --- Raise unless cond; detail explains the failure.
 function H.assert(cond, detail)
   if not cond then

@@ -81,7 +81,7 @@ for spec in "${specs[@]}"; do
   rc=$?
   reap
   ms=$(($(now_ms) - start))
-  grep -E '^(ok|FAIL) - |^       ' "$results"
+  grep -E '^(ok|FAIL) - |^       |^# skipped: ' "$results"
   p=$(grep -c '^ok - ' "$results")
   f=$(grep -c '^FAIL - ' "$results")
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then

@@ -2,12 +2,16 @@
 // server with --enable-smoke-test-driver loads this folder as an Extension Development Host and
 // runs out/test/integration/index.js; the workbench reports the exit code to Playwright.
 // Prints the suite's lines and its "N passed, N failed" line; exit code 0 only when all passed.
+//   node scripts/run-exthost-tests.mjs              one folder (out/test/integration/index.js)
+//   node scripts/run-exthost-tests.mjs --multiroot  a .code-workspace with two folders
+//                                                   (out/test/integration/multiroot.js)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EXT_DIR, freePort, launchBrowser, makeSandbox, QUIET_SETTINGS, requireEnv, startGroup, tail, waitHttp, writeJson, fiskLog } from './lib/sandbox.mjs';
+import { EXT_DIR, FIXTURE, freePort, launchBrowser, makeSandbox, QUIET_SETTINGS, requireEnv, startGroup, tail, waitHttp, writeJson, fiskLog } from './lib/sandbox.mjs';
 
 const TIMEOUT_MS = 240000;
-const box = makeSandbox('exthost');
+const multiroot = process.argv.includes('--multiroot');
+const box = makeSandbox(multiroot ? 'multiroot' : 'exthost');
 const port = await freePort();
 const results = path.join(box.dir, 'results.txt');
 const serverLog = path.join(box.dir, 'server.log');
@@ -16,7 +20,17 @@ for (const file of [path.join(box.dir, 'user/User/settings.json'), path.join(box
 }
 // Workspace settings: in this web workbench, user settings are dropped once the tests write
 // workspace settings (they change fisk.topK and fisk.server.command there).
-writeJson(path.join(box.ws, '.vscode/settings.json'), box.serverSettings);
+let target = `folder=${encodeURIComponent(box.ws)}`;
+if (multiroot) {
+  const second = path.join(box.dir, 'second');
+  fs.cpSync(path.join(path.dirname(FIXTURE), 'second'), second, { recursive: true });
+  const workspace = path.join(box.dir, 'multi.code-workspace');
+  writeJson(workspace, { folders: [{ path: box.ws }, { path: second }], settings: box.serverSettings });
+  target = `workspace=${encodeURIComponent(workspace)}`;
+} else {
+  writeJson(path.join(box.ws, '.vscode/settings.json'), box.serverSettings);
+}
+const testsModule = multiroot ? 'out/test/integration/multiroot.js' : 'out/test/integration/index.js';
 const server = startGroup(
   requireEnv('FISK_NODE24'),
   [requireEnv('FISK_VSCODE_SERVER_MAIN'), '--host', '127.0.0.1', '--port', String(port), '--without-connection-token',
@@ -36,13 +50,13 @@ try {
   const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
   const payload = [
     ['extensionDevelopmentPath', remote(EXT_DIR)],
-    ['extensionTestsPath', remote(path.join(EXT_DIR, 'out/test/integration/index.js'))],
+    ['extensionTestsPath', remote(path.join(EXT_DIR, testsModule))],
   ];
   let exit;
   const exited = new Promise((resolve) => (exit = resolve));
   await page.exposeFunction('codeAutomationExit', (c) => exit(c));
   await page.exposeFunction('codeAutomationLog', () => undefined);
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(box.ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+  await page.goto(`http://127.0.0.1:${port}/?${target}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
   let timer;
   code = await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS)))]);
   clearTimeout(timer);

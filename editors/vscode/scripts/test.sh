@@ -6,7 +6,10 @@
 #   chromium; idempotent), extension-host tests in a real VS Code against $FISK_LS, and one Playwright
 #   UI test. Each tier prints "N passed, N failed"; the exit code is non-zero on any failure.
 # Environment: FISK_LS (default: fisk-ls on PATH), ARTIFACTS_DIR (default: <repo>/artifacts),
-#   FISK_VSCODE_TIERS=unit to skip the integration tier (local use only).
+#   FISK_VSCODE_TIERS=unit to skip the integration tier (local use only),
+#   FISK_UPDATE_SCREENSHOTS=1 to copy the UI test's screenshots over media/*.png (the README's).
+# The run leaves the work tree as it found it: screenshots, logs and the .vsix copy go to
+# $ARTIFACTS_DIR or temp dirs (fisk-ls.vsix itself is git-ignored).
 set -uo pipefail
 
 EXT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,6 +30,21 @@ tier_passed=0
 tier_failed=0
 groups=()
 trap 'for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done' EXIT
+# Every process this run starts (npm, node, code-server, the extension host, fisk-ls, chromium)
+# inherits this token, so the end of the run can tell whether any of them outlived it.
+token="fisk-vscode-test-$$-$RANDOM"
+export FISK_VSCODE_TEST_TOKEN=$token
+
+# Pids (other than this shell and the calling subshell) whose environment carries the token.
+leftovers() {
+  local f pid
+  for f in /proc/[0-9]*/environ; do
+    pid=${f#/proc/}
+    pid=${pid%/environ}
+    { [ "$pid" = "$$" ] || [ "$pid" = "$BASHPID" ]; } && continue
+    grep -qsa -- "FISK_VSCODE_TEST_TOKEN=$token" "$f" && echo "$pid"
+  done
+}
 
 elapsed() { printf '%ss' $(( $(date +%s) - $1 )); }
 
@@ -60,8 +78,8 @@ suite() {
   wait "$pid"
   rc=$?
   kill -KILL -- "-$pid" 2>/dev/null
-  grep -vE '^(TAP version|# (tests|suites|cancelled|skipped|todo|duration_ms)|1\.\.[0-9]+$)' "$log" \
-    | grep -E '^(not ok|ok|# (pass|fail)|FAIL|  |[0-9]+ passed)' | grep -vE '^  +(---|\.\.\.|duration_ms|type:)'
+  grep -vE '^(TAP version|# (tests|suites|cancelled|skipped|todo|duration_ms) [0-9.]+$|1\.\.[0-9]+$)' "$log" \
+    | grep -E '^(not ok|ok|# (pass|fail|skipped)|FAIL|  |[0-9]+ passed)' | grep -vE '^  +(---|\.\.\.|duration_ms|type:)'
   p=$(grep -oE '^# pass [0-9]+' "$log" | awk '{print $3}' | tail -1)
   f=$(grep -oE '^# fail [0-9]+' "$log" | awk '{print $3}' | tail -1)
   if [ -z "$p" ]; then
@@ -118,14 +136,31 @@ if [[ $TIERS == *integration* ]]; then
     export FISK_LS FISK_VSIX=$VSIX
     node scripts/build.mjs --tests || tier_failed=$((tier_failed + 1))
     suite "extension-host tests" node scripts/run-exthost-tests.mjs
+    suite "extension-host tests, multi-root workspace" node scripts/run-exthost-tests.mjs --multiroot
     rm -f "$ARTIFACTS_DIR/vscode-search-picker.png" "$ARTIFACTS_DIR/vscode-search-opened.png"
     suite "UI test (Playwright, headless chromium)" node scripts/run-ui-test.mjs
-    shot=$ARTIFACTS_DIR/vscode-search-picker.png
-    [ -f "$shot" ] && cp "$shot" media/search.png
-    shot=$ARTIFACTS_DIR/vscode-search-opened.png
-    [ -f "$shot" ] && cp "$shot" media/opened.png
+    # The README screenshots are a deliberate update: FISK_UPDATE_SCREENSHOTS=1 copies the new ones
+    # into media/ (then commit them); otherwise they stay in $ARTIFACTS_DIR and the tree is untouched.
+    if [ "${FISK_UPDATE_SCREENSHOTS:-0}" = 1 ]; then
+      for pair in vscode-search-picker.png:search.png vscode-search-opened.png:opened.png; do
+        shot=$ARTIFACTS_DIR/${pair%%:*}
+        [ -f "$shot" ] && cp "$shot" "media/${pair##*:}" && echo "# updated media/${pair##*:} from $shot"
+      done
+    fi
   fi
   end_tier "vscode integration"
+fi
+
+# No process of this run may survive it: report (as a failure) and kill any that did.
+left=$(leftovers)
+if [ -n "$left" ]; then
+  echo "FAIL - processes left behind by the run:"
+  for pid in $left; do echo "    $pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-160)"; done
+  for pid in $left; do kill -KILL "$pid" 2>/dev/null; done
+  total_failed=$((total_failed + 1))
+else
+  echo "ok   - no process of the run is left behind"
+  total_passed=$((total_passed + 1))
 fi
 
 echo "== VS Code extension, all tiers:"

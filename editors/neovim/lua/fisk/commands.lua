@@ -132,15 +132,43 @@ function M.reindex(rebuild)
   end)
 end
 
+--- 6628 -> "6,628".
+---@param n integer
+---@return string
+function M.thousands(n)
+  local s = tostring(math.floor(n or 0))
+  local out = s:reverse():gsub("(%d%d%d)", "%1,"):reverse()
+  return (out:gsub("^,", ""))
+end
+
+--- The vector coverage of a root (`vectors = {embedded, chunks}`), nil when lexical (null/absent).
+local function coverage(root)
+  local v = root.vectors
+  if type(v) == "table" and type(v.embedded) == "number" and type(v.chunks) == "number" then
+    return v
+  end
+end
+
 --- Lines describing a status result.
----@param s table {tier, roots, indexing}
+---@param s table {tier, roots, indexing}; each root may have vectors = {embedded, chunks}
 ---@return string[]
 function M.status_lines(s)
   local lines = { "tier: " .. tostring(s.tier) }
+  local embedded, chunks = 0, 0
   for _, root in ipairs(s.roots or {}) do
-    lines[#lines + 1] = ("%s: %s documents, %s chunks (store %s)"):format(
-      root.root, root.documents or 0, root.chunks or 0, root.store or "?"
+    local cov = coverage(root)
+    local vectors = ""
+    if cov then
+      embedded, chunks = embedded + cov.embedded, chunks + cov.chunks
+      vectors = (", %s/%s embedded"):format(M.thousands(cov.embedded), M.thousands(cov.chunks))
+    end
+    lines[#lines + 1] = ("%s: %s documents, %s chunks%s (store %s)"):format(
+      root.root, root.documents or 0, M.thousands(root.chunks or 0), vectors, root.store or "?"
     )
+  end
+  -- Vectors still filling in behind the searchable lexical index (unless the tier line says so).
+  if embedded < chunks and not tostring(s.tier):find("embedded", 1, true) then
+    lines[1] = ("%s; %s/%s chunks embedded"):format(lines[1], M.thousands(embedded), M.thousands(chunks))
   end
   if s.indexing then
     lines[#lines + 1] = "indexing in progress"

@@ -27,6 +27,34 @@ M.defaults = {
 
 M.pickers = { "auto", "telescope", "fzf_lua", "snacks", "mini", "select" }
 
+-- The server's `fisk` settings and their limits: a copy of the properties of
+-- fisk_ls/knowledge/settings.schema.json (generated from the Python core), without descriptions.
+-- tests/spec/contract_spec.lua fails when the two disagree.
+M.schema = {
+  paths = { type = "array", items = { type = "string" } },
+  exclude = { type = "array", items = { type = "string" } },
+  topK = { type = "integer", minimum = 1, maximum = 20, default = 5 },
+  watch = { type = "boolean", default = true },
+  workspaceSymbols = { type = "boolean", default = true },
+  embeddings = {
+    type = "object",
+    properties = {
+      -- provider, modelPath, threads: the built-in provider (embed branch), not in the schema file yet
+      provider = { type = "string", enum = { "openai", "builtin" }, default = "openai", pending = true },
+      modelPath = { type = "string", pending = true },
+      threads = { type = "integer", minimum = 0, default = 0, pending = true },
+      baseUrl = { type = "string" },
+      model = { type = "string" },
+      apiKeyEnv = { type = "string" },
+      timeout = { type = "number", minimum = 0.1, maximum = 3600, default = 30 },
+      queryTimeout = { type = "number", minimum = 0.05, maximum = 60, default = 2 },
+      queryPrefix = { type = "string" },
+      documentPrefix = { type = "string" },
+    },
+    required = { "baseUrl", "model" },
+  },
+}
+
 ---@type fisk.Options
 M.options = vim.deepcopy(M.defaults)
 
@@ -53,7 +81,124 @@ local function check_list(name, value)
   end
 end
 
---- Merge user options over the defaults; raises a clear error for a wrong type.
+local function num(x)
+  return x == math.floor(x) and ("%d"):format(x) or tostring(x)
+end
+
+--- What a property allows, in the server's words ("an integer from 1 to 20", "true or false").
+---@param p table a property of M.schema
+---@return string
+function M.describe(p)
+  local noun = ({ integer = "an integer", number = "a number" })[p.type] or p.type
+  if p.enum then
+    return "one of " .. table.concat(p.enum, ", ")
+  elseif p.minimum and p.maximum then
+    return ("%s from %s to %s"):format(noun, num(p.minimum), num(p.maximum))
+  elseif p.minimum then
+    return ("%s of at least %s"):format(noun, num(p.minimum))
+  elseif p.type == "string" and p.maxLength then
+    return ("a string of at most %d characters"):format(p.maxLength)
+  elseif p.type == "array" then
+    return ("a list of %ss"):format(p.items.type)
+  elseif p.type == "boolean" then
+    return "true or false"
+  end
+  return noun
+end
+
+local function fits(p, value)
+  if p.type == "integer" or p.type == "number" then
+    if type(value) ~= "number" or value ~= value then
+      return false
+    end
+    if p.type == "integer" and value ~= math.floor(value) then
+      return false
+    end
+    return not (p.minimum and value < p.minimum) and not (p.maximum and value > p.maximum)
+  elseif p.type == "boolean" then
+    return type(value) == "boolean"
+  elseif p.type == "string" then
+    if p.enum and not vim.tbl_contains(p.enum, value) then
+      return false
+    end
+    return type(value) == "string" and not (p.maxLength and #value > p.maxLength)
+  elseif p.type == "array" then
+    if type(value) ~= "table" or (next(value) ~= nil and not vim.islist(value)) then
+      return false
+    end
+    for _, v in ipairs(value) do
+      if type(v) ~= p.items.type then
+        return false
+      end
+    end
+    return true
+  end
+  return type(value) == "table"
+end
+
+--- Check `settings` (the server's camelCase keys) against M.schema, as the server does: a bad
+--- field is dropped, so the server keeps its default, and is named in the returned problems.
+--- Unknown keys pass through untouched (the server decides about them).
+---@param settings table
+---@return table settings the valid part
+---@return string[] problems e.g. { "fisk.topK (expected an integer from 1 to 20, got 30)" }
+function M.check_settings(settings)
+  local out, problems = vim.deepcopy(settings), {}
+  local function bad(key, what, value)
+    problems[#problems + 1] = ("fisk.%s (expected %s, got %s)"):format(key, what, vim.inspect(value))
+  end
+  local keys = vim.tbl_keys(M.schema)
+  table.sort(keys)
+  for _, key in ipairs(keys) do
+    local p, value = M.schema[key], settings[key]
+    if value == nil or value == vim.NIL then
+      out[key] = nil
+    elseif p.type ~= "object" then
+      if not fits(p, value) then
+        bad(key, M.describe(p), value)
+        out[key] = nil
+      end
+    elseif type(value) ~= "table" or vim.islist(value) and next(value) ~= nil then
+      bad(key, "an object with " .. table.concat(p.required, " and "), value)
+      out[key] = nil
+    else
+      local ok = true
+      for name, item in pairs(value) do
+        if p.properties[name] and not fits(p.properties[name], item) then
+          bad(key .. "." .. name, M.describe(p.properties[name]), item)
+          ok = false
+        end
+      end
+      if ok and value.provider == "builtin" then -- a model inside fisk-ls: no server, so no baseUrl
+        if value.baseUrl ~= nil and value.baseUrl ~= "" then
+          problems[#problems + 1] = ("fisk.%s.baseUrl (not used with provider builtin)"):format(key)
+          ok = false
+        end
+      else
+        for _, name in ipairs(p.required) do
+          if ok and (value[name] == nil or value[name] == "") then
+            problems[#problems + 1] = ("fisk.%s (%s are required)"):format(key, table.concat(p.required, " and "))
+            ok = false
+          end
+        end
+      end
+      if not ok then
+        out[key] = nil
+      end
+    end
+  end
+  return out, problems
+end
+
+--- The one message naming every bad setting (the server's wording).
+---@param problems string[]
+---@return string
+function M.problems_message(problems)
+  return "ignoring invalid settings, using defaults for: " .. table.concat(problems, "; ")
+end
+
+--- Merge user options over the defaults; raises a clear error for a wrong type. `settings` follow
+--- the server's rule instead: a bad one keeps its default and one warning names every bad field.
 ---@param opts? table
 ---@return fisk.Options
 function M.setup(opts)
@@ -80,6 +225,11 @@ function M.setup(opts)
       ),
       0
     )
+  end
+  local problems
+  merged.settings, problems = M.check_settings(merged.settings)
+  if #problems > 0 then
+    require("fisk.notify").warn(M.problems_message(problems))
   end
   M.options = merged
   return merged

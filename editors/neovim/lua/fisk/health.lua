@@ -10,7 +10,7 @@ local function check_server(opts)
   local exe = opts.cmd[1]
   if vim.fn.executable(exe) ~= 1 then
     health.error(lsp.missing_message(opts), {
-      "pip install fisk-ls (into a virtualenv is fine: then set cmd to its bin/fisk-ls)",
+      "pipx install --force . in a checkout of the fisk-ls repository (or pip install . into a virtualenv and set cmd to its bin/fisk-ls)",
       'require("fisk").setup({ cmd = { "/path/to/fisk-ls" } })',
     })
     return false

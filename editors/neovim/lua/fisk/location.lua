@@ -45,7 +45,9 @@ local function flash(bufnr, first, last)
 end
 
 --- Open the cited file in the current window (the previous one when in the quickfix window),
---- cursor on the chunk's heading, pushed on the jumplist and tagstack.
+--- pushed on the jumplist and tagstack, cursor at the link's targetSelectionRange: for a search
+--- hit the part of the chunk that matched, for a citation the chunk's first line
+--- (docs/lsp-protocol.md). The whole chunk flashes.
 ---@param link table LocationLink
 ---@param client? vim.lsp.Client for its position encoding
 ---@return boolean ok

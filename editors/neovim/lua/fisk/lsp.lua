@@ -46,7 +46,8 @@ end
 function M.missing_message(opts)
   opts = opts or config.options
   return ("cannot start the language server: `%s` was not found or is not executable (cmd = %s). "
-    .. "Install it with `pip install fisk-ls`, or set `cmd` in require(\"fisk\").setup().")
+    .. "Install it with `pipx install --force .` in a checkout of the fisk-ls repository (`pipx install fisk-ls` "
+    .. "once it is published), or set `cmd` in require(\"fisk\").setup().")
     :format(opts.cmd[1], vim.inspect(opts.cmd))
 end
 

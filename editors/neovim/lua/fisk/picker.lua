@@ -14,7 +14,7 @@ local M = {}
 ---@field lnum integer     first cited line (1-based)
 ---@field end_lnum integer last cited line
 ---@field location table   the LSP LocationLink
----@field label string     "section  relpath:lnum  snippet"
+---@field label string     "section  relpath:line  snippet" (line: where the match starts)
 
 M.snippet_width = 120
 
@@ -48,7 +48,9 @@ function M.items(results)
         end_lnum = last,
         location = link,
       }
-      local where = ("%s:%d"):format(item.relpath, first)
+      -- the line a jump lands on: where the match starts (targetSelectionRange), else the chunk's first
+      local selection = link.targetSelectionRange
+      local where = ("%s:%d"):format(item.relpath, selection and selection.start.line + 1 or first)
       item.label = table.concat(
         item.section ~= "" and { item.section, where, item.snippet } or { where, item.snippet },
         "  "

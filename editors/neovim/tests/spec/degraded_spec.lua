@@ -27,6 +27,31 @@ H.run("degraded_spec", function()
     H.eq(nil, H.note("degraded"), "degraded warning while healthy")
   end)
 
+  H.test(":FiskStatus shows every chunk embedded (when the server reports vector coverage)", function()
+    local s = H.wait(30000, function()
+      local r = require("fisk.lsp").request_sync(client, "workspace/executeCommand",
+        { command = "fisk.knowledge.status", arguments = {} }, 5000)
+      local st = r and r.result
+      local v = st and st.roots[1].vectors
+      if st and v == nil then
+        return st -- a server without the field
+      end
+      return st and type(v) == "table" and v.embedded == v.chunks and v.chunks > 0 and st
+    end, "the backlog to drain")
+    local v = s.roots[1].vectors
+    if v == nil then
+      return H.skip("this fisk-ls reports no vector coverage (roots[].vectors)")
+    end
+    H.eq(s.roots[1].chunks, v.chunks, "vectors.chunks is the root's chunk count")
+    local from = #H.notes
+    vim.cmd("FiskStatus")
+    local n = H.wait(10000, function()
+      return H.note("^fisk: tier: ", from)
+    end, "a status notification; got: " .. H.notes_text(from))
+    H.match(n.msg, ("%d documents, %d chunks, %d/%d embedded"):format(s.roots[1].documents, v.chunks, v.chunks, v.chunks),
+      "coverage in :FiskStatus: " .. n.msg)
+  end)
+
   H.test("when it goes down, search still answers and warns once with the reason", function()
     emb.stop()
     local from = #H.notes

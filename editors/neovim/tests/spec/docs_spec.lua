@@ -34,6 +34,44 @@ H.run("docs_spec", function()
     end
   end)
 
+  local repo = vim.fs.dirname(vim.fs.dirname(H.plugin_dir))
+  local function git(args)
+    return vim.system(vim.list_extend({ "git", "-C", repo }, args), { text = true }):wait()
+  end
+  local in_git = vim.fn.executable("git") == 1 and git({ "rev-parse", "--git-dir" }).code == 0
+
+  H.test("doc/tags, the one file :helptags writes into the plugin, is git-ignored", function()
+    if not in_git then
+      return H.skip("not a git checkout")
+    end
+    H.eq(0, git({ "check-ignore", "-q", "--no-index", "editors/neovim/doc/tags" }).code, "git check-ignore")
+  end)
+
+  H.test("the README's packadd copy recipe installs a working copy and leaves the checkout clean", function()
+    if not in_git then
+      return H.skip("not a git checkout")
+    end
+    local readme = table.concat(vim.fn.readfile(H.plugin_dir .. "/README.md"), "\n")
+    local section = readme:match("### Built%-in packages.-```sh\n(.-)```")
+    H.assert(section, "the README has the packadd recipe")
+    local data = vim.fn.tempname()
+    local script = section:gsub("~/src/fisk%-ls", repo):gsub("~/%.local/share", data)
+      :gsub("\nnvim ", "\n" .. vim.v.progpath .. " ")
+    local before = git({ "status", "--porcelain", "--", "editors/neovim" }).stdout
+    local run = vim.system({ "sh", "-ec", script }, { text = true }):wait()
+    H.eq(0, run.code, "the recipe runs: " .. script .. (run.stderr or ""))
+    local pack = data .. "/nvim/site/pack/fisk/opt/fisk.nvim"
+    H.assert(vim.uv.fs_stat(pack .. "/plugin/fisk.lua"), "the copy has plugin/fisk.lua")
+    H.assert(vim.uv.fs_stat(pack .. "/doc/tags"), "the copy has its help tags")
+    local child = vim.system({ vim.v.progpath, "--headless", "-u", "NONE", "-i", "NONE", "-n",
+      "--cmd", "set packpath^=" .. data .. "/nvim/site", "-c", "packadd fisk.nvim", "-c", "help fisk",
+      "-c", "lua io.stdout:write(vim.fn.exists(':FiskSearch'), ' ', vim.fn.expand('%:p'))", "-c", "qa!" },
+      { text = true }):wait()
+    H.eq("2 " .. vim.uv.fs_realpath(pack .. "/doc/fisk.txt"), vim.trim(child.stdout), "packadd + :help fisk")
+    H.eq(before, git({ "status", "--porcelain", "--", "editors/neovim" }).stdout, "git status of editors/neovim")
+    vim.fn.delete(data, "rf")
+  end)
+
   H.test("setup() rejects a wrong option with a message naming it", function()
     local ok, err = pcall(require("fisk").setup, { picker = "ranger" })
     H.eq(false, ok, "setup succeeded")

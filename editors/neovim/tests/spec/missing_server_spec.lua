@@ -13,7 +13,7 @@ H.run("missing_server_spec", function()
     H.assert(n, "no notification; got: " .. H.notes_text())
     H.eq(ERROR, n.level, "level")
     H.match(n.msg, "^fisk: cannot start the language server: `fisk%-ls%-not%-installed` was not found", "message")
-    H.match(n.msg, "pip install fisk%-ls", "the fix")
+    H.match(n.msg, "`pipx install %-%-force %.` in a checkout of the fisk%-ls repository", "the fix")
   end)
 
   H.test("opening a markdown file then starts nothing and adds no other message", function()

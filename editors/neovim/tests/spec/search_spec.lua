@@ -96,7 +96,11 @@ H.run("search_spec", function()
       return vim.api.nvim_buf_get_name(0) == animals
     end, "the jump to animals.md")
     vim.ui.select = orig
-    H.eq(H.line_of(animals, "## Zebrafish"), vim.fn.line("."), "cursor line (the chunk's heading)")
+    -- the cursor lands on the part of the chunk that matched (targetSelectionRange), inside the chunk
+    local match_line = seen.first.location.targetSelectionRange.start.line + 1
+    H.eq(match_line, vim.fn.line("."), "cursor line (the matched part)")
+    H.assert(match_line >= H.line_of(animals, "## Zebrafish") and match_line <= H.line_of(animals, "It regenerates"),
+      ("the matched part (line %d) is the Zebrafish paragraph"):format(match_line))
     H.match(seen.labels[1], "Zebrafish", "item shows the section")
     H.match(seen.labels[1], "docs/animals%.md:%d+", "item shows relpath:line")
     H.assert(seen.first.snippet ~= "", "empty snippet")
@@ -113,7 +117,9 @@ H.run("search_spec", function()
       prompted = opts.prompt
       on_confirm("salamander larval")
     end
+    local chosen
     vim.ui.select = function(items, _, on_choice)
+      chosen = items[1]
       on_choice(items[1], 1)
     end
     vim.cmd.edit(meeting)
@@ -123,7 +129,8 @@ H.run("search_spec", function()
     end, "the jump to animals.md")
     vim.ui.input, vim.ui.select = orig_input, orig_select
     H.match(prompted, "Fisk", "input prompt")
-    H.eq(H.line_of(animals, "## Axolotl"), vim.fn.line("."), "cursor line")
+    H.eq(chosen.location.targetSelectionRange.start.line + 1, vim.fn.line("."), "cursor line (the matched part)")
+    H.assert(vim.fn.getline("."):find("axolotl") or vim.fn.getline("."):find("Axolotl"), "cursor on the axolotl text: " .. vim.fn.getline("."))
   end)
 
   local citation

@@ -42,6 +42,24 @@ H.run("settings_spec", function()
     end
   end)
 
+  H.test("a search request with top_k outside the server's limit is an error naming the limit", function()
+    for _, case in ipairs({ { 50, false }, { 20, true } }) do
+      local done, err, res
+      require("fisk.api").search("wombat", { top_k = case[1] }, function(e, r)
+        done, err, res = true, e, r
+      end)
+      H.wait(10000, function()
+        return done
+      end, "the search to answer")
+      if case[2] then
+        H.eq(nil, err, "top_k 20 is fine")
+        H.eq("ok", res.status, "status")
+      else
+        H.match(tostring(err), "topK: expected an integer from 1 to 20, got 50", "error for top_k 50")
+      end
+    end
+  end)
+
   H.test(":FiskShow of a file changed on disk (watch off) opens where the text moved and warns", function()
     local koalas = root .. "/docs/koalas.md"
     local citation = H.search_qf("koala sleeps")[1].user_data.citation

@@ -35,10 +35,15 @@ export function citedLines(range: LspRange): { first: number; last: number } {
   return { first, last: Math.max(first, endsAtLineStart ? range.end.line - 1 : range.end.line) };
 }
 
-/** Opens the cited file and selects the cited lines, cursor on the first one. */
-export async function openLocation(link: LocationLink): Promise<vscode.TextEditor> {
+/** The lines a search hit opens on: the part of the chunk that matched (docs/lsp-protocol.md), else the chunk. */
+export function hitRange(link: LocationLink): LspRange {
+  return link.targetSelectionRange ?? link.targetRange;
+}
+
+/** Opens the cited file and selects `range`'s lines (default: the whole cited chunk), cursor on the first one. */
+export async function openLocation(link: LocationLink, range: LspRange = link.targetRange): Promise<vscode.TextEditor> {
   const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(link.targetUri));
-  const { first, last } = citedLines(link.targetRange);
+  const { first, last } = citedLines(range);
   const lastLine = Math.min(last, document.lineCount - 1);
   const start = document.validatePosition(new vscode.Position(first, 0));
   const end = document.lineAt(lastLine).range.end;

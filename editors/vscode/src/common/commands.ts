@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { citationFromEditor, openLocation, parseCitation } from './citation';
+import { citationFromEditor, hitRange, openLocation, parseCitation } from './citation';
 import { Commands, INSTALL_COMMAND, ServerCommands } from './constants';
 import { errorMessage, getLog, logError, logInfo } from './log';
 import { IndexStatus, ReindexResult, SearchHit, SearchResult, ServerNotRunningError, ShowResult } from './protocol';
@@ -13,7 +13,8 @@ import { StatusBar, statusLines } from './status';
 export function registerCommands(server: FiskServer, status: StatusBar): vscode.Disposable[] {
   const picker = new SearchPicker({
     search: (query, token) => searchKnowledge(server, status, query, undefined, token),
-    open: (hit: SearchHit) => guarded(() => openLocation(hit.location)),
+    // A search hit opens on the part that matched; a citation (Open Citation) selects its whole chunk.
+    open: (hit: SearchHit) => guarded(() => openLocation(hit.location, hitRange(hit.location))),
     copy: (citation) => copyCitation(citation),
     act: async (notice) => runNotice(notice),
   });

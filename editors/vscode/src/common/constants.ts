@@ -5,7 +5,12 @@ export const CLIENT_ID = 'fisk';
 export const CLIENT_NAME = 'Fisk';
 export const SETTINGS_SECTION = 'fisk';
 export const DEFAULT_SERVER_COMMAND = 'fisk-ls';
-export const INSTALL_COMMAND = 'pip install fisk-ls';
+/**
+ * fisk-ls is not on PyPI yet, so the install command that works is the one run in a checkout of the
+ * repository (as in the main README's Install section); `pipx install fisk-ls` once the package is published.
+ */
+export const INSTALL_COMMAND = 'pipx install --force .';
+export const INSTALL_HINT = `\`${INSTALL_COMMAND}\` in a checkout of the fisk-ls repository (\`pipx install fisk-ls\` once it is published)`;
 export const TOOL_NAME = 'fisk_knowledge_search';
 export const PROGRESS_TITLE = 'Indexing docs';
 

@@ -51,11 +51,21 @@ export interface ReindexResult {
   chunks: number;
 }
 
+/** How many of a hybrid root's chunks have a vector yet (vectors fill in behind the lexical index). */
+export interface VectorCoverage {
+  embedded: number;
+  chunks: number;
+}
+
 export interface RootStatus {
   root: string;
   store: string;
   documents: number;
   chunks: number;
+  /** Hybrid roots only: null or absent when the root is lexical. */
+  vectors?: VectorCoverage | null;
+  /** True while the server embeds this root's backlog in the background. */
+  embedding?: boolean;
   /** Optional extras some servers send per root. */
   built?: boolean;
   indexing?: boolean;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { hitRange } from './citation';
 import { errorMessage } from './log';
 import { SearchHit, SearchResult, ServerNotRunningError } from './protocol';
 
@@ -32,7 +33,7 @@ export function relpathOf(citation: string): string {
 
 /** `relpath:line`, 1-based, of the first cited line. */
 export function lineReference(hit: SearchHit): string {
-  return `${relpathOf(hit.citation)}:${hit.location.targetRange.start.line + 1}`;
+  return `${relpathOf(hit.citation)}:${hitRange(hit.location).start.line + 1}`;
 }
 
 /** The snippet on one line, shortened at a word boundary. */

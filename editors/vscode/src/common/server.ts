@@ -11,11 +11,12 @@ import {
   WorkDoneProgressEnd,
   WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
-import { CLIENT_ID, CLIENT_NAME, Commands, INSTALL_COMMAND, SETTINGS_SECTION } from './constants';
+import { CLIENT_ID, CLIENT_NAME, Commands, INSTALL_COMMAND, INSTALL_HINT, SETTINGS_SECTION } from './constants';
 import { findExecutable } from './executable';
-import { errorMessage, logError, logInfo } from './log';
+import { errorMessage, logError, logInfo, logWarn } from './log';
 import { ServerNotRunningError } from './protocol';
-import { expandVariables, getSettings, toServerSettings } from './settings';
+import { problemsMessage } from './contract';
+import { documentSelector, expandVariables, getSettings, toServerSettings } from './settings';
 
 export type ServerState =
   | { kind: 'starting' }
@@ -106,12 +107,13 @@ export class FiskServer implements vscode.Disposable {
 
   private async startClient(): Promise<void> {
     const settings = getSettings();
+    reportProblems(settings.problems);
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const command = expandVariables(settings.serverCommand, folder);
     this.setState({ kind: 'starting' });
     const executable = await findExecutable(command);
     if (executable === undefined) {
-      logError(`server command not found: ${command}; install it with \`${INSTALL_COMMAND}\``);
+      logError(`server command not found: ${command}; install it with ${INSTALL_HINT}`);
       this.setState({ kind: 'missing', command });
       void showMissingServer(command);
       return;
@@ -123,7 +125,13 @@ export class FiskServer implements vscode.Disposable {
       args: settings.serverArgs,
       options: folder === undefined ? {} : { cwd: folder },
     };
-    const client = this.createClient(CLIENT_ID, CLIENT_NAME, serverOptions, this.clientOptions(toServerSettings(settings)));
+    const client = this.createClient(
+      CLIENT_ID,
+      CLIENT_NAME,
+      serverOptions,
+      this.clientOptions(toServerSettings(settings), documentSelector(settings.languages)),
+    );
+    keepServerCommandsPrivate(client);
     client.onDidChangeState((event) => {
       if (this.client !== client) {
         return;
@@ -165,9 +173,10 @@ export class FiskServer implements vscode.Disposable {
     }
   }
 
-  private clientOptions(initializationOptions: object): LanguageClientOptions {
+  private clientOptions(initializationOptions: object, selector: LanguageClientOptions['documentSelector']): LanguageClientOptions {
     return {
-      documentSelector: [{ scheme: 'file' }],
+      // Markdown and plain text by default (`fisk.languages`): the server has nothing to say about code files.
+      documentSelector: selector,
       outputChannel: this.outputChannel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions,
@@ -188,16 +197,57 @@ export class FiskServer implements vscode.Disposable {
   }
 }
 
+/**
+ * vscode-languageclient registers every command of the server's `executeCommandProvider`
+ * (`fisk.knowledge.search`, ...) as a global VS Code command. Any second client of fisk-ls in the
+ * same extension host (another extension, a generic LSP client) would then fail to start with
+ * "command 'fisk.knowledge.search' already exists". The extension sends `workspace/executeCommand`
+ * itself (`FiskServer.request`), so it leaves those ids unregistered and never collides.
+ */
+export function keepServerCommandsPrivate(client: LanguageClient): void {
+  const feature = client.getFeature(ExecuteCommandRequest.method);
+  feature.initialize = () => undefined;
+  feature.register = () => undefined;
+}
+
 /** `workspace/configuration`: section `fisk` gets the same object as initializationOptions. */
 export function answerConfiguration(params: ConfigurationParams, defaults: unknown): unknown[] {
   const fallback = Array.isArray(defaults) ? defaults : [];
-  return params.items.map((item, i) => {
+  const problems: string[] = [];
+  const answer = params.items.map((item, i) => {
     if (item.section !== SETTINGS_SECTION) {
       return fallback[i] ?? null;
     }
     const scope = item.scopeUri === undefined ? undefined : vscode.Uri.parse(item.scopeUri);
-    return toServerSettings(getSettings(scope));
+    const settings = getSettings(scope);
+    problems.push(...settings.problems);
+    return toServerSettings(settings);
   });
+  reportProblems([...new Set(problems)]);
+  return answer;
+}
+
+let lastProblems = '';
+
+/**
+ * The server's rule for a bad setting: it keeps its default and one warning names every bad field.
+ * The same warning is not repeated (settings are read again at every restart and configuration request).
+ */
+export function reportProblems(problems: readonly string[]): void {
+  const message = problems.length === 0 ? '' : problemsMessage(problems);
+  if (message === lastProblems) {
+    return;
+  }
+  lastProblems = message;
+  if (message !== '') {
+    logWarn(message);
+    void vscode.window.showWarningMessage(message);
+  }
+}
+
+/** Forgets the last warning (tests). */
+export function resetReportedProblems(): void {
+  lastProblems = '';
 }
 
 export function describeState(state: ServerState): string {
@@ -217,7 +267,7 @@ export function describeState(state: ServerState): string {
 
 export function missingMessage(command: string): string {
   const where = command.includes('/') || command.includes('\\') ? '' : ' on PATH';
-  return `The language server "${command}" was not found${where}. Install it with \`${INSTALL_COMMAND}\`, or set "fisk.server.command" to its full path.`;
+  return `The language server "${command}" was not found${where}. Install it with ${INSTALL_HINT}, or set "fisk.server.command" to its full path.`;
 }
 
 async function showMissingServer(command: string): Promise<void> {

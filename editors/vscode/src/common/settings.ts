@@ -2,24 +2,45 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_SERVER_COMMAND, SETTINGS_SECTION } from './constants';
+import {
+  checkValue,
+  EMBEDDINGS_PROVIDERS,
+  EMBEDDINGS_QUERY_TIMEOUT,
+  EMBEDDINGS_THREADS,
+  EMBEDDINGS_TIMEOUT,
+  EmbeddingsProvider,
+  Limit,
+  TOP_K,
+} from './contract';
 
 /** Everything the extension reads from the `fisk.*` settings (package.json `contributes.configuration`). */
 export interface FiskSettings {
   serverCommand: string;
   serverArgs: string[];
   paths: string[];
+  exclude: string[];
   topK: number;
+  watch: boolean;
   embeddings: EmbeddingsSettings;
   workspaceSymbols: boolean;
+  /** Language ids of the documents the client attaches to (`fisk.languages`). */
+  languages: string[];
+  /** Settings that were out of range or of the wrong type and fell back to their default, named as the server names them. */
+  problems: string[];
 }
 
 export interface EmbeddingsSettings {
-  /** `openai` (a server at baseUrl) or `builtin` (a model run inside fisk-ls); '' = openai. */
-  provider: string;
+  /** `openai` (a server at baseUrl) or `builtin` (a model run inside fisk-ls, no server needed). */
+  provider: EmbeddingsProvider;
+  /** builtin: a directory with model.onnx and tokenizer.json (nothing is downloaded then). */
   modelPath: string;
+  /** builtin: onnxruntime threads for indexing (0: all cores but one). */
+  threads?: number;
   baseUrl: string;
   model: string;
   apiKeyEnv: string;
+  timeout?: number;
+  queryTimeout?: number;
   queryPrefix: string;
   documentPrefix: string;
 }
@@ -27,47 +48,106 @@ export interface EmbeddingsSettings {
 /** The object the server takes as initializationOptions and as `workspace/configuration` section `fisk`. */
 export interface ServerSettings {
   paths?: string[];
+  exclude?: string[];
   topK: number;
+  watch?: boolean;
   embeddings?: Partial<EmbeddingsSettings>;
   workspaceSymbols: boolean;
 }
 
-export const DEFAULT_TOP_K = 5;
-export const MAX_TOP_K = 50;
+export const DEFAULT_TOP_K: number = TOP_K.default;
+/** Markdown and plain text: the files the server indexes (.md .markdown .txt .text). */
+export const DEFAULT_LANGUAGES: readonly string[] = ['markdown', 'plaintext'];
+
+function shown(value: unknown): string {
+  return String(JSON.stringify(value)).slice(0, 100);
+}
 
 export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, scope);
-  const text = (key: string, fallback = ''): string => {
+  const problems: string[] = [];
+  const name = (key: string) => `${SETTINGS_SECTION}.${key}`;
+  const given = (key: string): unknown => {
     const value = config.get<unknown>(key);
-    return typeof value === 'string' ? value.trim() : fallback;
+    return value === null ? undefined : value;
   };
-  const list = (key: string): string[] => {
-    const value = config.get<unknown>(key);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim()) : [];
+  const text = (key: string, trim = true): string => {
+    const value = given(key);
+    if (value !== undefined && typeof value !== 'string') {
+      problems.push(`${name(key)} (expected a string, got ${shown(value)})`);
+    }
+    return typeof value !== 'string' ? '' : trim ? value.trim() : value;
   };
+  const list = (key: string, fallback: readonly string[] = []): string[] => {
+    const value = given(key);
+    if (value === undefined) {
+      return [...fallback];
+    }
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+      problems.push(`${name(key)} (expected a list of strings, got ${shown(value)})`);
+      return [...fallback];
+    }
+    return value.map((v: string) => v.trim()).filter((v) => v !== '');
+  };
+  const flag = (key: string, fallback: boolean): boolean => {
+    const value = given(key);
+    if (value !== undefined && typeof value !== 'boolean') {
+      problems.push(`${name(key)} (expected true or false, got ${shown(value)})`);
+    }
+    return typeof value === 'boolean' ? value : fallback;
+  };
+  const limited = (key: string, limit: Limit): number | undefined => {
+    const value = given(key);
+    const problem = value === undefined ? undefined : checkValue(limit, value);
+    if (problem !== undefined) {
+      problems.push(`${name(key)} (${problem})`);
+    }
+    return value === undefined || problem !== undefined ? undefined : (value as number);
+  };
+  const serverCommand = text('server.command') || DEFAULT_SERVER_COMMAND;
+  const serverArgs = list('server.args');
+  const paths = list('paths');
+  const exclude = list('exclude');
+  const topK = limited('topK', TOP_K) ?? DEFAULT_TOP_K;
+  const watch = flag('watch', true);
+  let provider = text('embeddings.provider') || 'openai';
+  if (!(EMBEDDINGS_PROVIDERS as readonly string[]).includes(provider)) {
+    problems.push(`${name('embeddings.provider')} (expected one of ${EMBEDDINGS_PROVIDERS.join(', ')}, got ${shown(provider)})`);
+    provider = 'openai';
+  }
+  const embeddings: EmbeddingsSettings = {
+    provider: provider as EmbeddingsProvider,
+    modelPath: text('embeddings.modelPath'),
+    threads: limited('embeddings.threads', EMBEDDINGS_THREADS),
+    baseUrl: text('embeddings.baseUrl'),
+    model: text('embeddings.model'),
+    apiKeyEnv: text('embeddings.apiKeyEnv'),
+    timeout: limited('embeddings.timeout', EMBEDDINGS_TIMEOUT),
+    queryTimeout: limited('embeddings.queryTimeout', EMBEDDINGS_QUERY_TIMEOUT),
+    queryPrefix: text('embeddings.queryPrefix', false),
+    documentPrefix: text('embeddings.documentPrefix', false),
+  };
+  if (embeddings.provider === 'openai' && embeddings.baseUrl !== '' && embeddings.model === '') {
+    problems.push(`${name('embeddings')} (baseUrl and model are required)`);
+    embeddings.baseUrl = '';
+  }
   return {
-    serverCommand: text('server.command') || DEFAULT_SERVER_COMMAND,
-    serverArgs: list('server.args'),
-    paths: list('paths'),
-    topK: clampTopK(config.get<unknown>('topK')),
-    embeddings: {
-      provider: text('embeddings.provider'),
-      modelPath: text('embeddings.modelPath'),
-      baseUrl: text('embeddings.baseUrl'),
-      model: text('embeddings.model'),
-      apiKeyEnv: text('embeddings.apiKeyEnv'),
-      queryPrefix: config.get<string>('embeddings.queryPrefix') ?? '',
-      documentPrefix: config.get<string>('embeddings.documentPrefix') ?? '',
-    },
-    workspaceSymbols: config.get<boolean>('workspaceSymbols') === true,
+    serverCommand,
+    serverArgs,
+    paths,
+    exclude,
+    topK,
+    watch,
+    embeddings,
+    workspaceSymbols: flag('workspaceSymbols', false),
+    languages: list('languages', DEFAULT_LANGUAGES),
+    problems,
   };
 }
 
-export function clampTopK(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    return DEFAULT_TOP_K;
-  }
-  return Math.min(MAX_TOP_K, Math.max(1, Math.round(value)));
+/** The client's document selector: local files of the `fisk.languages` language ids. */
+export function documentSelector(languages: readonly string[]): { scheme: string; language: string }[] {
+  return [...new Set(languages)].map((language) => ({ scheme: 'file', language }));
 }
 
 /** Settings → the server's camelCase options; unset keys are left out so the server's defaults apply. */
@@ -76,23 +156,36 @@ export function toServerSettings(settings: FiskSettings): ServerSettings {
   if (settings.paths.length > 0) {
     result.paths = settings.paths;
   }
+  if (settings.exclude.length > 0) {
+    result.exclude = settings.exclude;
+  }
+  if (!settings.watch) {
+    result.watch = false;
+  }
   const e = settings.embeddings;
-  if (e.provider === 'builtin') {
-    const embeddings: Partial<EmbeddingsSettings> = { provider: 'builtin', queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
+  // builtin needs no server (baseUrl and apiKeyEnv are not used, and the server refuses a baseUrl with it).
+  const builtin = e.provider === 'builtin';
+  if (builtin || e.baseUrl !== '') {
+    const embeddings: Partial<EmbeddingsSettings> = builtin
+      ? { provider: 'builtin', queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix }
+      : { baseUrl: e.baseUrl, queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
     if (e.model !== '') {
       embeddings.model = e.model;
     }
-    if (e.modelPath !== '') {
+    if (!builtin && e.apiKeyEnv !== '') {
+      embeddings.apiKeyEnv = e.apiKeyEnv;
+    }
+    if (builtin && e.modelPath !== '') {
       embeddings.modelPath = e.modelPath;
     }
-    result.embeddings = embeddings;
-  } else if (e.baseUrl !== '') {
-    const embeddings: Partial<EmbeddingsSettings> = { baseUrl: e.baseUrl, queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
-    if (e.model !== '') {
-      embeddings.model = e.model;
+    if (builtin && e.threads !== undefined) {
+      embeddings.threads = e.threads;
     }
-    if (e.apiKeyEnv !== '') {
-      embeddings.apiKeyEnv = e.apiKeyEnv;
+    if (e.timeout !== undefined) {
+      embeddings.timeout = e.timeout;
+    }
+    if (e.queryTimeout !== undefined) {
+      embeddings.queryTimeout = e.queryTimeout;
     }
     result.embeddings = embeddings;
   }
@@ -119,6 +212,6 @@ export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
 }
 
 function onlyTraceChanged(event: vscode.ConfigurationChangeEvent): boolean {
-  const keys = ['server', 'paths', 'topK', 'embeddings', 'workspaceSymbols'];
+  const keys = ['server', 'paths', 'exclude', 'topK', 'watch', 'embeddings', 'workspaceSymbols', 'languages'];
   return !keys.some((key) => event.affectsConfiguration(`${SETTINGS_SECTION}.${key}`));
 }

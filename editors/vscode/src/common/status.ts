@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Commands, ServerCommands } from './constants';
 import { logWarn, errorMessage } from './log';
-import { IndexStatus, SearchResult } from './protocol';
+import { IndexStatus, RootStatus, SearchResult, VectorCoverage } from './protocol';
 import { describeState, FiskServer, IndexProgress, ServerState } from './server';
 
 export type TierKind = 'lexical' | 'hybrid' | 'degraded';
@@ -12,6 +12,9 @@ export interface StatusView {
   tooltip: string;
   severity: 'normal' | 'warning' | 'error';
 }
+
+/** While vectors fill in (and no index run reports progress), the status is asked for this often. */
+export const COVERAGE_POLL_MS = 5000;
 
 export interface IndexingState {
   message?: string;
@@ -52,16 +55,39 @@ export function statusView(state: ServerState, status?: IndexStatus, indexing?: 
   }
   const kind = tierKind(status.tier);
   const icon = kind === 'degraded' ? '$(warning)' : '$(book)';
+  const cov = coverage(status);
+  const filling = cov !== undefined && cov.embedded < cov.chunks ? ` ${thousands(cov.embedded)}/${thousands(cov.chunks)} embedded` : '';
   return {
-    text: `${icon} Fisk: ${kind ?? status.tier}`,
+    text: `${icon} Fisk: ${kind ?? status.tier}${filling}`,
     tooltip: [...details, 'Click for index status.'].join('\n'),
     severity: kind === 'degraded' ? 'warning' : 'normal',
   };
 }
 
+/** 6628 → "6,628". */
+export function thousands(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function rootCoverage(root: RootStatus): VectorCoverage | undefined {
+  const v = root.vectors;
+  return v !== null && typeof v === 'object' && typeof v.embedded === 'number' && typeof v.chunks === 'number' ? v : undefined;
+}
+
+/** The embedded / total chunks over the hybrid roots; undefined when no root has vectors. */
+export function coverage(status: IndexStatus): VectorCoverage | undefined {
+  const covered = status.roots.map(rootCoverage).filter((v): v is VectorCoverage => v !== undefined);
+  if (covered.length === 0) {
+    return undefined;
+  }
+  return covered.reduce((sum, v) => ({ embedded: sum.embedded + v.embedded, chunks: sum.chunks + v.chunks }), { embedded: 0, chunks: 0 });
+}
+
 export function statusLines(status: IndexStatus): string[] {
   const roots = status.roots.map((r) => {
-    const counts = `${r.root}: ${r.documents} documents, ${r.chunks} chunks`;
+    const cov = rootCoverage(r);
+    const vectors = cov === undefined ? '' : `, ${thousands(cov.embedded)}/${thousands(cov.chunks)} embedded`;
+    const counts = `${r.root}: ${thousands(r.documents)} documents, ${thousands(r.chunks)} chunks${vectors}`;
     if (r.error) {
       return `${counts} (error: ${r.error})`;
     }
@@ -135,8 +161,11 @@ export class StatusBar implements vscode.Disposable {
       return undefined;
     }
     this.render();
+    const cov = coverage(this.status);
     if (this.status.indexing && this.indexing === undefined) {
       this.pollTimer = setTimeout(() => void this.refresh(), 2000);
+    } else if (cov !== undefined && cov.embedded < cov.chunks) {
+      this.pollTimer = setTimeout(() => void this.refresh(), COVERAGE_POLL_MS);
     }
     return this.status;
   }

@@ -1,10 +1,9 @@
 import * as vscode from 'vscode';
 import { TOOL_NAME } from './constants';
+import { checkTopK, checkValue, QUERY } from './contract';
 import { logInfo } from './log';
 import { SearchArgs, SearchResult, ServerNotRunningError } from './protocol';
 import { lineReference, noticeFor, oneLine } from './searchItems';
-
-export const TOOL_MAX_TOP_K = 20;
 
 /** The parts of the Language Model Tool API (VS Code 1.95+) this file uses; older hosts lack them. */
 interface ToolOptions {
@@ -56,17 +55,20 @@ export function registerKnowledgeTool(search: ToolSearch, api: LanguageModelTool
   });
 }
 
-/** Validates the tool input against the schema in package.json; throws a message the model can act on. */
+/** Validates the tool input against its schema in package.json (the settings contract's limits); throws a message the model can act on. */
 export function parseToolInput(input: unknown): SearchArgs {
   const value = (typeof input === 'object' && input !== null ? input : {}) as { query?: unknown; topK?: unknown };
   if (typeof value.query !== 'string' || value.query.trim() === '') {
     throw new Error('fisk_knowledge_search needs a non-empty "query" string');
   }
-  const args: SearchArgs = { query: value.query.trim() };
-  if (typeof value.topK === 'number' && Number.isFinite(value.topK)) {
-    args.topK = Math.min(TOOL_MAX_TOP_K, Math.max(1, Math.round(value.topK)));
+  const query = value.query.trim();
+  const problem = checkValue(QUERY, query);
+  if (problem !== undefined) {
+    throw new Error(`${TOOL_NAME}: query: ${problem}; shorten it`);
   }
-  return args;
+  // Out of range is an error the model can correct, as at every request boundary (no silent clamping).
+  const topK = checkTopK(value.topK, TOOL_NAME);
+  return topK === undefined ? { query } : { query, topK };
 }
 
 /** The search result as plain text for a model: tier, then each hit with its citation and snippet. */

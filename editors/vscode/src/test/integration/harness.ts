@@ -28,8 +28,15 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, time
   }
 }
 
+const lines: string[] = [];
+
+/** A `# …` line in the results (e.g. why a check was skipped). */
+export function note(text: string): void {
+  lines.push(`# ${text}`);
+  console.log(`# ${text}`);
+}
+
 export async function runAll(): Promise<void> {
-  const lines: string[] = [];
   const out = (line: string) => {
     lines.push(line);
     console.log(line);

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FiskApi } from '../../common/api';
 import type { LocationLink, ReindexResult, ShowResult, IndexStatus } from '../../common/protocol';
-import { runAll, test, waitFor } from './harness';
+import { note, runAll, test, waitFor } from './harness';
 
 const EXTENSION_ID = 'fisk.fisk-ls';
 const FIXTURE_FILES = 4;
@@ -36,12 +36,13 @@ async function searchAndAccept(query: string): Promise<string | undefined> {
   return result;
 }
 
-function assertShowsLocation(link: LocationLink): void {
+/** The editor shows `link`'s file with `range` selected (default: the whole cited chunk). */
+function assertShowsLocation(link: LocationLink, range = link.targetRange): void {
   const editor = vscode.window.activeTextEditor;
   assert.ok(editor, 'an editor is active');
   assert.equal(editor.document.uri.toString(), vscode.Uri.parse(link.targetUri).toString());
-  const first = link.targetRange.start.line;
-  const last = link.targetRange.end.character === 0 && link.targetRange.end.line > first ? link.targetRange.end.line - 1 : link.targetRange.end.line;
+  const first = range.start.line;
+  const last = range.end.character === 0 && range.end.line > first ? range.end.line - 1 : range.end.line;
   assert.equal(editor.selection.active.line, first, 'cursor on the first cited line');
   assert.equal(editor.selection.start.line, first);
   assert.equal(editor.selection.end.line, Math.min(last, editor.document.lineCount - 1), 'selection ends on the last cited line');
@@ -103,7 +104,8 @@ test('Fisk: Search Knowledge opens the first hit and selects its lines', async (
   assert.ok(expected, 'the query has a hit');
   const citation = await searchAndAccept('alert threshold congestion');
   assert.equal(citation, expected.citation);
-  assertShowsLocation(expected.location);
+  // A hit opens on the part of the chunk that matched (docs/lsp-protocol.md: select targetSelectionRange).
+  assertShowsLocation(expected.location, expected.location.targetSelectionRange);
 }, 40000);
 
 test('Fisk: Open Citation opens the cited lines; an unknown citation opens nothing', async () => {
@@ -177,6 +179,33 @@ test('a citation in a document is a link, with hover and go to definition', asyn
   fs.rmSync(notes.fsPath);
 });
 
+test('the client serves markdown and plain text only, unless fisk.languages adds a language', async () => {
+  const hit = (await api.search('alert threshold congestion')).results[0];
+  const code = vscode.Uri.joinPath(root(), 'notes.py');
+  fs.writeFileSync(code.fsPath, `# see ${hit.citation}\nx = 1\n`);
+  const links = async () => (await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', code)) ?? [];
+  const config = vscode.workspace.getConfiguration('fisk');
+  let changed = false;
+  try {
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(code));
+    // The running client's selector is fixed at its start: no link provider for python documents.
+    assert.deepEqual(await links(), [], 'no citation links in a python file');
+    changed = true;
+    await afterRestart(() => config.update('languages', ['markdown', 'plaintext', 'python'], vscode.ConfigurationTarget.Workspace), 'running');
+    const found = await waitFor('a citation link in the python file', async () => {
+      const l = await links();
+      return l.length > 0 && l;
+    });
+    assert.equal((await vscode.workspace.openTextDocument(code)).getText(found[0].range), hit.citation);
+  } finally {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    if (changed) {
+      await afterRestart(() => config.update('languages', undefined, vscode.ConfigurationTarget.Workspace), 'running');
+    }
+    fs.rmSync(code.fsPath);
+  }
+}, 90000);
+
 test('a restarted server reports indexing progress in the status bar', async () => {
   const texts: string[] = [];
   const sub = api.statusBar.onDidChange((v) => texts.push(v.text));
@@ -201,6 +230,19 @@ test('the fisk.topK setting limits the results', async () => {
   assert.ok((await api.search('lighthouse')).results.length > 1);
 }, 90000);
 
+test('fisk.topK outside the server limit keeps the default, and searches still work; a request outside it is an error', async () => {
+  const config = vscode.workspace.getConfiguration('fisk');
+  await afterRestart(() => config.update('topK', 30, vscode.ConfigurationTarget.Workspace), 'running');
+  try {
+    const result = await api.search('lighthouse');
+    assert.equal(result.status, 'ok', 'the search is not refused');
+    assert.ok(result.results.length > 0 && result.results.length <= 5, `the default 5 applies: ${result.results.length}`);
+    await assert.rejects(api.search('lighthouse', 30), /topK: expected an integer from 1 to 20, got 30/);
+  } finally {
+    await afterRestart(() => config.update('topK', undefined, vscode.ConfigurationTarget.Workspace), 'running');
+  }
+}, 90000);
+
 test('the language model tool answers with citations', async () => {
   const lm = (vscode as unknown as { lm: { tools: readonly { name: string }[]; invokeTool(name: string, options: object): Thenable<{ content: unknown[] }> } }).lm;
   assert.ok(lm.tools.some((t) => t.name === 'fisk_knowledge_search'), 'fisk_knowledge_search is registered');
@@ -215,8 +257,8 @@ test('a server command that is not installed is reported with the install comman
   await afterRestart(() => config.update('server.command', '/nonexistent/fisk-ls', vscode.ConfigurationTarget.Workspace), 'missing');
   try {
     assert.deepEqual(api.serverState, { kind: 'missing', command: '/nonexistent/fisk-ls' });
-    assert.match(api.statusBar.snapshot().tooltip, /pip install fisk-ls/);
-    await assert.rejects(api.search('lighthouse'), /not found\. Install it with `pip install fisk-ls`/);
+    assert.match(api.statusBar.snapshot().tooltip, /`pipx install --force \.` in a checkout of the fisk-ls repository/);
+    await assert.rejects(api.search('lighthouse'), /not found\. Install it with `pipx install --force \.` in a checkout of the fisk-ls repository \(`pipx install fisk-ls` once it is published\)/);
   } finally {
     await afterRestart(() => config.update('server.command', original, vscode.ConfigurationTarget.Workspace), 'running');
   }
@@ -267,6 +309,18 @@ test('hybrid search reports degraded, with the reason, when the embeddings API g
     assert.ok(rebuilt && rebuilt.chunks > 0, 'the index was rebuilt with vectors');
     const hybrid = await api.search('tide heights in metres');
     assert.equal(hybrid.degraded, false);
+    const covered = await waitFor('every chunk embedded (or a server without coverage)', async () => {
+      const root = (await api.status())?.roots[0];
+      return root !== undefined && (root.vectors === undefined || (root.vectors !== null && root.vectors.embedded === root.vectors.chunks)) && root;
+    }, 30000);
+    if (covered.vectors === undefined) {
+      note('skipped the coverage check: this fisk-ls reports no vector coverage (roots[].vectors)');
+    } else {
+      assert.equal(covered.vectors?.chunks, covered.chunks, 'vectors.chunks is the root\'s chunk count');
+      const n = covered.chunks;
+      await waitFor('the coverage in the tooltip', () => api.statusBar.snapshot().tooltip.includes(`${n} chunks, ${n}/${n} embedded`));
+      assert.equal(api.statusBar.snapshot().text, '$(book) Fisk: hybrid', 'no coverage in the item once complete');
+    }
     assert.match(hybrid.tier, /^hybrid/i);
     assert.ok(hybrid.results.some((r) => r.citation.startsWith('docs/configuration.md#')), 'the tide section is found');
     await embeddings.close();

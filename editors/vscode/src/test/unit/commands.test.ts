@@ -64,7 +64,7 @@ test('with no server, commands say why and how to install it', async () => {
   assert.equal(mock.messages.length, 2);
   for (const m of mock.messages) {
     assert.equal(m.level, 'error');
-    assert.match(m.text, /pip install fisk-ls/);
+    assert.match(m.text, /`pipx install --force \.` in a checkout of the fisk-ls repository/);
     assert.deepEqual(m.actions, ['Copy Install Command']);
   }
 });
@@ -137,6 +137,8 @@ test('search: the picker sends the query with topK from settings and opens the a
     picker.acceptItem(0);
     assert.equal(await done, 'docs/install.md#2');
     assert.equal(mock.shown[0].document.uri.fsPath, '/ws/docs/install.md');
+    const selection = mock.shown[0].editor.selection;
+    assert.deepEqual([selection.start.line, selection.end.line], [4, 4], 'the matched part (targetSelectionRange) is selected');
   } finally {
     nodeMock.timers.reset();
   }

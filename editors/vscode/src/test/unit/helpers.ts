@@ -5,10 +5,12 @@ import * as path from 'node:path';
 import { FakeLanguageClient } from './mock/languageclient';
 import { mock } from './mock/vscode';
 import { SearchHit, SearchResult } from '../../common/protocol';
+import { resetReportedProblems } from '../../common/server';
 
 export function reset(): void {
   mock.reset();
   FakeLanguageClient.reset();
+  resetReportedProblems();
 }
 
 export function hit(citation: string, line: number, section = 'Install > pip', lines = 3): SearchHit {

@@ -16,6 +16,12 @@ test('an item shows the section, relpath:line (1-based) and a one-line snippet',
   assert.deepEqual(item.buttons, [button]);
 });
 
+test('the line shown is where the match starts (targetSelectionRange), not the chunk start', () => {
+  const h = hit('docs/install.md#2', 12);
+  h.location.targetSelectionRange = { start: { line: 15, character: 0 }, end: { line: 17, character: 0 } };
+  assert.equal(lineReference(h), 'docs/install.md:16');
+});
+
 test('an item without a section falls back to the path', () => {
   assert.equal(hitItem(hit('notes.txt#1', 0, '  '), button).label, '$(book) notes.txt');
 });

@@ -21,10 +21,10 @@ test('a missing server says how to install it, and requests fail with that reaso
   assert.deepEqual(server.state, { kind: 'missing', command: '/nonexistent/fisk-ls' });
   assert.equal(FakeLanguageClient.instances.length, 0);
   assert.equal(mock.messages[0].level, 'error');
-  assert.match(mock.messages[0].text, /"\/nonexistent\/fisk-ls" was not found\. Install it with `pip install fisk-ls`/);
+  assert.match(mock.messages[0].text, /"\/nonexistent\/fisk-ls" was not found\. Install it with `pipx install --force \.` in a checkout of the fisk-ls repository/);
   assert.deepEqual(mock.messages[0].actions, ['Copy Install Command', 'Open Settings']);
   await flush();
-  assert.equal(mock.clipboard, 'pip install fisk-ls');
+  assert.equal(mock.clipboard, 'pipx install --force .');
   await assert.rejects(server.request('fisk.knowledge.status'), (e: unknown) => e instanceof ServerNotRunningError && e.state === 'missing');
 });
 
@@ -47,14 +47,62 @@ test('the default command is looked up on PATH and started over stdio', async ()
   }
 });
 
-test('settings go out as initializationOptions; every file document is served', async () => {
+test('settings go out as initializationOptions; markdown and plain text files are served', async () => {
   mock.settings['fisk.server.command'] = fakeServerExecutable();
   mock.settings['fisk.paths'] = ['docs'];
   mock.settings['fisk.topK'] = 3;
   await newServer().restart();
   const options = FakeLanguageClient.instances[0].clientOptions;
   assert.deepEqual(options.initializationOptions, { paths: ['docs'], topK: 3, workspaceSymbols: false });
-  assert.deepEqual(options.documentSelector, [{ scheme: 'file' }]);
+  assert.deepEqual(options.documentSelector, [
+    { scheme: 'file', language: 'markdown' },
+    { scheme: 'file', language: 'plaintext' },
+  ]);
+  assert.deepEqual(mock.messages, [], 'no warning for valid settings');
+});
+
+test('fisk.languages sets the document selector', async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  mock.settings['fisk.languages'] = ['restructuredtext'];
+  await newServer().restart();
+  assert.deepEqual(FakeLanguageClient.instances[0].clientOptions.documentSelector, [{ scheme: 'file', language: 'restructuredtext' }]);
+});
+
+test('a bad setting starts the server with the default and one warning naming it, not repeated on restart', async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  mock.settings['fisk.topK'] = 30;
+  const server = newServer();
+  await server.restart();
+  assert.equal(FakeLanguageClient.instances[0].clientOptions.initializationOptions.topK, 5);
+  assert.deepEqual(mock.messages.map((m) => [m.level, m.text]), [
+    ['warning', 'fisk: ignoring invalid settings, using defaults for: fisk.topK (expected an integer from 1 to 20, got 30)'],
+  ]);
+  await server.restart();
+  answerConfiguration({ items: [{ section: 'fisk', scopeUri: 'file:///ws' }] }, [null]);
+  assert.equal(mock.messages.length, 1, 'the same warning is shown once');
+  mock.settings['fisk.topK'] = 0;
+  mock.settings['fisk.paths'] = 'docs';
+  await server.restart();
+  assert.equal(
+    mock.messages.at(-1)?.text,
+    'fisk: ignoring invalid settings, using defaults for: fisk.paths (expected a list of strings, got "docs"); fisk.topK (expected an integer from 1 to 20, got 0)',
+  );
+});
+
+test('the server command ids are not registered as VS Code commands, so a second client cannot collide', async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  const server = newServer();
+  await server.restart();
+  assert.deepEqual(server.state, { kind: 'running' });
+  for (const id of FakeLanguageClient.serverCommands) {
+    assert.equal(mock.commands.has(id), false, `${id} is not a global command`);
+  }
+  // Another extension's client of the same server registers the ids, as the library does by default.
+  const other = new FakeLanguageClient('other', 'Other', {}, {});
+  await other.start();
+  assert.ok(FakeLanguageClient.serverCommands.every((id) => mock.commands.has(id)));
+  await server.restart();
+  assert.deepEqual(server.state, { kind: 'running' }, 'ours restarts beside it');
 });
 
 test('workspace/configuration: section fisk gets the server settings, others the default answer', async () => {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { beforeEach, test } from 'node:test';
 import { mock } from './mock/vscode';
 import { reset } from './helpers';
-import { clampTopK, expandVariables, getSettings, needsRestart, toServerSettings } from '../../common/settings';
+import { documentSelector, expandVariables, getSettings, needsRestart, toServerSettings } from '../../common/settings';
 
 beforeEach(reset);
 
@@ -13,11 +13,13 @@ test('no settings: fisk-ls on PATH, topK 5, workspace symbols off, nothing else 
   assert.equal(settings.serverCommand, 'fisk-ls');
   assert.deepEqual(settings.serverArgs, []);
   assert.deepEqual(toServerSettings(settings), { topK: 5, workspaceSymbols: false });
+  assert.deepEqual(settings.languages, ['markdown', 'plaintext']);
+  assert.deepEqual(settings.problems, []);
 });
 
 test('all settings map to the camelCase shape of docs/lsp-protocol.md', () => {
   Object.assign(mock.settings, {
-    'fisk.paths': ['docs', ' README.md ', '', 3],
+    'fisk.paths': ['docs', ' README.md ', ''],
     'fisk.topK': 8,
     'fisk.embeddings.baseUrl': 'http://127.0.0.1:8080/v1',
     'fisk.embeddings.model': 'all-minilm-l6-v2',
@@ -40,31 +42,86 @@ test('all settings map to the camelCase shape of docs/lsp-protocol.md', () => {
   });
 });
 
-test('embeddings are only sent when a base URL is set', () => {
-  mock.settings['fisk.embeddings.model'] = 'm';
-  assert.equal(toServerSettings(getSettings()).embeddings, undefined);
-});
-
-test('the builtin provider needs no base URL and sends its model path', () => {
+test('the builtin provider needs no base URL and sends its model path and threads, never a base URL', () => {
   Object.assign(mock.settings, {
     'fisk.embeddings.provider': 'builtin',
     'fisk.embeddings.modelPath': ' /models/minilm ',
+    'fisk.embeddings.threads': 1,
     'fisk.embeddings.baseUrl': 'http://ignored/v1',
+    'fisk.embeddings.apiKeyEnv': 'IGNORED',
   });
+  assert.deepEqual(getSettings().problems, []);
   assert.deepEqual(toServerSettings(getSettings()).embeddings, {
     provider: 'builtin',
     modelPath: '/models/minilm',
+    threads: 1,
     queryPrefix: '',
     documentPrefix: '',
   });
 });
 
-test('topK is clamped to 1..50 and rounded; junk falls back to 5', () => {
-  assert.equal(clampTopK(0), 1);
-  assert.equal(clampTopK(500), 50);
-  assert.equal(clampTopK(7.6), 8);
-  assert.equal(clampTopK('9'), 5);
-  assert.equal(clampTopK(Number.NaN), 5);
+test('an unknown provider or negative threads fall back with the field named', () => {
+  Object.assign(mock.settings, { 'fisk.embeddings.provider': 'ollama', 'fisk.embeddings.threads': -1 });
+  const settings = getSettings();
+  assert.deepEqual(settings.problems, [
+    'fisk.embeddings.provider (expected one of openai, builtin, got "ollama")',
+    'fisk.embeddings.threads (expected an integer of at least 0, got -1)',
+  ]);
+  assert.equal(toServerSettings(settings).embeddings, undefined, 'openai without a base URL: lexical');
+});
+
+test('embeddings are only sent when a base URL is set', () => {
+  mock.settings['fisk.embeddings.model'] = 'm';
+  assert.equal(toServerSettings(getSettings()).embeddings, undefined);
+});
+
+test('topK outside 1..20, or not an integer, keeps the default 5 and is named as the server names it', () => {
+  for (const bad of [0, 21, 50, 7.6, '9', true]) {
+    mock.settings['fisk.topK'] = bad;
+    const settings = getSettings();
+    assert.equal(settings.topK, 5, `topK ${String(bad)}`);
+    assert.deepEqual(settings.problems, [`fisk.topK (expected an integer from 1 to 20, got ${JSON.stringify(bad)})`], `topK ${String(bad)}`);
+    assert.equal(toServerSettings(settings).topK, 5, 'the bad value never reaches the server');
+  }
+  for (const good of [1, 20]) {
+    mock.settings['fisk.topK'] = good;
+    assert.equal(getSettings().topK, good);
+    assert.deepEqual(getSettings().problems, []);
+  }
+});
+
+test('every bad setting is named once; the others still apply', () => {
+  Object.assign(mock.settings, {
+    'fisk.paths': ['docs', 3],
+    'fisk.topK': 30,
+    'fisk.languages': 'markdown',
+    'fisk.embeddings.baseUrl': 'http://127.0.0.1:8080/v1',
+    'fisk.server.command': '/opt/fisk-ls',
+  });
+  const settings = getSettings();
+  assert.deepEqual(settings.problems, [
+    'fisk.paths (expected a list of strings, got ["docs",3])',
+    'fisk.topK (expected an integer from 1 to 20, got 30)',
+    'fisk.embeddings (baseUrl and model are required)',
+    'fisk.languages (expected a list of strings, got "markdown")',
+  ]);
+  assert.equal(settings.serverCommand, '/opt/fisk-ls');
+  assert.deepEqual(toServerSettings(settings), { topK: 5, workspaceSymbols: false });
+  assert.deepEqual(settings.languages, ['markdown', 'plaintext']);
+});
+
+test('the document selector is markdown and plain text files unless fisk.languages says otherwise', () => {
+  assert.deepEqual(documentSelector(getSettings().languages), [
+    { scheme: 'file', language: 'markdown' },
+    { scheme: 'file', language: 'plaintext' },
+  ]);
+  mock.settings['fisk.languages'] = ['markdown', ' restructuredtext ', 'markdown', ''];
+  assert.deepEqual(documentSelector(getSettings().languages), [
+    { scheme: 'file', language: 'markdown' },
+    { scheme: 'file', language: 'restructuredtext' },
+  ]);
+  mock.settings['fisk.languages'] = [];
+  assert.deepEqual(documentSelector(getSettings().languages), [], 'an empty list attaches to no document');
 });
 
 test('a blank server command falls back to fisk-ls', () => {
@@ -89,4 +146,5 @@ test('only server-side settings restart the server', () => {
   assert.equal(needsRestart(event('fisk.paths')), true);
   assert.equal(needsRestart(event('fisk.embeddings.model')), true);
   assert.equal(needsRestart(event('fisk.server.command')), true);
+  assert.equal(needsRestart(event('fisk.languages')), true);
 });

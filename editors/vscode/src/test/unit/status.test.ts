@@ -5,7 +5,7 @@ import { mock, window } from './mock/vscode';
 import { fakeServerExecutable, flush, reset } from './helpers';
 import { IndexStatus } from '../../common/protocol';
 import { FiskServer } from '../../common/server';
-import { StatusBar, statusView, tierKind } from '../../common/status';
+import { COVERAGE_POLL_MS, StatusBar, statusView, tierKind } from '../../common/status';
 
 beforeEach(reset);
 
@@ -20,7 +20,7 @@ test('a missing server shows an error item whose tooltip has the install command
   const view = statusView({ kind: 'missing', command: 'fisk-ls' });
   assert.equal(view.text, '$(error) Fisk');
   assert.equal(view.severity, 'error');
-  assert.match(view.tooltip, /pip install fisk-ls/);
+  assert.match(view.tooltip, /`pipx install --force \.` in a checkout of the fisk-ls repository/);
 });
 
 function status(tier: string, documents: number, indexing = false): IndexStatus {
@@ -103,4 +103,48 @@ test('the item follows the server going away', async () => {
   await server.stop();
   assert.equal(item.text, '$(error) Fisk');
   assert.equal(item.backgroundColor?.id, 'statusBarItem.errorBackground');
+});
+
+function hybrid(...roots: [string, number, { embedded: number; chunks: number } | null | undefined][]): IndexStatus {
+  return {
+    tier: 'hybrid (all-minilm-l6-v2, 384d)',
+    indexing: false,
+    roots: roots.map(([root, chunks, vectors]) => ({ root, store: `/cache${root}`, documents: 3, chunks, ...(vectors === undefined ? {} : { vectors }) })),
+  };
+}
+
+test('vectors filling in: the item shows the coverage over all roots, the tooltip each root', () => {
+  const view = statusView({ kind: 'running' }, hybrid(['/a', 6000, { embedded: 2000, chunks: 6000 }], ['/b', 628, { embedded: 310, chunks: 628 }], ['/c', 9, null]));
+  assert.equal(view.text, '$(book) Fisk: hybrid 2,310/6,628 embedded');
+  const lines = view.tooltip.split('\n');
+  assert.equal(lines[1], '/a: 3 documents, 6,000 chunks, 2,000/6,000 embedded');
+  assert.equal(lines[2], '/b: 3 documents, 628 chunks, 310/628 embedded');
+  assert.equal(lines[3], '/c: 3 documents, 9 chunks', 'a lexical root (vectors null) has no coverage');
+  assert.equal(view.severity, 'normal');
+});
+
+test('fully embedded or lexical: no coverage in the item text', () => {
+  assert.equal(statusView({ kind: 'running' }, hybrid(['/a', 5, { embedded: 5, chunks: 5 }])).text, '$(book) Fisk: hybrid');
+  assert.match(statusView({ kind: 'running' }, hybrid(['/a', 5, { embedded: 5, chunks: 5 }])).tooltip, /\/a: 3 documents, 5 chunks, 5\/5 embedded/);
+  assert.equal(statusView({ kind: 'running' }, { ...hybrid(['/a', 5, undefined]), tier: 'lexical' }).text, '$(book) Fisk: lexical');
+});
+
+test('while vectors fill in, the status is polled until every chunk is embedded', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const { item, setAnswer, bar: statusBar } = await started();
+  setAnswer(hybrid(['/ws', 100, { embedded: 10, chunks: 100 }]));
+  await statusBar.refresh();
+  assert.equal(item.text, '$(book) Fisk: hybrid 10/100 embedded');
+  setAnswer(hybrid(['/ws', 100, { embedded: 60, chunks: 100 }]));
+  t.mock.timers.tick(COVERAGE_POLL_MS);
+  await flush();
+  assert.equal(item.text, '$(book) Fisk: hybrid 60/100 embedded');
+  setAnswer(hybrid(['/ws', 100, { embedded: 100, chunks: 100 }]));
+  t.mock.timers.tick(COVERAGE_POLL_MS);
+  await flush();
+  assert.equal(item.text, '$(book) Fisk: hybrid');
+  const requests = FakeLanguageClient.instances[0].requests.length;
+  t.mock.timers.tick(COVERAGE_POLL_MS * 3);
+  await flush();
+  assert.equal(FakeLanguageClient.instances[0].requests.length, requests, 'no polling once complete');
 });

@@ -31,8 +31,14 @@ test('input is validated like the schema in package.json', () => {
   assert.throws(() => parseToolInput({ query: '  ' }), /non-empty "query"/);
   assert.throws(() => parseToolInput(null), /non-empty "query"/);
   assert.deepEqual(parseToolInput({ query: ' setup ' }), { query: 'setup' });
-  assert.deepEqual(parseToolInput({ query: 'q', topK: 99 }), { query: 'q', topK: 20 });
-  assert.deepEqual(parseToolInput({ query: 'q', topK: 0 }), { query: 'q', topK: 1 });
+  assert.deepEqual(parseToolInput({ query: 'q', topK: 20 }), { query: 'q', topK: 20 });
+  assert.deepEqual(parseToolInput({ query: 'q', topK: 1 }), { query: 'q', topK: 1 });
+  for (const bad of [99, 21, 0, 2.5, '3']) {
+    assert.throws(() => parseToolInput({ query: 'q', topK: bad }), /fisk_knowledge_search: topK: expected an integer from 1 to 20, got /, String(bad));
+  }
+  assert.throws(() => parseToolInput({ query: 'x'.repeat(2001) }), {
+    message: 'fisk_knowledge_search: query: expected a string of at most 2,000 characters, got 2,001 characters; shorten it',
+  });
 });
 
 test('results are given to the model with citations, lines and snippets', () => {

@@ -1,5 +1,5 @@
 /* A fake of `vscode-languageclient/node` for unit tests: records options and answers requests. */
-import { EventEmitter } from './vscode';
+import { commands, EventEmitter } from './vscode';
 
 export enum State {
   Stopped = 1,
@@ -19,7 +19,7 @@ export enum RevealOutputChannelOn {
   Error = 3,
   Never = 4,
 }
-export const ExecuteCommandRequest = { type: { method: 'workspace/executeCommand' } };
+export const ExecuteCommandRequest = { method: 'workspace/executeCommand', type: { method: 'workspace/executeCommand' } };
 
 export type Handler = (args: any, token: any) => unknown;
 
@@ -34,8 +34,33 @@ export class FakeLanguageClient {
   state = State.Stopped;
   stopped = false;
 
+  /** The server's `executeCommandProvider.commands` at initialize. */
+  static serverCommands = ['fisk.knowledge.search', 'fisk.knowledge.show', 'fisk.knowledge.reindex', 'fisk.knowledge.status'];
+  /** Like the real ExecuteCommandFeature: registers the server's command ids as global VS Code commands. */
+  readonly executeCommandFeature = {
+    registered: [] as { dispose(): void }[],
+    initialize(capabilities: { executeCommandProvider?: { commands: string[] } }): void {
+      this.register({ registerOptions: capabilities.executeCommandProvider ?? { commands: [] } });
+    },
+    register(data: { registerOptions: { commands: string[] } }): void {
+      for (const command of data.registerOptions.commands) {
+        this.registered.push(commands.registerCommand(command, () => undefined));
+      }
+    },
+    clear(): void {
+      this.registered.splice(0).forEach((d) => d.dispose());
+    },
+  };
+
   constructor(readonly id: string, readonly name: string, readonly serverOptions: any, readonly clientOptions: any) {
     FakeLanguageClient.instances.push(this);
+  }
+
+  getFeature(method: string): any {
+    if (method !== 'workspace/executeCommand') {
+      throw new Error(`unexpected feature ${method}`);
+    }
+    return this.executeCommandFeature;
   }
 
   async start(): Promise<void> {
@@ -44,10 +69,12 @@ export class FakeLanguageClient {
       this.setState(State.Stopped);
       throw FakeLanguageClient.startError;
     }
+    this.executeCommandFeature.initialize({ executeCommandProvider: { commands: FakeLanguageClient.serverCommands } });
     this.setState(State.Running);
   }
 
   async stop(): Promise<void> {
+    this.executeCommandFeature.clear();
     this.stopped = true;
     this.setState(State.Stopped);
   }

@@ -1,0 +1,89 @@
+/**
+ * The server's settings contract, as the extension needs it: the limits and defaults defined once in
+ * the Python core (fisk_ls/knowledge/settings_schema.py) and exported as
+ * fisk_ls/knowledge/settings.schema.json. package.json `contributes.configuration` repeats them for
+ * the settings editor; the unit test contract.test.ts fails when this file, package.json or the
+ * tool's input schema disagree with the schema file.
+ *
+ * One behaviour per boundary, as the server does it:
+ * - a setting out of range keeps its default, and one message names every bad field
+ *   (`problemsMessage`, the server's own wording: `fisk.topK (expected an integer from 1 to 20, got 30)`);
+ * - a request argument out of range (the language model tool's `topK` or `query`) is a clear error
+ *   naming the limit.
+ */
+
+export interface Limit {
+  type: 'integer' | 'number' | 'string';
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  default?: number;
+}
+
+export const TOP_K = { type: 'integer', minimum: 1, maximum: 20, default: 5 } as const satisfies Limit;
+export const EMBEDDINGS_TIMEOUT = { type: 'number', minimum: 0.1, maximum: 3600, default: 30 } as const satisfies Limit;
+export const EMBEDDINGS_QUERY_TIMEOUT = { type: 'number', minimum: 0.05, maximum: 60, default: 2 } as const satisfies Limit;
+export const QUERY = { type: 'string', maxLength: 2000 } as const satisfies Limit;
+/** The built-in provider's onnxruntime threads (0: all cores but one). Not in the schema file yet (the embed branch's). */
+export const EMBEDDINGS_THREADS = { type: 'integer', minimum: 0, default: 0 } as const satisfies Limit;
+/** `openai`: an OpenAI-compatible server at baseUrl; `builtin`: a model run inside fisk-ls. */
+export const EMBEDDINGS_PROVIDERS = ['openai', 'builtin'] as const;
+export type EmbeddingsProvider = (typeof EMBEDDINGS_PROVIDERS)[number];
+export const QUERY_MAX_LENGTH: number = QUERY.maxLength;
+
+/** The allowed values in words, as the server says them ("an integer from 1 to 20"). */
+export function describeLimit(limit: Limit): string {
+  const noun = limit.type === 'integer' ? 'an integer' : limit.type === 'number' ? 'a number' : 'a string';
+  if (limit.minimum !== undefined && limit.maximum !== undefined) {
+    return `${noun} from ${limit.minimum} to ${limit.maximum}`;
+  }
+  if (limit.minimum !== undefined) {
+    return `${noun} of at least ${limit.minimum}`;
+  }
+  if (limit.maxLength !== undefined) {
+    return `a string of at most ${limit.maxLength.toLocaleString('en-US')} characters`;
+  }
+  return noun;
+}
+
+/** undefined when `value` fits, else "expected …, got …" (the server's `check_value`). */
+export function checkValue(limit: Limit, value: unknown): string | undefined {
+  let ok: boolean;
+  if (limit.type === 'string') {
+    ok = typeof value === 'string' && (limit.maxLength === undefined || value.length <= limit.maxLength);
+  } else {
+    ok =
+      typeof value === 'number' &&
+      Number.isFinite(value) &&
+      (limit.type === 'number' || Number.isInteger(value)) &&
+      (limit.minimum === undefined || value >= limit.minimum) &&
+      (limit.maximum === undefined || value <= limit.maximum);
+  }
+  if (ok) {
+    return undefined;
+  }
+  const shown =
+    typeof value === 'string' && value.length > 80 ? `${value.length.toLocaleString('en-US')} characters` : String(JSON.stringify(value));
+  return `expected ${describeLimit(limit)}, got ${shown.slice(0, 100)}`;
+}
+
+export function isTopK(value: unknown): value is number {
+  return checkValue(TOP_K, value) === undefined;
+}
+
+/** The request-boundary check: undefined passes (the configured default applies), anything else must fit. */
+export function checkTopK(value: unknown, where: string): number | undefined {
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  const problem = checkValue(TOP_K, value);
+  if (problem !== undefined) {
+    throw new RangeError(`${where}: topK: ${problem}`);
+  }
+  return value as number;
+}
+
+/** One message naming every bad setting (the server's `bad_options_message`). */
+export function problemsMessage(problems: readonly string[]): string {
+  return `fisk: ignoring invalid settings, using defaults for: ${problems.join('; ')}`;
+}
