@@ -33,6 +33,22 @@ if [ -f editors/vscode/scripts/test.sh ]; then
   step "vscode" bash editors/vscode/scripts/test.sh
 fi
 step "pytest" .venv/bin/pytest -q -p no:cacheprovider
+
+# The suites leave the checkout as they found it and no process behind (orphans of this
+# checkout's venv re-parented to PID 1; a few seconds' grace for ones already exiting).
+clean() {
+  local dirty orphans tries=0
+  dirty=$(git status --porcelain 2>/dev/null)
+  if [ -n "$dirty" ]; then echo "tracked or untracked files changed by the tests:"; echo "$dirty"; return 1; fi
+  while :; do
+    orphans=$(ps -eo pid=,ppid=,args= | awk -v v="$PWD/.venv/" '$2 == 1 && index($0, v) {print}')
+    [ -z "$orphans" ] && return 0
+    tries=$((tries + 1))
+    if [ "$tries" -ge 10 ]; then echo "processes left behind:"; echo "$orphans"; return 1; fi
+    sleep 1
+  done
+}
+step "clean" clean
 if [ ${#failed[@]} -gt 0 ]; then
   echo "failed suites: ${failed[*]}"
   exit 1

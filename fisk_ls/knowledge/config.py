@@ -188,7 +188,8 @@ def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> 
         query_timeout = parse_duration(
             block["query_timeout"], f"{key}.query_timeout", contract.QUERY_TIMEOUT
         )
-    base_url = validate_base_url(base_url, f"{key}.base_url")
+    if provider != "builtin":
+        base_url = validate_base_url(base_url, f"{key}.base_url")
     return EmbeddingsConfig(
         base_url=base_url,
         model=model,
