@@ -219,15 +219,54 @@ def hybrid(
     }
 
 
+def threshold_sweep(real: np.ndarray, queries: np.ndarray) -> list[dict[str, Any]]:
+    """Exact vs quantized vector-search p50 at small sizes, to place ``knn.EXACT_BELOW``."""
+    out = []
+    for n in (5000, 10000, 20000, 40000):
+        snap = snapshot_of(derived(real, n, 11))
+        coarse = knn.CoarseIndex()
+        knn.nearest(snap, queries[0].tolist(), 50, coarse, exact_below=1)
+        exact_lat: list[float] = []
+        quant_lat: list[float] = []
+        for _ in range(2):
+            for q in queries:
+                ql = q.tolist()
+                t = time.perf_counter()
+                knn.exact(snap, ql, 50)
+                exact_lat.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                knn.nearest(snap, ql, 50, coarse, exact_below=1)
+                quant_lat.append(time.perf_counter() - t)
+        out.append(
+            {
+                "vectors": n,
+                "exact_p50_ms": round(statistics.median(exact_lat) * 1000, 2),
+                "quantized_p50_ms": round(statistics.median(quant_lat) * 1000, 2),
+            }
+        )
+        snap.conn.close()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="no 150k hybrid index, fewer rounds")
     ap.add_argument("--per-corpus", type=int, default=2500)
+    ap.add_argument("--sweep", action="store_true", help="only the exact-threshold sweep")
     args = ap.parse_args()
     data = minilm.load(args.per_corpus)
     real: np.ndarray = data["docs"]  # type: ignore[assignment]
     qv: np.ndarray = data["queries"]  # type: ignore[assignment]
     qtexts: list[str] = data["query_texts"]  # type: ignore[assignment]
+    if args.sweep:
+        sweep = threshold_sweep(real, qv[::3])
+        json.dump(
+            {"machine": machine(), "sweep": sweep, "load_avg_at_end": list(os.getloadavg())},
+            sys.stdout,
+            indent=1,
+        )
+        print()
+        return
     half = len(real) // 2
     rounds = 1 if args.quick else 3
     out: dict[str, Any] = {

@@ -42,8 +42,9 @@ if TYPE_CHECKING:
 
     from ..store import Snapshot
 
-EXACT_BELOW = 20_000
-"""Indexes with fewer vectors than this are searched exactly (bench/knn.py: exact is as fast)."""
+EXACT_BELOW = 5_000
+"""Indexes with fewer vectors than this are searched exactly: there both take a few ms, and
+above it exact grows linearly while the coarse pass stays flat (``bench/knn.py --sweep``)."""
 HAMMING_SHARE = 0.125
 """Share of the index the sign-bit pass keeps for the int8 pass."""
 HAMMING_MIN = 4000
