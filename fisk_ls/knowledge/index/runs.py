@@ -40,7 +40,7 @@ from ..errors import Cancelled, KnowledgeError
 from ..location import document_key, key_prefix
 from ..schema import Tables
 from ..store import Manifest, scalar
-from ..vectors.backlog import coverage, pending, store, store_chunk_vectors
+from ..vectors.backlog import coverage, incomplete, pending, store, store_chunk_vectors
 from ..vectors.tier import (
     DocumentEmbedder,
     VectorTier,
@@ -451,7 +451,8 @@ class Indexer:
                 self._drain(vectors, tables)
         finally:
             stats.embeddings = vectors.embedded
-            stats.backlog = coverage(self.writer.conn, tables).backlog
+            left = incomplete(self.writer.conn, tables)  # cheap when nothing is left
+            stats.backlog = left.backlog if left is not None else 0
 
     def _drain(self, vectors: VectorTier, tables: Tables) -> None:
         """Embed the backlog of ``tables`` in rounds of ``EMBED_GROUP`` chunks, each stored in
