@@ -16,7 +16,8 @@ FORMAT_VERSION = 3
 older one into a new generation (readers keep the old one until the switch).
 
 2: chunks lost ``heading_line`` (it always equalled ``start_line``).
-3: chunks and their full-text index gained ``doc`` (the document's title, description, path)."""
+3: chunks and their full-text index gained ``doc`` (the document's title, description, path);
+   chunks gained ``near`` (the near-duplicate key of collapse.py)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -85,7 +86,8 @@ CREATE TABLE IF NOT EXISTS {c} (
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
   hash TEXT NOT NULL,
-  doc TEXT NOT NULL DEFAULT ''
+  doc TEXT NOT NULL DEFAULT '',
+  near TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS {c}_doc ON {c}(document_id, ordinal);
 CREATE VIRTUAL TABLE IF NOT EXISTS {f} USING fts5(

@@ -294,7 +294,8 @@ class _Row(NamedTuple):
     body: str
     start_line: int
     end_line: int
-    hash: str
+    near: str
+    """The near-duplicate key stored at index time (collapse.text_key)."""
 
 
 def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
@@ -303,7 +304,7 @@ def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
     d, c = snap.tables.documents, snap.tables.chunks
     marks = ",".join("?" * len(ids))
     rows = snap.conn.execute(
-        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line, c.hash"
+        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line, c.near"
         f" FROM {c} c JOIN {d} d ON d.id = c.document_id WHERE c.id IN ({marks})",
         list(ids),
     )
@@ -338,8 +339,8 @@ def assemble(
             row = rows.get(cid)
             if row is None:
                 continue
-            keys = (row.hash, text_key(row.section, row.body))
-            group = next((groups[x] for x in keys if x in groups), None)
+            key = row.near or text_key(row.section, row.body)
+            group = groups.get(key)
             if group is None:
                 if len(heads) == k:
                     continue
@@ -348,8 +349,7 @@ def assemble(
                 also.append([])
             else:
                 also[group].append(Location(row.path, row.ordinal, row.start_line, row.end_line))
-            for x in keys:
-                groups.setdefault(x, group)
+            groups.setdefault(key, group)
     return [
         Hit(
             chunk_id=cid,
