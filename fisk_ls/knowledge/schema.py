@@ -16,7 +16,8 @@ FORMAT_VERSION = 4
 older one into a new generation (readers keep the old one until the switch).
 
 2: chunks lost ``heading_line`` (it always equalled ``start_line``).
-3: chunks and their full-text index gained ``doc`` (the document's title, description, path).
+3: chunks and their full-text index gained ``doc`` (the document's title, description, path);
+   chunks gained ``near`` (the near-duplicate key of collapse.py).
 4: chunks gained ``embedded`` (1 once its vec0 row exists; the backlog is ``embedded = 0``), and
    hybrid generations gain ``chunks_vq_N`` (an int8 and a float32 copy of each vector) for the
    coarse KNN pass of large indexes (vectors/knn.py)."""
@@ -94,6 +95,7 @@ CREATE TABLE IF NOT EXISTS {c} (
   end_line INTEGER NOT NULL,
   hash TEXT NOT NULL,
   doc TEXT NOT NULL DEFAULT '',
+  near TEXT NOT NULL DEFAULT '',
   embedded INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS {c}_doc ON {c}(document_id, ordinal);

@@ -14,18 +14,16 @@ are checked inside the snapshot, where the manifest is known.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .citations import format_citation
-from .collapse import text_key
 from .errors import EmbeddingsError
 from .fts import heading_terms, match_expression, query_terms
 from .index.chunker import display_text
+from .lexical import Stemmer, TermStats, own_headings
 from .settings_schema import resolve_top_k
-from .store import scalar
 from .vectors import knn
 from .vectors.backlog import incomplete
 from .vectors.identity import VectorIdentity, dimension_error, require_match, require_unit
@@ -37,7 +35,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FTS5_TOKENIZE_QUERY = 0x0001
+__all__ = ["Hit", "Location", "SearchResult", "TermStats", "rrf", "run_search", "tier_line"]
+
 FANOUT = 50
 """Candidates taken from each retriever before fusion."""
 
@@ -165,83 +164,6 @@ def rrf(lists: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-COMMON_FRACTION = 0.5
-"""A query term in more than this share of chunks is dropped when the query has rarer ones.
-
-FTS5's BM25 floors the IDF of such a term at ~0, so it cannot change the ranking; it only costs
-a scan of a huge posting list ("set", "input", "the" in command reference docs)."""
-
-
-class TermStats:
-    """Document frequencies of index terms and the chunk count, cached per state of the index
-    (a long-lived reader pays each lookup once, and sees incremental updates).
-
-    The state is the generation plus FTS5's structure record (``%_data`` row 10), which changes
-    whenever the full-text index does (an insert, a delete, a merge): one primary-key read."""
-
-    def __init__(self) -> None:
-        self._state: tuple[int, bytes] | None = None
-        self._total = 0
-        self._df: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def _refresh(self, snap: Snapshot) -> int:
-        """The chunk count of this snapshot; drops the cache when the index changed."""
-        row = snap.conn.execute(
-            f"SELECT block FROM {snap.tables.fts}_data WHERE id = 10"
-        ).fetchone()
-        state = (snap.manifest.generation, bytes(row[0]) if row and row[0] is not None else b"")
-        with self._lock:
-            if state == self._state:
-                return self._total
-        total = int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.chunks}"))
-        with self._lock:
-            self._state, self._total, self._df = state, total, {}
-        return total
-
-    def prune(self, snap: Snapshot, terms: list[str]) -> list[str]:
-        """``terms`` without those in over ``COMMON_FRACTION`` of the chunks, as long as a term
-        that does match some chunk and is not common remains (else ``terms`` unchanged: a tiny
-        corpus, where every word of the question is everywhere, still gets an answer)."""
-        if len(terms) < 2:
-            return terms
-        try:
-            total = self._refresh(snap)
-            dfs = [self._df_of(snap, t) for t in terms]
-        except Exception:  # an index without a vocabulary table: no pruning
-            return terms
-        limit = total * COMMON_FRACTION
-        if not any(df != 0 and df <= limit for df in dfs):
-            return terms
-        return [t for t, df in zip(terms, dfs, strict=True) if df <= limit]
-
-    def _df_of(self, snap: Snapshot, term: str) -> int:
-        """Chunks holding ``term``; -1 when it is not one index token (unknown: never pruned)."""
-        with self._lock:
-            df = self._df.get(term)
-        if df is not None:
-            return df
-        tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
-        tokens = list(
-            tok(
-                term.encode(),
-                FTS5_TOKENIZE_QUERY,
-                None,
-                include_offsets=False,
-                include_colocated=False,
-            )
-        )
-        df = -1
-        if len(tokens) == 1:
-            row = snap.conn.execute(
-                f"SELECT doc FROM {snap.tables.vocab} WHERE term = ?", (str(tokens[0]),)
-            ).fetchone()
-            df = int(row[0]) if row else 0
-        with self._lock:
-            self._df[term] = df
-        return df
-
-
 def query_expression(
     snap: Snapshot, query: str, term_stats: TermStats | None, *, prefix_last: bool = False
 ) -> str:
@@ -274,7 +196,7 @@ def lexical_ids(
     ranked = [(int(r[0]), float(r[1])) for r in rows]
     if not heading or not ranked or HEADING_BOOST == 1.0:
         return ranked
-    stems = _Stemmer(snap)
+    stems = Stemmer(snap)
     want = stems(" ".join(heading))
     c = snap.tables.chunks
     marks = ",".join("?" * len(ranked))
@@ -300,33 +222,6 @@ HEADING_BOOST = 2.0
 """BM25 factor for a chunk whose own heading is the query (see ``lexical_ids``)."""
 
 
-class _Stemmer:
-    """The index tokenizer's terms of short texts, each text tokenized once."""
-
-    def __init__(self, snap: Snapshot) -> None:
-        self._tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
-        self._seen: dict[str, frozenset[str]] = {}
-
-    def __call__(self, text: str) -> frozenset[str]:
-        stems = self._seen.get(text)
-        if stems is None:
-            tokens = self._tok(
-                text.encode(),
-                FTS5_TOKENIZE_QUERY,
-                None,
-                include_offsets=False,
-                include_colocated=False,
-            )
-            stems = self._seen[text] = frozenset(str(t) for t in tokens)
-        return stems
-
-
-def own_headings(section: str) -> list[str]:
-    """The headings a chunk's label names as its own: the last of its breadcrumb, and every
-    merged one ("Traces > Context Propagation; Spans" → ["Context Propagation", "Spans"])."""
-    return [part.rsplit(" > ", 1)[-1] for part in section.split("; ")] if section else []
-
-
 def vector_ids(
     snap: Snapshot,
     vector: Sequence[float],
@@ -345,7 +240,6 @@ class _Row(NamedTuple):
     body: str
     start_line: int
     end_line: int
-    hash: str
 
 
 def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
@@ -354,16 +248,40 @@ def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
     d, c = snap.tables.documents, snap.tables.chunks
     marks = ",".join("?" * len(ids))
     rows = snap.conn.execute(
-        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line, c.hash"
+        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line"
         f" FROM {c} c JOIN {d} d ON d.id = c.document_id WHERE c.id IN ({marks})",
         list(ids),
     )
     out: dict[int, _Row] = {}
-    for cid, path, ordinal, section, body, start, end, digest in rows:
-        out[int(cid)] = _Row(
-            str(path), int(ordinal), str(section), str(body), int(start), int(end), str(digest)
-        )
+    for cid, path, ordinal, section, body, start, end in rows:
+        out[int(cid)] = _Row(str(path), int(ordinal), str(section), str(body), int(start), int(end))
     return out
+
+
+def _keys(snap: Snapshot, ids: Sequence[int]) -> dict[int, str]:
+    """Each chunk's near-duplicate key (its own id when the row has none)."""
+    if not ids:
+        return {}
+    c = snap.tables.chunks
+    marks = ",".join("?" * len(ids))
+    rows = snap.conn.execute(f"SELECT id, near FROM {c} WHERE id IN ({marks})", list(ids))
+    return {int(cid): str(near) or f"#{cid}" for cid, near in rows}
+
+
+def _locations(snap: Snapshot, ids: Sequence[int]) -> dict[int, Location]:
+    if not ids:
+        return {}
+    d, c = snap.tables.documents, snap.tables.chunks
+    marks = ",".join("?" * len(ids))
+    rows = snap.conn.execute(
+        f"SELECT c.id, d.path, c.ordinal, c.start_line, c.end_line"
+        f" FROM {c} c JOIN {d} d ON d.id = c.document_id WHERE c.id IN ({marks})",
+        list(ids),
+    )
+    return {
+        int(cid): Location(str(path), int(ordinal), int(start), int(end))
+        for cid, path, ordinal, start, end in rows
+    }
 
 
 def assemble(
@@ -372,35 +290,28 @@ def assemble(
     ranks: dict[int, dict[str, int]],
     k: int,
 ) -> list[Hit]:
-    """The best ``k`` hits of ``fused``, near-duplicates collapsed into the best copy's ``also``
-    (see collapse.py). Candidates are read in windows until ``k`` distinct hits are found; the
-    window that fills ``k`` is read to its end so the copies ranked right after a hit (equal
-    text scores alike) still join it."""
-    heads: list[tuple[int, float, _Row]] = []
-    also: list[list[Location]] = []
+    """The best ``k`` hits of ``fused``, near-duplicates (equal ``chunks.near`` keys, see
+    collapse.py) collapsed into the best copy's ``also``, best first. Only the keys of the
+    candidates are read for grouping; text is read for the ``k`` hits alone."""
+    keys = _keys(snap, [cid for cid, _ in fused])
+    heads: list[tuple[int, float]] = []
+    members: dict[int, list[int]] = {}
     groups: dict[str, int] = {}
-    window = max(2 * k, k + 5)
-    pos = 0
-    while len(heads) < k and pos < len(fused):
-        part = fused[pos : pos + window]
-        pos += len(part)
-        rows = hydrate(snap, [cid for cid, _ in part])
-        for cid, score in part:
-            row = rows.get(cid)
-            if row is None:
+    for cid, score in fused:
+        key = keys.get(cid)
+        if key is None:
+            continue  # gone since the candidates were read
+        head = groups.get(key)
+        if head is None:
+            if len(heads) == k:
                 continue
-            keys = (row.hash, text_key(row.section, row.body))
-            group = next((groups[x] for x in keys if x in groups), None)
-            if group is None:
-                if len(heads) == k:
-                    continue
-                group = len(heads)
-                heads.append((cid, score, row))
-                also.append([])
-            else:
-                also[group].append(Location(row.path, row.ordinal, row.start_line, row.end_line))
-            for x in keys:
-                groups.setdefault(x, group)
+            groups[key] = cid
+            heads.append((cid, score))
+            members[cid] = []
+        else:
+            members[head].append(cid)
+    rows = hydrate(snap, [cid for cid, _ in heads])
+    where = _locations(snap, [m for ms in members.values() for m in ms])
     return [
         Hit(
             chunk_id=cid,
@@ -412,9 +323,10 @@ def assemble(
             end_line=row.end_line,
             score=round(score, 4),
             retrievers=ranks.get(cid, {}),
-            also=tuple(more),
+            also=tuple(where[m] for m in members[cid] if m in where),
         )
-        for (cid, score, row), more in zip(heads, also, strict=True)
+        for cid, score in heads
+        if (row := rows.get(cid)) is not None
     ]
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import fts, schema
+from ..collapse import text_key
 from ..errors import Cancelled, KnowledgeError
 from ..location import document_key, key_prefix
 from ..schema import Tables
@@ -130,7 +131,7 @@ class _Prepared:
     title: str
     existing: _Existing | None
     rows: list[tuple[object, ...]] = field(default_factory=list)
-    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, hash, doc)."""
+    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, hash, doc, near)."""
 
 
 @dataclass
@@ -175,6 +176,7 @@ def examine(key: str, cand: Candidate, existing: _Existing | None) -> _Outcome:
             ch.end_line,
             chunk_hash(ch),
             about,
+            text_key(ch.section, ch.text),
         )
         for ch in doc.chunks
     ]
@@ -671,7 +673,7 @@ class Indexer:
                 conn.execute(f"DELETE FROM {c} WHERE document_id = ?", (doc_id,))
             conn.executemany(
                 f"INSERT INTO {c}(document_id, ordinal, section, body, cjk, start_line, end_line,"
-                " hash, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " hash, doc, near) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, *row) for row in prep.rows],
             )
             if vectors:
