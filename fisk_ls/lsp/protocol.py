@@ -50,6 +50,19 @@ check_pygls(version("pygls"))
 
 class FiskProtocol(LanguageServerProtocol):
     _initialize_seen = False
+    cancel_hooks: dict[Any, Callable[[], object]]
+    """Request id → what ``$/cancelRequest`` of it should also stop (pygls only cancels the
+    outer future of a command, so a running reindex went on to the end)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cancel_hooks = {}
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        super()._handle_cancel_notification(msg_id)
+        hook = self.cancel_hooks.pop(msg_id, None)
+        if hook is not None:
+            hook()
 
     def handle_message(self, message: Any) -> None:
         """As the specification says: a request before ``initialize`` gets -32002
