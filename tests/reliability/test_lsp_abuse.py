@@ -331,3 +331,43 @@ def test_cancelling_a_reindex_stops_the_run(tmp_path: Path, store_base: Path, ho
         assert "error" in reply
     finally:
         client.close()
+
+
+def _frame(msg: dict[str, Any]) -> bytes:
+    import json
+
+    body = json.dumps(msg).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_invalid_arguments_are_not_logged_as_server_errors(project: Path, store_base: Path) -> None:
+    env = {**os.environ, "FISK_AI_STORE_DIR": str(store_base)}
+    proc = spawn(project, env)
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": project.as_uri(), "capabilities": {}},
+        },
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "workspace/executeCommand",
+            "params": {"command": "fisk.knowledge.search", "arguments": [{"query": 7}]},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "workspace/executeCommand",
+            "params": {"command": "fisk.knowledge.show", "arguments": [{"citation": "../x#0"}]},
+        },
+        {"jsonrpc": "2.0", "id": 4, "method": "shutdown", "params": None},
+        {"jsonrpc": "2.0", "method": "exit", "params": None},
+    ]
+    out, err = proc.communicate(b"".join(_frame(m) for m in messages), timeout=HANG_GUARD)
+    assert out.count(b'"code": -32602') == 2 or out.count(b'"code":-32602') == 2, out[-2000:]
+    text = err.decode(errors="replace")
+    assert "Exception occurred for message" not in text, text  # pygls' ERROR + traceback
+    assert "JsonRpcInvalidParams" not in text, text
