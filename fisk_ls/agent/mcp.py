@@ -347,7 +347,14 @@ def _url(host: str, sock: socket.socket) -> str:
 def _serve_http(server: Server[Any], host: str, port: int, token: str | None) -> None:
     import uvicorn
 
-    app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    from .http_limits import MAX_SESSIONS, SESSION_IDLE_SECONDS, GuardedH11
+
+    app: ASGIApp = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        host=host,
+        session_idle_timeout=SESSION_IDLE_SECONDS,
+        max_sessions=MAX_SESSIONS,
+    )
     if token is not None:
         app = BearerAuth(app, token)
     sock = _bind(host, port)
@@ -357,7 +364,12 @@ def _serve_http(server: Server[Any], host: str, port: int, token: str | None) ->
         ", bearer token required" if token else "",
     )
     config = uvicorn.Config(
-        app, log_config=None, log_level="warning", access_log=False, lifespan="on"
+        app,
+        log_config=None,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        http=GuardedH11,  # header timeout and connection cap
     )
     uvicorn.Server(config).run(sockets=[sock])
 

@@ -17,6 +17,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from ..knowledge import CitationError, IndexStats, KnowledgeError
 from ..knowledge.settings_schema import SettingError, check_query, check_top_k
 from . import results
+from .protocol import FiskProtocol
 from .server import FiskLanguageServer
 
 SEARCH = "fisk.knowledge.search"
@@ -71,8 +72,17 @@ async def reindex(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     if not isinstance(rebuild, bool):
         raise invalid(REINDEX, f"rebuild must be true or false, got {rebuild!r}")
     await asyncio.to_thread(ls.wait_ready)
-    runs = [asyncio.wrap_future(p.queue.request_full(rebuild)) for p in ls.projects]
-    done = await asyncio.gather(*runs, return_exceptions=True)
+    projects = list(ls.projects)
+    runs = [asyncio.wrap_future(p.queue.request_full(rebuild)) for p in projects]
+    protocol = ls.protocol
+    assert isinstance(protocol, FiskProtocol)
+    hooks = protocol.cancel_hooks  # $/cancelRequest stops the runs, not just the reply
+    rid = protocol.msg_id
+    hooks[rid] = lambda: [p.queue.cancel() for p in projects]
+    try:
+        done = await asyncio.gather(*runs, return_exceptions=True)
+    finally:
+        hooks.pop(rid, None)
     if errors := [e for e in done if isinstance(e, BaseException)]:
         raise request_failed(str(errors[0]) or "index run cancelled")
     return results.stats_result([s for s in done if isinstance(s, IndexStats)])

@@ -27,7 +27,7 @@ from .options import (
     parse_options,
 )
 from .progress import EmbedProgress, LspProgress
-from .project import open_project
+from .project import Project, open_project
 from .server import FiskLanguageServer
 
 log = logging.getLogger(__name__)
@@ -188,8 +188,11 @@ async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, mu
         )
         return
     label = folder.name if multi else ""
+    opened: list[Project] = []  # filled below; the cancel button cancels this project's run
     hooks = QueueHooks(
-        reporter=lambda: LspProgress(ls, label),
+        reporter=lambda: LspProgress(
+            ls, label, on_cancel=lambda: [p.queue.cancel() for p in opened]
+        ),
         embed_reporter=lambda: EmbedProgress(ls, label),
         on_locked=lambda: ls.show_once(
             f"fisk: another writer is indexing {folder}; changes are kept and retried",
@@ -203,6 +206,7 @@ async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, mu
     except (KnowledgeError, OSError) as exc:
         ls.show_once(f"fisk: cannot open the knowledge store of {folder}: {exc}")
         return
+    opened.append(project)
     ls.projects.add(project)
     project.start()
     settings = project.knowledge.settings

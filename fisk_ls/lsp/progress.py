@@ -10,6 +10,7 @@ import asyncio
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -30,9 +31,18 @@ CREATE_TIMEOUT = 5.0
 
 
 class LspProgress(RunReporter):
-    def __init__(self, ls: FiskLanguageServer, label: str = "") -> None:
+    """One index run's progress. It is ``cancellable``: the client's cancel button
+    (``window/workDoneProgress/cancel``) calls ``on_cancel`` (the project's queue cancel)."""
+
+    def __init__(
+        self,
+        ls: FiskLanguageServer,
+        label: str = "",
+        on_cancel: Callable[[], object] | None = None,
+    ) -> None:
         self.ls = ls
         self.label = label
+        self.on_cancel = on_cancel
         self.token = f"fisk-index-{uuid.uuid4().hex[:12]}"
         self.enabled = False
         self.total = 0
@@ -50,8 +60,15 @@ class LspProgress(RunReporter):
             log.debug("no progress token: %s", exc)
             return
         self.enabled = True
+        token_future = self.ls.work_done_progress.tokens.get(self.token)
+        if token_future is not None and self.on_cancel is not None:
+            on_cancel = self.on_cancel
+            token_future.add_done_callback(lambda f: on_cancel() if f.cancelled() else None)
         begin = types.WorkDoneProgressBegin(
-            title=TITLE, message=self._text("starting"), percentage=0
+            title=TITLE,
+            message=self._text("starting"),
+            percentage=0,
+            cancellable=self.on_cancel is not None,
         )
         self.ls.call(self.ls.work_done_progress.begin, self.token, begin)
 

@@ -18,6 +18,7 @@ docs/pygls-upstream.md.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Generator
 from importlib.metadata import version
 from typing import Any
@@ -25,11 +26,14 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
+    JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcServerNotInitialized,
 )
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
+
+log = logging.getLogger(__name__)
 
 PATCHED_PYGLS = "2.1"
 """The pygls minor version whose private methods this module overrides."""
@@ -50,6 +54,31 @@ check_pygls(version("pygls"))
 
 class FiskProtocol(LanguageServerProtocol):
     _initialize_seen = False
+    cancel_hooks: dict[Any, Callable[[], object]]
+    """Request id → what ``$/cancelRequest`` of it should also stop (pygls only cancels the
+    outer future of a command, so a running reindex went on to the end)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cancel_hooks = {}
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """A user-input error (InvalidParams: a bad argument, an unknown citation) is a reply,
+        not a server error: logged as one INFO line, no traceback at ERROR, no error report."""
+        if future.done() and not future.cancelled():
+            exc = future.exception()
+            if isinstance(exc, JsonRpcInvalidParams):
+                self._request_futures.pop(msg_id, None)
+                log.info("request %s: invalid params: %s", msg_id, exc)
+                self._send_response(msg_id, error=exc.to_response_error())
+                return
+        super()._send_handler_result(future, msg_id=msg_id)
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        super()._handle_cancel_notification(msg_id)
+        hook = self.cancel_hooks.pop(msg_id, None)
+        if hook is not None:
+            hook()
 
     def handle_message(self, message: Any) -> None:
         """As the specification says: a request before ``initialize`` gets -32002

@@ -132,3 +132,33 @@ def test_port_in_use_is_a_clear_error(built: Path) -> None:
         port = taken.getsockname()[1]
         proc = run_cli(built, "mcp", "--http", "--port", str(port), timeout=30)
     assert proc.returncode != 0 and f"cannot listen on 127.0.0.1:{port}" in proc.stderr
+
+
+async def test_half_open_connections_cannot_starve_clients(built: Path, tmp_path: Path) -> None:
+    """250 connections that send only a request line are closed by the server (header timeout,
+    connection cap); a real client is served afterwards. Bounded waits are hang guards."""
+    from fisk_ls.agent.http_limits import HEADER_TIMEOUT
+
+    with http_server(built, tmp_path) as server:
+        parts = urlsplit(server.url)
+        socks = []
+        for _ in range(250):
+            s = socket.create_connection((parts.hostname, parts.port or 0), timeout=5)
+            s.sendall(b"POST /mcp HTTP/1.1\r\n")
+            socks.append(s)
+        try:
+            for s in socks:  # each one is closed by the server, none left hanging
+                s.settimeout(HEADER_TIMEOUT * 6)
+                try:
+                    while s.recv(1024):  # whatever it answers, it must then close
+                        pass
+                except ConnectionResetError:
+                    pass
+                except TimeoutError:
+                    pytest.fail("a half-open connection was kept open")
+        finally:
+            for s in socks:
+                s.close()
+        async with server.client() as client:
+            res = outcome(await client.call_tool(NAME, {"query": "backpressure"}))
+            assert res["status"] == "ok"

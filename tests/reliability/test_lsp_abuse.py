@@ -265,3 +265,109 @@ def test_hover_honours_the_clients_content_format(
         assert "docs/design.md#0" in contents["value"]
     finally:
         client.close()
+
+
+def _progress(client: RawClient, kind: str) -> list[dict[str, Any]]:
+    return [
+        n["params"]
+        for n in list(client.notifications)
+        if n.get("method") == "$/progress" and n["params"]["value"].get("kind") == kind
+    ]
+
+
+def _wait_for(pred: Any) -> Any:
+    deadline = time.monotonic() + HANG_GUARD
+    while time.monotonic() < deadline:
+        if got := pred():
+            return got
+        time.sleep(0.02)
+    pytest.fail("timed out (hang guard)")
+
+
+@pytest.mark.parametrize("how", ["cancelRequest", "workDoneProgress/cancel"])
+def test_cancelling_a_reindex_stops_the_run(tmp_path: Path, store_base: Path, how: str) -> None:
+    project = tmp_path / "many"
+    project.mkdir()
+    for i in range(4000):
+        (project / f"d{i:05}.md").write_text(f"# Doc {i}\n\n" + f"text {i} " * 200 + "\n")
+    client = _start(project, store_base)
+    try:
+        init = client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": project.as_uri(),
+                "capabilities": {"window": {"workDoneProgress": True}},
+                "initializationOptions": {"watch": False},
+            },
+        )
+        assert "result" in init
+        client.notify("initialized", {})
+        _wait_for(lambda: _progress(client, "end"))  # the first run
+        begun = len(_progress(client, "begin"))
+        with client.lock:
+            client.next_id += 1
+            rid = client.next_id
+            replies = client.responses.setdefault(rid, queue.Queue())
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "method": "workspace/executeCommand",
+                "params": {"command": "fisk.knowledge.reindex", "arguments": [{"rebuild": True}]},
+            }
+        )
+        begin = _wait_for(lambda: _progress(client, "begin")[begun:])[0]
+        assert begin["value"]["cancellable"] is True
+        if how == "cancelRequest":
+            client.notify("$/cancelRequest", {"id": rid})
+        else:
+            client.notify("window/workDoneProgress/cancel", {"token": begin["token"]})
+        ends = _wait_for(
+            lambda: [e for e in _progress(client, "end") if e["token"] == begin["token"]]
+        )
+        assert "cancelled" in ends[0]["value"]["message"]
+        reply = replies.get(timeout=HANG_GUARD)
+        assert "error" in reply
+    finally:
+        client.close()
+
+
+def _frame(msg: dict[str, Any]) -> bytes:
+    import json
+
+    body = json.dumps(msg).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_invalid_arguments_are_not_logged_as_server_errors(project: Path, store_base: Path) -> None:
+    env = {**os.environ, "FISK_AI_STORE_DIR": str(store_base)}
+    proc = spawn(project, env)
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": project.as_uri(), "capabilities": {}},
+        },
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "workspace/executeCommand",
+            "params": {"command": "fisk.knowledge.search", "arguments": [{"query": 7}]},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "workspace/executeCommand",
+            "params": {"command": "fisk.knowledge.show", "arguments": [{"citation": "../x#0"}]},
+        },
+        {"jsonrpc": "2.0", "id": 4, "method": "shutdown", "params": None},
+        {"jsonrpc": "2.0", "method": "exit", "params": None},
+    ]
+    out, err = proc.communicate(b"".join(_frame(m) for m in messages), timeout=HANG_GUARD)
+    assert out.count(b'"code": -32602') == 2 or out.count(b'"code":-32602') == 2, out[-2000:]
+    text = err.decode(errors="replace")
+    assert "Exception occurred for message" not in text, text  # pygls' ERROR + traceback
+    assert "JsonRpcInvalidParams" not in text, text
