@@ -130,7 +130,8 @@ def store_for_config(config_dir: Path, agent: AgentConfig, base: Path | None) ->
             "the index this project had before agent.yaml was added; agent.yaml names no "
             "harness.knowledge.directory (set one to move it)"
         )
-    return store, f"knowledge/{agent.identity} beside {CONFIG_NAME}; no directory configured"
+    where = f"under {base} (--store-dir / {STORE_DIR_ENV})" if base else f"beside {CONFIG_NAME}"
+    return store, f"knowledge/{agent.identity} {where}; no directory configured"
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,8 @@ def resolve_settings(
         if config_path is None:
             knowledge = KnowledgeConfig(enabled=True)
             store = zero_config_store(project.root, base)
-            why = f"per-user cache, keyed by the project root; no {CONFIG_NAME}"
+            where = f"under {base} (--store-dir / {STORE_DIR_ENV})" if base else "per-user cache"
+            why = f"{where}, keyed by the project root; no {CONFIG_NAME}"
             return _settings(project.root, store, knowledge, None, (), (reason, why))
     config_path = config_path.expanduser().resolve()
     if not config_path.is_file():

@@ -1,0 +1,74 @@
+"""Project root discovery (one rule for every front end) and the store kept across agent.yaml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fisk_ls.knowledge.location import find_project, resolve_settings, zero_config_store
+
+CONFIG = "harness:\n  knowledge:\n    enabled: true\n"
+
+
+def test_nearest_agent_yaml_then_repository_top_then_the_folder(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    deep = repo / "docs" / "a" / "b"
+    deep.mkdir(parents=True)
+    assert find_project(deep).root == deep.resolve()  # nothing above: the folder itself
+    (repo / ".git").mkdir()
+    assert find_project(deep).root == repo.resolve() and find_project(deep).config is None
+    (repo / "docs" / "agent.yaml").write_text(CONFIG)
+    found = find_project(deep)
+    assert found.root == (repo / "docs").resolve()
+    assert found.config == (repo / "docs" / "agent.yaml").resolve()
+    assert find_project(repo).root == repo.resolve()  # above the agent.yaml: the repository
+
+
+def test_an_agent_yaml_above_the_repository_is_not_used(tmp_path: Path) -> None:
+    (tmp_path / "agent.yaml").write_text(CONFIG)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    assert find_project(repo / "docs").root == repo.resolve()
+    assert find_project(repo / "docs").config is None
+
+
+def test_a_worktree_git_file_marks_the_top(tmp_path: Path) -> None:
+    (tmp_path / "wt" / "docs").mkdir(parents=True)
+    (tmp_path / "wt" / ".git").write_text("gitdir: /elsewhere/.git/worktrees/wt\n")
+    assert find_project(tmp_path / "wt" / "docs").root == (tmp_path / "wt").resolve()
+
+
+def test_no_search_above_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    (home / "notes").mkdir(parents=True)
+    (tmp_path / "agent.yaml").write_text(CONFIG)  # above $HOME: nobody's project
+    monkeypatch.setenv("HOME", str(home))
+    assert find_project(home / "notes").root == (home / "notes").resolve()
+
+
+def test_store_key_follows_the_root(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    base = tmp_path / "base"
+    a = resolve_settings(cwd=repo, store_base=base)
+    b = resolve_settings(cwd=repo / "docs", store_base=base)
+    assert a.store_dir == b.store_dir == zero_config_store(repo.resolve(), base)
+    assert "git repository" in b.root_reason and str(base) in b.store_reason
+
+
+def test_agent_yaml_added_later_keeps_the_cached_index(tmp_path: Path) -> None:
+    base = tmp_path / "base"
+    root = tmp_path / "p"
+    root.mkdir()
+    cached = zero_config_store(root.resolve(), base)
+    cached.mkdir(parents=True)
+    (cached / "knowledge.db").write_bytes(b"")
+    (root / "agent.yaml").write_text(CONFIG)
+    s = resolve_settings(cwd=root, store_base=base)
+    assert s.store_dir == cached and "before agent.yaml was added" in s.store_reason
+    (root / "agent.yaml").write_text(CONFIG + "    directory: idx\n")
+    s = resolve_settings(cwd=root, store_base=base)
+    assert s.store_dir == base / "idx" and "harness.knowledge.directory" in s.store_reason
