@@ -44,7 +44,7 @@ sys.path.insert(0, str(REPO))
 from fisk_ls.knowledge import IndexReporter, Knowledge, index, resolve_settings  # noqa: E402
 from fisk_ls.knowledge.config import EmbeddingsConfig  # noqa: E402
 from fisk_ls.knowledge.index.chunker import chunk_document, display_text  # noqa: E402
-from fisk_ls.knowledge.index.runs import read_document  # noqa: E402
+from fisk_ls.knowledge.index.files import read_document  # noqa: E402
 from fisk_ls.knowledge.index.walk import walk  # noqa: E402
 from fisk_ls.knowledge.vectors import builtin  # noqa: E402
 from fisk_ls.knowledge.vectors.providers import make_embedder  # noqa: E402

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge.index import runs
+from fisk_ls.knowledge.index import examine
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
@@ -23,7 +23,7 @@ HANG_GUARD = 60.0
 PARENT = """
 import sys, time
 from pathlib import Path
-from fisk_ls.knowledge.index.runs import examine_all
+from fisk_ls.knowledge.index.examine import examine_all
 from fisk_ls.knowledge.index.walk import Candidate
 root = Path(sys.argv[1])
 jobs = []
@@ -73,7 +73,7 @@ def alive(pid: int) -> bool:
 def test_kill_minus_nine_leaves_no_descendant(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    for i in range(runs.PARALLEL_MIN_FILES + 50):
+    for i in range(examine.PARALLEL_MIN_FILES + 50):
         (docs / f"d{i:04}.md").write_text(f"# Doc {i}\n\nbody text {i}\n")
     parent = subprocess.Popen(
         [sys.executable, "-c", PARENT, str(docs)],
@@ -112,8 +112,8 @@ def test_worker_exits_when_parent_id_changes(monkeypatch: pytest.MonkeyPatch) ->
         exits.append(code)
         raise Exit
 
-    monkeypatch.setattr(runs.os, "_exit", fake_exit)
-    monkeypatch.setattr(runs.sys, "platform", "other")
+    monkeypatch.setattr(examine.os, "_exit", fake_exit)
+    monkeypatch.setattr(examine.sys, "platform", "other")
     with pytest.raises(Exit):
-        runs.die_with_parent(os.getppid() + 1_000_000)  # "the parent is already gone"
+        examine.die_with_parent(os.getppid() + 1_000_000)  # "the parent is already gone"
     assert exits == [1]

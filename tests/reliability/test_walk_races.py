@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.knowledge import IndexReporter, IndexStats, Knowledge, Settings, index
-from fisk_ls.knowledge.index import runs
+from fisk_ls.knowledge.index import files
 from fisk_ls.knowledge.index.walk import Candidate
 
 HANG_GUARD = 60.0
@@ -122,7 +122,7 @@ def test_indexed_version_survives_a_change_during_the_read(
     target = project / "docs" / "design.md"
     target.write_text("# Design\n\n## Backpressure\n\nProducers block when full.\n")
     stats = run_guarded(settings, SwapAfterWalk(lambda: _grow(target)))
-    assert any(runs.CHANGED_NOTE in n for n in stats.notes)
+    assert any(files.CHANGED_NOTE in n for n in stats.notes)
     # The old version is kept until the next run reads a settled file.
     assert Knowledge(settings).search("backpressure").hits
     stats = index(settings)
@@ -133,7 +133,7 @@ def test_indexed_version_survives_a_change_during_the_read(
 def test_read_document_never_blocks_on_a_fifo(tmp_path: Path) -> None:
     p = tmp_path / "pipe.md"
     os.mkfifo(p)
-    result = runs.read_document(p)
+    result = files.read_document(p)
     assert isinstance(result, str) and "FIFO" in result
 
 
@@ -150,8 +150,8 @@ def test_read_document_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         given.append(len(data))
         return data
 
-    monkeypatch.setattr(runs.os, "read", growing_read)
-    result = runs.read_document(p, limit=1000, expected=cand)
+    monkeypatch.setattr(files.os, "read", growing_read)
+    result = files.read_document(p, limit=1000, expected=cand)
     assert isinstance(result, str)
     assert sum(given) <= 1001
 
@@ -161,7 +161,7 @@ def test_device_is_skipped(tmp_path: Path) -> None:
         pytest.skip("no /dev/null")
     # A hard link to a device node needs privileges; opening the device path itself shows the
     # same check (fstat says character device, nothing is read).
-    result = runs.read_document(Path("/dev/null"))
+    result = files.read_document(Path("/dev/null"))
     assert isinstance(result, str) and "device" in result
 
 
@@ -176,7 +176,7 @@ def test_device_is_skipped(tmp_path: Path) -> None:
 def test_utf16_and_utf32_are_named(tmp_path: Path, data: bytes, name: str) -> None:
     p = tmp_path / "wide.md"
     p.write_bytes(data)
-    result = runs.read_document(p)
+    result = files.read_document(p)
     assert isinstance(result, str)
     assert name in result and "binary" not in result
 

@@ -14,7 +14,7 @@ from fisk_ls.knowledge import (
     index,
     update_paths,
 )
-from fisk_ls.knowledge.index import runs as indexer_mod
+from fisk_ls.knowledge.index import examine
 
 
 def sources(settings: Settings) -> set[str]:
@@ -61,7 +61,7 @@ def test_no_change_run_reads_nothing(settings: Settings, monkeypatch: pytest.Mon
     def boom(path: Path, limit: int = 0) -> object:
         raise AssertionError(f"read {path}")
 
-    monkeypatch.setattr(indexer_mod, "read_document", boom)
+    monkeypatch.setattr(examine, "read_document", boom)
     stats = index(settings)
     assert stats.skipped == 3 and stats.added == stats.updated == 0
 
@@ -212,9 +212,9 @@ def test_missing_root_is_a_note(settings: Settings, project: Path) -> None:
 def test_parallel_path_matches_inline(
     settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for i in range(indexer_mod.PARALLEL_MIN_FILES + 10):
+    for i in range(examine.PARALLEL_MIN_FILES + 10):
         (project / "many" / f"f{i:04}.md").parent.mkdir(exist_ok=True)
         (project / "many" / f"f{i:04}.md").write_text(f"# File {i}\n\nunique{i} words\n")
     stats = index(settings)
-    assert stats.added == indexer_mod.PARALLEL_MIN_FILES + 13
+    assert stats.added == examine.PARALLEL_MIN_FILES + 13
     assert Knowledge(settings).search("unique123").hits[0].path == "many/f0123.md"

@@ -17,26 +17,15 @@
 
 from __future__ import annotations
 
-import codecs
-import contextlib
-import errno
-import hashlib
 import os
-import signal
-import stat
-import sys
 import threading
 import time
-from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import fts, schema
-from ..collapse import text_key
+from .. import schema
 from ..errors import Cancelled, KnowledgeError
 from ..location import document_key, key_prefix
 from ..schema import Tables
@@ -49,7 +38,7 @@ from ..vectors.tier import (
     has_vec_table,
     refuse_lexical_over_hybrid,
 )
-from .chunker import Chunk, chunk_document
+from .examine import Existing, Job, Outcome, Prepared, examine_all
 from .ignore import IgnoreRules
 from .walk import (
     Candidate,
@@ -61,9 +50,6 @@ from .walk import (
 
 if TYPE_CHECKING:
     from ..writer import Writer
-
-MAX_FILE_BYTES = 1024 * 1024
-"""Larger files are skipped with a note (documentation pages are far smaller)."""
 
 
 class IndexReporter:
@@ -113,146 +99,6 @@ class IndexStats:
         }
 
 
-@dataclass
-class _Existing:
-    id: int
-    size: int
-    mtime_ns: int
-    inode: int
-    hash: str
-    chunk_count: int
-
-
-@dataclass
-class _Prepared:
-    key: str
-    candidate: Candidate
-    digest: str
-    title: str
-    existing: _Existing | None
-    rows: list[tuple[object, ...]] = field(default_factory=list)
-    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, hash, doc, near)."""
-
-
-@dataclass
-class _Outcome:
-    """What examining one file found: unchanged, touched (same bytes), unreadable, changed."""
-
-    key: str
-    candidate: Candidate
-    existing: _Existing | None
-    kind: str
-    note: str = ""
-    prepared: _Prepared | None = None
-
-
-def examine(key: str, cand: Candidate, existing: _Existing | None) -> _Outcome:
-    """Read, hash and chunk one file. No database access: runs in a worker process."""
-    if (
-        existing is not None
-        and existing.size == cand.size
-        and existing.mtime_ns == cand.mtime_ns
-        and existing.inode == cand.inode
-    ):
-        return _Outcome(key, cand, existing, "unchanged")
-    result = read_document(cand.path, expected=cand)
-    if isinstance(result, str):
-        kind = "changing" if result.endswith(CHANGED_NOTE) else "unreadable"
-        return _Outcome(key, cand, existing, kind, note=result)
-    raw, text = result
-    digest = hashlib.sha256(raw).hexdigest()
-    if existing is not None and existing.hash == digest:
-        return _Outcome(key, cand, existing, "touched")
-    doc = chunk_document(text)
-    first = doc.chunks[0].section if doc.chunks else ""
-    about = fts.document_field(doc.title, doc.description, key, first)
-    rows: list[tuple[object, ...]] = [
-        (
-            ch.ordinal,
-            ch.section,
-            ch.text,
-            fts.cjk_column(ch.section + "\n" + ch.text),
-            ch.start_line,
-            ch.end_line,
-            chunk_hash(ch),
-            about,
-            text_key(ch.section, ch.text),
-        )
-        for ch in doc.chunks
-    ]
-    prep = _Prepared(key, cand, digest, doc.title, existing, rows)
-    return _Outcome(key, cand, existing, "changed", prepared=prep)
-
-
-_Job = tuple[str, Candidate, "_Existing | None"]
-
-
-def _examine_many(jobs: list[_Job]) -> list[_Outcome]:
-    return [examine(*job) for job in jobs]
-
-
-PARALLEL_MIN_FILES = 200
-"""Below this many files a run chunks inline; above, a worker process chunks ahead."""
-
-
-def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterator[_Outcome]:
-    """``examine`` over ``jobs`` in order. Large runs use one worker process, so reading and
-    chunking (Python, GIL-bound) overlap with SQLite inserts in this process."""
-    if len(jobs) < PARALLEL_MIN_FILES:
-        for job in jobs:
-            yield examine(*job)
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor  # here: most commands never chunk
-
-    # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor and the
-    # open SQLite connection, and would keep the lock alive after the parent is killed.
-    pool = ProcessPoolExecutor(
-        max_workers=1,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=die_with_parent,
-        initargs=(os.getpid(),),
-    )
-    try:
-        batches = (list(jobs[i : i + batch]) for i in range(0, len(jobs), batch))
-        window: deque[Future[list[_Outcome]]] = deque(
-            pool.submit(_examine_many, b) for b in islice(batches, depth)
-        )
-        while window:
-            results = window.popleft().result()
-            for b in islice(batches, 1):
-                window.append(pool.submit(_examine_many, b))
-            yield from results
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-PARENT_POLL_SECONDS = 0.5
-
-
-def die_with_parent(parent: int) -> None:
-    """Worker initializer: exit when the parent process dies, even by ``kill -9``.
-
-    On Linux the kernel sends SIGKILL at once (``PR_SET_PDEATHSIG``); everywhere a daemon thread
-    also watches the parent id (a dead parent's children are re-parented), so a worker never
-    lingers, blocked, holding the resource tracker open."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(Exception):
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # it died before the line above took effect
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="fisk-parent-watch", daemon=True).start()
-
-
 EMBED_GROUP = 192
 """Backlog chunks per embedding round: one commit per round (3 requests of 64 to a server)."""
 
@@ -260,112 +106,6 @@ EMBED_GROUP = 192
 def _under(key: str, walked: list[str]) -> bool:
     """True when ``key`` is one of the walked files or below one of the walked folders."""
     return any(key == w or ((w.endswith("/") or not w) and key.startswith(w)) for w in walked)
-
-
-def chunk_hash(chunk: Chunk) -> str:
-    return hashlib.blake2b(f"{chunk.section}\x00{chunk.text}".encode(), digest_size=16).hexdigest()
-
-
-CHANGED_NOTE = "it changed while being indexed; the next run picks it up"
-"""The end of the note for a file replaced or growing between the walk and the read (its
-indexed version, if any, stays until then)."""
-
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)  # a FIFO swapped in after the walk must not block the open
-    | getattr(os, "O_NOCTTY", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-
-
-def _kind_of(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISLNK(mode):
-        return "a symlink"
-    return "not a regular file"
-
-
-def _read_bounded(fd: int, limit: int) -> bytes:
-    """At most ``limit + 1`` bytes (one more than allowed tells "too large" apart)."""
-    parts: list[bytes] = []
-    left = limit + 1
-    while left > 0:
-        part = os.read(fd, min(left, 1 << 16))
-        if not part:
-            break
-        parts.append(part)
-        left -= len(part)
-    return b"".join(parts)
-
-
-def read_document(
-    path: Path, limit: int = MAX_FILE_BYTES, expected: Candidate | None = None
-) -> tuple[bytes, str] | str:
-    """(raw bytes, text) of a document, or a note saying why it is skipped.
-
-    The file may have changed since the walk saw it (``expected``): it is opened without
-    following symlinks and without blocking, must still be a regular file (a FIFO, socket,
-    device or folder swapped in is skipped), the same file and size as walked (a file replaced
-    or growing is skipped now and picked up by the next run), and is read at most ``limit + 1``
-    bytes, so no change under the walk can hang a run or make it read without bound."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return f"skipping {path}: it is a symlink now (symlinks are not followed)"
-        if exc.errno == errno.ENXIO:  # opening a socket
-            return f"skipping {path}: it is a socket now, not a regular file"
-        return f"skipping {path}: {exc.strerror or exc}"
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return f"skipping {path}: it is {_kind_of(st.st_mode)} now, not a regular file"
-        if st.st_size > limit:
-            return f"skipping {path}: larger than {limit // 1024} KiB"
-        if expected is not None and (st.st_ino != expected.inode or st.st_size != expected.size):
-            return f"skipping {path}: {CHANGED_NOTE}"
-        raw = _read_bounded(fd, limit)
-    except OSError as exc:
-        return f"skipping {path}: {exc.strerror or exc}"
-    finally:
-        os.close(fd)
-    if len(raw) > limit:
-        return f"skipping {path}: larger than {limit // 1024} KiB"
-    if expected is not None and len(raw) != expected.size:
-        return f"skipping {path}: {CHANGED_NOTE}"
-    return decode_document(path, raw)
-
-
-def decode_document(path: Path, raw: bytes) -> tuple[bytes, str] | str:
-    """(raw, text) for UTF-8 text (the chunker drops a BOM), else a note naming what it is."""
-    for bom, name in _UTF16_32_BOMS:
-        if raw.startswith(bom):
-            return f"skipping {path}: {name} text (only UTF-8 is indexed; convert it to UTF-8)"
-    if b"\x00" in raw:
-        return f"skipping {path}: binary file (contains NUL bytes)"
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return f"skipping {path}: not valid UTF-8"
-    return raw, text
-
-
-# Longest first: the UTF-32 LE BOM starts with the UTF-16 LE one.
-_UTF16_32_BOMS = (
-    (codecs.BOM_UTF32_LE, "UTF-32 LE"),
-    (codecs.BOM_UTF32_BE, "UTF-32 BE"),
-    (codecs.BOM_UTF16_LE, "UTF-16 LE"),
-    (codecs.BOM_UTF16_BE, "UTF-16 BE"),
-)
 
 
 class Indexer:
@@ -486,7 +226,7 @@ class Indexer:
 
     def _process(
         self,
-        outcomes: Iterable[_Outcome],
+        outcomes: Iterable[Outcome],
         tables: Tables,
         stats: IndexStats,
         dry_run: bool,
@@ -519,7 +259,7 @@ class Indexer:
         tables = self.writer.manifest.tables
         store_dir = self.writer.store_dir
         gone: list[str] = []
-        jobs: list[_Job] = []
+        jobs: list[Job] = []
         for path in dict.fromkeys(Path(os.path.abspath(p)) for p in paths):
             self._check_cancel()
             try:
@@ -588,14 +328,14 @@ class Indexer:
         stats.files = len(found)
         return list(found.items())
 
-    def _existing(self, tables: Tables, key: str | None = None) -> dict[str, _Existing]:
+    def _existing(self, tables: Tables, key: str | None = None) -> dict[str, Existing]:
         sql = f"SELECT path, id, size, mtime_ns, inode, hash, chunk_count FROM {tables.documents}"
         rows = (
             self.writer.conn.execute(sql + " WHERE path = ?", (key,))
             if key is not None
             else self.writer.conn.execute(sql)
         )
-        return {r[0]: _Existing(*r[1:]) for r in rows}
+        return {r[0]: Existing(*r[1:]) for r in rows}
 
     def _keys_under(self, key: str, tables: Tables) -> list[str]:
         rows = self.writer.conn.execute(
@@ -607,7 +347,7 @@ class Indexer:
 
     def _apply(
         self,
-        outcome: _Outcome,
+        outcome: Outcome,
         tables: Tables,
         stats: IndexStats,
         dry_run: bool,
@@ -644,7 +384,7 @@ class Indexer:
         if not dry_run:
             self._write(prep, tables, vectors)
 
-    def _write(self, prep: _Prepared, tables: Tables, vectors: dict[str, bytes] | None) -> None:
+    def _write(self, prep: Prepared, tables: Tables, vectors: dict[str, bytes] | None) -> None:
         """One file's document row and chunks (and the chunks' cached ``vectors``), atomically."""
         d, c = tables.documents, tables.chunks
         cand = prep.candidate

@@ -1,0 +1,177 @@
+"""The worker side of an index run: read, hash and chunk files, with no database access.
+
+Large runs do this in one spawned worker process (``examine_all``), so reading and chunking
+(Python, GIL-bound) overlap with the SQLite writes in the indexing process; the worker exits
+when its parent dies, even by ``kill -9`` (``die_with_parent``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Literal
+
+from .. import fts
+from ..collapse import text_key
+from .chunker import Chunk, chunk_document
+from .files import CHANGED_NOTE, read_document
+from .walk import Candidate
+
+
+@dataclass
+class Existing:
+    id: int
+    size: int
+    mtime_ns: int
+    inode: int
+    hash: str
+    chunk_count: int
+
+
+@dataclass
+class Prepared:
+    key: str
+    candidate: Candidate
+    digest: str
+    title: str
+    existing: Existing | None
+    rows: list[tuple[object, ...]] = field(default_factory=list)
+    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, hash, doc, near)."""
+
+
+OutcomeKind = Literal["unchanged", "touched", "unreadable", "changing", "changed"]
+"""Same size, mtime and inode; same bytes (only re-stamped); skipped with a note; changed under
+the walk (kept as indexed until the next run); new or changed (chunked)."""
+
+
+@dataclass
+class Outcome:
+    """What examining one file found: unchanged, touched (same bytes), unreadable, changed."""
+
+    key: str
+    candidate: Candidate
+    existing: Existing | None
+    kind: OutcomeKind
+    note: str = ""
+    prepared: Prepared | None = None
+
+
+def examine(key: str, cand: Candidate, existing: Existing | None) -> Outcome:
+    """Read, hash and chunk one file. No database access: runs in a worker process."""
+    if (
+        existing is not None
+        and existing.size == cand.size
+        and existing.mtime_ns == cand.mtime_ns
+        and existing.inode == cand.inode
+    ):
+        return Outcome(key, cand, existing, "unchanged")
+    result = read_document(cand.path, expected=cand)
+    if isinstance(result, str):
+        kind: OutcomeKind = "changing" if result.endswith(CHANGED_NOTE) else "unreadable"
+        return Outcome(key, cand, existing, kind, note=result)
+    raw, text = result
+    digest = hashlib.sha256(raw).hexdigest()
+    if existing is not None and existing.hash == digest:
+        return Outcome(key, cand, existing, "touched")
+    doc = chunk_document(text)
+    first = doc.chunks[0].section if doc.chunks else ""
+    about = fts.document_field(doc.title, doc.description, key, first)
+    rows: list[tuple[object, ...]] = [
+        (
+            ch.ordinal,
+            ch.section,
+            ch.text,
+            fts.cjk_column(ch.section + "\n" + ch.text),
+            ch.start_line,
+            ch.end_line,
+            chunk_hash(ch),
+            about,
+            text_key(ch.section, ch.text),
+        )
+        for ch in doc.chunks
+    ]
+    prep = Prepared(key, cand, digest, doc.title, existing, rows)
+    return Outcome(key, cand, existing, "changed", prepared=prep)
+
+
+Job = tuple[str, Candidate, "Existing | None"]
+
+
+def _examine_many(jobs: list[Job]) -> list[Outcome]:
+    return [examine(*job) for job in jobs]
+
+
+PARALLEL_MIN_FILES = 200
+"""Below this many files a run chunks inline; above, a worker process chunks ahead."""
+
+
+def examine_all(jobs: Sequence[Job], batch: int = 32, depth: int = 4) -> Iterator[Outcome]:
+    """``examine`` over ``jobs`` in order. Large runs use one worker process, so reading and
+    chunking (Python, GIL-bound) overlap with SQLite inserts in this process."""
+    if len(jobs) < PARALLEL_MIN_FILES:
+        for job in jobs:
+            yield examine(*job)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor  # here: most commands never chunk
+
+    # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor and the
+    # open SQLite connection, and would keep the lock alive after the parent is killed.
+    pool = ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    )
+    try:
+        batches = (list(jobs[i : i + batch]) for i in range(0, len(jobs), batch))
+        window: deque[Future[list[Outcome]]] = deque(
+            pool.submit(_examine_many, b) for b in islice(batches, depth)
+        )
+        while window:
+            results = window.popleft().result()
+            for b in islice(batches, 1):
+                window.append(pool.submit(_examine_many, b))
+            yield from results
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+PARENT_POLL_SECONDS = 0.5
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: exit when the parent process dies, even by ``kill -9``.
+
+    On Linux the kernel sends SIGKILL at once (``PR_SET_PDEATHSIG``); everywhere a daemon thread
+    also watches the parent id (a dead parent's children are re-parented), so a worker never
+    lingers, blocked, holding the resource tracker open."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before the line above took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="fisk-parent-watch", daemon=True).start()
+
+
+def chunk_hash(chunk: Chunk) -> str:
+    return hashlib.blake2b(f"{chunk.section}\x00{chunk.text}".encode(), digest_size=16).hexdigest()
