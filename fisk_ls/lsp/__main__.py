@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def serve(tcp: str | None = None, log_file: Path | None = None) -> None:
-    from .server import run
+    from .wiring import run
 
     run(tcp=tcp, log_file=log_file)
 

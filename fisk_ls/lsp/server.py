@@ -1,7 +1,7 @@
 """The fisk-ls language server: a pygls ``LanguageServer`` with typed state, and ``run``.
 
 Handlers live in one module per concern (lifecycle, sync, commands, citations); each has a
-``register(ls)`` called by ``create_server`` (symbols.py is enabled at initialize). Worker
+``register(ls)`` called by ``wiring.create_server`` (symbols.py is enabled at initialize). Worker
 threads reach the client through ``call`` (hand a function to the event loop) and
 ``show_once`` (one message per problem).
 """
@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import threading
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -85,38 +83,3 @@ class FiskLanguageServer(LanguageServer):
 
     def wait_ready(self) -> None:
         self.ready.wait(READY_TIMEOUT)
-
-
-def create_server() -> FiskLanguageServer:
-    from . import (
-        citations,
-        commands,
-        lifecycle,
-        sync,
-    )
-
-    ls = FiskLanguageServer()
-    for module in (lifecycle, sync, commands, citations):
-        module.register(ls)
-    return ls
-
-
-def run(tcp: str | None = None, log_file: Path | None = None) -> None:
-    """Serve on stdio, or on ``HOST:PORT`` for debugging."""
-    from .logs import setup_logging
-
-    ls = create_server()
-    setup_logging(ls, log_file)
-    try:
-        if tcp:
-            host, _, port = tcp.rpartition(":")
-            ls.start_tcp(host or "127.0.0.1", int(port))
-        else:
-            from .frames import FrameGuard
-
-            ls.start_io(FrameGuard(sys.stdin.buffer))  # type: ignore[arg-type]
-    finally:  # also when the client vanished without shutdown/exit (stdin closed)
-        ls.closing = True
-        ls.projects.close()
-    if ls.exit_code:
-        sys.exit(ls.exit_code)

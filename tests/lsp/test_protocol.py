@@ -7,7 +7,7 @@ import concurrent.futures
 
 import pytest
 
-from fisk_ls.lsp.server import create_server
+from fisk_ls.lsp.wiring import create_server
 
 
 @pytest.mark.parametrize("kind", ["coroutine", "thread"])

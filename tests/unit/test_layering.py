@@ -51,3 +51,10 @@ def test_adapters_do_not_import_each_other() -> None:
                 for other in ADAPTERS - {adapter}:
                     if name.startswith(f"fisk_ls.{other}") and (adapter, other) not in ALLOWED:
                         raise AssertionError(f"{path} imports {name}")
+
+
+def test_language_server_features_do_not_import_their_wiring() -> None:
+    for path in (PACKAGE / "lsp").rglob("*.py"):
+        if path.name in ("wiring.py", "__main__.py"):
+            continue
+        assert not [n for n in _imports(path) if n.startswith("fisk_ls.lsp.wiring")], path
