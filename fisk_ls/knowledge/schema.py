@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 2
 """Bumped when the layout changes; readers refuse a newer one, and the next writer rebuilds an
 older one into a new generation (readers keep the old one until the switch).
 
-2: chunks lost ``heading_line`` (it always equalled ``start_line``).
-3: chunks and their full-text index gained ``doc`` (the document's title, description, path);
-   chunks gained ``near`` (the near-duplicate key of collapse.py).
-4: chunks gained ``embedded`` (1 once its vec0 row exists; the backlog is ``embedded = 0``), and
-   hybrid generations gain ``chunks_vq_N`` (an int8 and a float32 copy of each vector) for the
-   coarse KNN pass of large indexes (vectors/knn.py)."""
+1: the first release.
+2: chunks lost ``heading_line`` (it always equalled ``start_line``) and gained ``doc`` (the
+   document's title, description and path, also a full-text column), ``near`` (the
+   near-duplicate key of collapse.py) and ``embedded`` (1 once its vec0 row exists: the backlog
+   is ``embedded = 0``); hybrid generations gain ``chunks_vq_N`` (an int8 and a float32 copy of
+   each vector) for the coarse KNN pass of large indexes (vectors/knn.py)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
