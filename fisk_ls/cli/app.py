@@ -14,7 +14,6 @@ import functools
 import json
 import os
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -255,7 +254,6 @@ def index_cmd(
     roots = absolute_roots([str(p) for p in paths]) if paths else None
     if not obj.as_json:
         click.echo(render.tier(settings), err=True)
-    cancel = threading.Event()
     if settings.embeddings is not None and not dry_run and not obj.as_json:
         _, built = obj.read(lambda kb: kb.stats().chunks > 0)
         if reindex or not built:
@@ -270,7 +268,6 @@ def index_cmd(
                 dry_run=dry_run,
                 wait=WAIT_SECONDS if wait else 0.0,
                 reporter=progress,
-                cancel=cancel,
                 embedder=embedder,
             )
     finally:

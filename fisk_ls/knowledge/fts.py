@@ -344,14 +344,10 @@ def query_terms(text: str) -> list[str]:
     return terms[:MAX_TERMS]
 
 
-def match_expression(
-    text: str, *, prefix_last: bool = False, terms: list[str] | None = None
-) -> str:
+def match_expression(text: str, *, terms: list[str] | None = None) -> str:
     """The FTS5 MATCH string for ``text``: quoted terms joined by OR; "" when nothing is left.
 
     ``terms`` overrides the terms taken from ``text`` (e.g. after pruning very common ones).
-    With ``prefix_last`` the last term also matches as a prefix (search as you type) when it has
-    at least three characters and the text does not end in a space.
     """
     if terms is None:
         terms = query_terms(text)
@@ -359,14 +355,4 @@ def match_expression(
         return ""
     phrases = [p for p in query_phrases(text) if p not in terms]
     parts = [_quote(t) for t in terms]
-    last = terms[-1]
-    typed_last = query_terms(text)[-1:] == [last]
-    if (
-        prefix_last
-        and typed_last
-        and len(last) >= 3
-        and text == text.rstrip()
-        and not has_cjk(last)
-    ):
-        parts[-1] = _quote(last) + "*"
     return " OR ".join([*(_quote(p) for p in phrases), *parts])

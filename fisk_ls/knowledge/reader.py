@@ -100,9 +100,7 @@ class Knowledge:
                 return None
             return coverage(snap.conn, snap.tables)
 
-    def search(
-        self, query: str, top_k: int | None = None, *, prefix_last: bool = False
-    ) -> SearchResult:
+    def search(self, query: str, top_k: int | None = None) -> SearchResult:
         """Search the live index. With embeddings configured, the query is embedded first,
         outside the read transaction (optimistically: whether the index holds vectors is known
         only inside it), then identity and dimension are checked against that snapshot."""
@@ -120,7 +118,6 @@ class Knowledge:
                 default_top_k=self.settings.top_k,
                 identity=identity,
                 query_vector=query_vector,
-                prefix_last=prefix_last,
                 term_stats=self.term_stats,
                 coarse=self.coarse,
             )

@@ -164,9 +164,7 @@ def rrf(lists: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-def query_expression(
-    snap: Snapshot, query: str, term_stats: TermStats | None, *, prefix_last: bool = False
-) -> str:
+def query_expression(snap: Snapshot, query: str, term_stats: TermStats | None) -> str:
     """The MATCH expression for ``query`` against this snapshot (very common terms pruned when
     term statistics are available).
 
@@ -175,7 +173,7 @@ def query_expression(
     terms = query_terms(query)
     if term_stats is not None:
         terms = term_stats.prune(snap, terms)
-    return match_expression(query, prefix_last=prefix_last, terms=terms)
+    return match_expression(query, terms=terms)
 
 
 def lexical_ids(
@@ -343,7 +341,6 @@ def run_search(
     default_top_k: int = 5,
     identity: VectorIdentity | None = None,
     query_vector: QueryVector | None = None,
-    prefix_last: bool = False,
     term_stats: TermStats | None = None,
     coarse: knn.CoarseIndex | None = None,
 ) -> SearchResult:
@@ -363,7 +360,7 @@ def run_search(
         return SearchResult(INDEX_EMPTY, tier)
     if identity is not None:
         require_match(snap.manifest, identity, empty=False)
-    expression = query_expression(snap, query, term_stats, prefix_last=prefix_last)
+    expression = query_expression(snap, query, term_stats)
     heading = heading_terms(query)
     lexical = lexical_ids(snap, expression, heading=heading) if expression else []
     vector: list[int] = []

@@ -399,7 +399,6 @@ class Store:
         self._local = threading.local()
         self._all: list[apsw.Connection] = []
         self._lock = threading.Lock()
-        self.vec_loaded = False
 
     def exists(self) -> bool:
         return self.path.is_file()

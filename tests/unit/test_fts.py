@@ -69,12 +69,6 @@ def test_combining_marks_stay_in_the_word() -> None:
     assert query_terms("cafe\u0301 menu") == ["café", "menu"]
 
 
-def test_prefix_on_last_term() -> None:
-    assert match_expression("backpr", prefix_last=True) == '"backpr"*'
-    assert match_expression("backpr ", prefix_last=True) == '"backpr"'
-    assert match_expression("ab", prefix_last=True) == '"ab"'
-
-
 @pytest.fixture(scope="module")
 def fts_conn() -> apsw.Connection:
     conn = apsw.Connection(":memory:")
@@ -90,9 +84,9 @@ def fts_conn() -> apsw.Connection:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(max_size=300), st.booleans())
-def test_any_string_is_a_valid_match(fts_conn: apsw.Connection, text: str, prefix: bool) -> None:
-    expr = match_expression(text, prefix_last=prefix)
+@given(st.text(max_size=300))
+def test_any_string_is_a_valid_match(fts_conn: apsw.Connection, text: str) -> None:
+    expr = match_expression(text)
     if expr:
         f = schema.names(1).fts
         fts_conn.execute(f"SELECT rowid FROM {f} WHERE {f} MATCH ?", (expr,)).fetchall()
