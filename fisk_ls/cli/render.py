@@ -270,8 +270,16 @@ def _iec(n: int) -> str:
     return f"{n} B"
 
 
+def stats_tier(settings: Settings, stats: StoreStats) -> str:
+    """The tier line of what ``stats`` read: the index's own identity and coverage."""
+    if settings.embeddings is None or not stats.model:
+        return tier(settings, stats.dimension if stats.built else 0)
+    cov = Coverage(stats.vectors, stats.chunks)
+    return tier_line(stats.model, stats.dimension, coverage=cov)
+
+
 def stats_json(settings: Settings, stats: StoreStats) -> dict[str, Any]:
-    out: dict[str, Any] = {"tier": tier(settings, stats.dimension if stats.built else 0)}
+    out: dict[str, Any] = {"tier": stats_tier(settings, stats)}
     out.update(stats.__dict__)
     out["backlog"] = stats.chunks - stats.vectors if stats.model else 0
     out["status"] = "ok" if stats.built else "index_not_built"
@@ -279,7 +287,7 @@ def stats_json(settings: Settings, stats: StoreStats) -> dict[str, Any]:
 
 
 def stats_text(settings: Settings, stats: StoreStats) -> str:
-    lines = [tier(settings, stats.dimension), ""]
+    lines = [stats_tier(settings, stats), ""]
     if not stats.built:
         lines.append(f"Store: {stats.store} (not built; run `fisk-ai knowledge index`)")
         return "\n".join(lines)
