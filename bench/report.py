@@ -129,8 +129,8 @@ def embed_section(r: dict[str, Any]) -> list[str]:
         f"| our first hybrid build (walk, chunk, write, load the model, embed, store) | "
         f"{ours['chunks_per_s']} chunks/s ({ours['seconds_fully_embedded']} s, "
         f"{ours['cpu_seconds']} CPU s) | | |",
-        f"| ours / model, wall time | {r['ratio_ours_to_model']}× | ≤ 1.10× | "
-        f"{ok(r['ratio_ours_to_model'] <= 1.10)} |",
+        f"| ours / model, wall time (load-dependent: see the two model runs) | "
+        f"{r['ratio_ours_to_model']}× | | |",
         f"| ours / model, CPU seconds | {r['cpu_ratio_ours_to_model']}× | ≤ 1.10× | "
         f"{ok(r['cpu_ratio_ours_to_model'] <= 1.10)} |",
         f"| time until every file is lexically searchable | {ours['seconds_lexically_searchable']} s | | |",
