@@ -33,8 +33,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from ..knowledge import ConfigError, KnowledgeError, resolve_settings
-from ..knowledge.config import KNOWLEDGE_SEARCH, load_agent_config
-from ..knowledge.location import find_config
+from ..knowledge.config import KNOWLEDGE_SEARCH
+from ..knowledge.errors import KnowledgeDisabled
 from ..knowledge.sanitize import one_line
 from .tool import (
     DESCRIPTION,
@@ -117,9 +117,20 @@ class Exposure:
 
 
 def _exposure(config: Path | None, store_dir: Path | None) -> Exposure:
-    """Read agent.yaml (explicit or discovered) and open the store when the tool is allowlisted."""
+    """The project's settings (agent.yaml explicit or found by the one discovery rule, read
+    once) and the store opened when the tool is allowlisted; else no tool and why."""
     cwd = Path.cwd().resolve()
-    path = config if config is not None else find_config(cwd)
+    try:
+        settings = resolve_settings(config, cwd=cwd, store_base=store_dir)
+    except KnowledgeDisabled as exc:
+        return Exposure(
+            None,
+            (
+                f"knowledge is not enabled in {exc.path}: serving no tools. To expose "
+                f"{KNOWLEDGE_SEARCH}, add to agent.yaml:\n{ALLOWLIST_SNIPPET}",
+            ),
+        )
+    path = settings.config_path
     if path is None:
         return Exposure(
             None,
@@ -129,19 +140,7 @@ def _exposure(config: Path | None, store_dir: Path | None) -> Exposure:
                 f"--config) with:\n{ALLOWLIST_SNIPPET}",
             ),
         )
-    path = path.expanduser().resolve()
-    if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist")
-    agent = load_agent_config(path)  # validates the allowlist exactly (ConfigError otherwise)
-    if not agent.knowledge.enabled:
-        return Exposure(
-            None,
-            (
-                f"knowledge is not enabled in {path}: serving no tools. To expose "
-                f"{KNOWLEDGE_SEARCH}, add to agent.yaml:\n{ALLOWLIST_SNIPPET}",
-            ),
-        )
-    if KNOWLEDGE_SEARCH not in agent.mcp_builtins:
+    if KNOWLEDGE_SEARCH not in settings.mcp_builtins:
         return Exposure(
             None,
             (
@@ -149,7 +148,6 @@ def _exposure(config: Path | None, store_dir: Path | None) -> Exposure:
                 f"it, add to agent.yaml:\n{ALLOWLIST_SNIPPET}",
             ),
         )
-    settings = resolve_settings(path, cwd=cwd, store_base=store_dir)
     tool: KnowledgeTool | None = None
     try:
         tool = KnowledgeTool(settings)

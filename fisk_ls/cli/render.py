@@ -268,8 +268,18 @@ def _iec(n: int) -> str:
     return f"{n} B"
 
 
+def stats_tier(settings: Settings, stats: StoreStats) -> str:
+    """The tier line of what ``stats`` read: the index's own identity and coverage."""
+    if settings.embeddings is None or not stats.model:
+        return tier(settings, stats.dimension if stats.built else 0)
+    from ..knowledge import tier_line
+
+    cov = Coverage(stats.vectors, stats.chunks)
+    return tier_line(stats.model, stats.dimension, coverage=cov)
+
+
 def stats_json(settings: Settings, stats: StoreStats) -> dict[str, Any]:
-    out: dict[str, Any] = {"tier": tier(settings, stats.dimension if stats.built else 0)}
+    out: dict[str, Any] = {"tier": stats_tier(settings, stats)}
     out.update(stats.__dict__)
     out.update(where_json(settings))
     out["backlog"] = stats.chunks - stats.vectors if stats.model else 0
@@ -278,7 +288,7 @@ def stats_json(settings: Settings, stats: StoreStats) -> dict[str, Any]:
 
 
 def stats_text(settings: Settings, stats: StoreStats) -> str:
-    lines = [f"Tier:      {tier(settings, stats.dimension)}", *where_lines(settings)]
+    lines = [f"Tier:      {stats_tier(settings, stats)}", *where_lines(settings)]
     if not stats.built:
         lines.append("Index:     not built; run `fisk-ai knowledge index`")
         return "\n".join(lines)

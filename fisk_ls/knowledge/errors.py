@@ -7,6 +7,7 @@ Adapters convert these once at their edge (CLI → exit 1, LSP → error respons
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 
@@ -16,6 +17,16 @@ class KnowledgeError(Exception):
 
 class ConfigError(KnowledgeError):
     """agent.yaml or an option is invalid."""
+
+
+class KnowledgeDisabled(ConfigError):
+    """agent.yaml exists but does not enable knowledge (``path`` names it)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"knowledge is not enabled in {path}: add a harness.knowledge block with enabled: true"
+        )
+        self.path = path
 
 
 class IndexLocked(KnowledgeError):

@@ -24,7 +24,7 @@ from .config import (
     KnowledgeConfig,
     load_agent_config,
 )
-from .errors import ConfigError
+from .errors import ConfigError, KnowledgeDisabled
 
 CONFIG_NAME = "agent.yaml"
 REPO_MARKER = ".git"
@@ -200,10 +200,7 @@ def resolve_settings(
         raise ConfigError(f"config file {config_path} does not exist")
     agent = load_agent_config(config_path)
     if not agent.knowledge.enabled:
-        raise ConfigError(
-            f"knowledge is not enabled in {config_path}: add a harness.knowledge block with "
-            "enabled: true"
-        )
+        raise KnowledgeDisabled(config_path)
     root = config_path.parent
     store, why = store_for_config(root, agent, base)
     return _settings(

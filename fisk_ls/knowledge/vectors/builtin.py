@@ -38,10 +38,11 @@ from .models import (
 
 log = logging.getLogger(__name__)
 
-BATCH_TOKENS = 2048
+BATCH_TOKENS = 512
 """Token budget of one onnxruntime call (texts × longest text, after sorting by length): short
-chunks go many at a time, long ones 8 at a time. Bounds peak memory (measured here: about 500 MB
-RSS at 8 × 256 tokens, 800 MB at 16 × 256) at the same speed as larger batches."""
+chunks go many at a time, 256-token ones two at a time. Bounds peak memory at no cost in speed
+(127 OTel chunks, bench/embed_speed.py --phase model: 512 tokens 306 MB peak RSS and 10.4 CPU s,
+1024: 376 MB and 10.6 s, 2048: 551 MB and 12.7 s)."""
 MAX_BATCH = 64
 NICE = 10
 """How much lower the document worker's priority is than the process's."""
