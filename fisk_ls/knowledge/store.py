@@ -443,17 +443,22 @@ class Store:
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Snapshot | None]:
         """Yield a Snapshot of the live index, or None when it is not built yet."""
-        conn = self._conn()
-        if conn is None:
-            yield None
-            return
-        conn.execute("BEGIN")
+        lib = _apsw()
         try:
-            manifest = read_manifest(conn)
-            yield Snapshot(conn, manifest) if manifest else None
-        finally:
-            if conn.in_transaction:
-                conn.execute("COMMIT")
+            conn = self._conn()
+            if conn is None:
+                yield None
+                return
+            conn.execute("BEGIN")
+            try:
+                manifest = read_manifest(conn)
+                yield Snapshot(conn, manifest) if manifest else None
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+        except (lib.CorruptError, lib.NotADBError, lib.IOError, lib.FullError) as exc:
+            # A damaged page met by a read: one line naming the recovery, for every front end.
+            raise explain(exc, self.path) from exc
 
     def close(self) -> None:
         with self._lock:

@@ -256,3 +256,25 @@ def test_doctor_never_writes_or_waits_on_a_writer(settings: Settings) -> None:
         w.conn.execute("ROLLBACK")
     assert not [c for c in checks if c.broken], checks
     assert any(c.name == "writer lock" and "a writer is active" in c.detail for c in checks)
+
+
+@pytest.mark.parametrize("how", list(DAMAGE))
+def test_readers_turn_damage_into_knowledge_errors(settings: Settings, how: str) -> None:
+    """The language server, the agent tool and MCP convert KnowledgeError at their edge; a
+    damaged page met mid-search must arrive as one (naming the recovery), not a raw apsw error."""
+    from fisk_ls.agent.tool import KnowledgeTool
+
+    damaged_store(settings, how)
+    kb = Knowledge(settings)
+    try:
+        for call in (
+            lambda: kb.search("backpressure"),
+            lambda: kb.sources(),
+            lambda: KnowledgeTool(settings, kb).call({"query": "retries backoff"}),
+        ):
+            try:
+                call()
+            except KnowledgeError as exc:
+                assert "--reindex" in str(exc) or "reset --force" in str(exc), exc
+    finally:
+        kb.close()
