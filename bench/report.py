@@ -137,24 +137,50 @@ def beir_section(results: dict[str, Any]) -> list[str]:
     return out
 
 
+CORPUS_LABELS = {
+    "otel": "OpenTelemetry docs (en, ja, zh, es, fr, pt)",
+    "powershell": "Windows PowerShell docs (a hit on any Windows Server version's copy counts)",
+}
+
+
+def _ci(v: dict[str, Any], name: str) -> str:
+    if f"{name}_ci" not in v:  # a result file from before the intervals
+        return f"{v[name]:.3f}"
+    lo, hi = v[f"{name}_ci"]
+    return f"{v[name]:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
 def devset_section(d: dict[str, Any]) -> list[str]:
+    if "corpora" not in d:  # the one-corpus shape bench/devset.py wrote before
+        d = {"questions": d["questions"], "corpora": {"otel": d}}
+    boot = d.get("bootstrap") or {"resamples": "no", "seed": "-"}
     out = [
-        "## Retrieval quality: OpenTelemetry dev set (bench/devset, section level)",
+        "## Retrieval quality: dev sets (bench/devset, section level)",
         "",
-        f"{d['questions']} questions written from the documents (en/ja/zh; exact terms, paraphrases, "
-        "short queries). A hit is a result in the target file whose line span holds the target heading.",
+        f"{d['questions']} questions written from the documents, one file per corpus; kinds: exact terms, "
+        "paraphrases, short (1-3 words), definitional, how-to, identifiers. A hit is a result in a target "
+        "file whose line span holds the target heading. Brackets: bootstrap 95% interval over the "
+        f"questions ({boot['resamples']} resamples, seed {boot['seed']}); compare two runs with "
+        "`bench/devset_compare.py`.",
         "",
-        "| run | slice | n | MRR@10 | Hit@5 | file Hit@5 |",
-        "|---|---|---|---|---|---|",
+        "| corpus | run | slice | n | MRR@10 | Hit@5 | file Hit@5 |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for run, r in d["runs"].items():
-        rows = [("overall", r["overall"])]
-        rows += [(f"lang {k}", v) for k, v in r["by_lang"].items()]
-        rows += [(f"kind {k}", v) for k, v in r["by_kind"].items()]
-        for label, v in rows:
-            out.append(
-                f"| {run} | {label} | {v['n']} | {v['mrr@10']} | {v['hit@5']} | {v['file_hit@5']} |"
-            )
+    for corpus, c in d["corpora"].items():
+        for run, r in c["runs"].items():
+            rows = [("overall", r["overall"])]
+            rows += [(f"lang {k}", v) for k, v in r["by_lang"].items()]
+            rows += [(f"kind {k}", v) for k, v in r["by_kind"].items()]
+            for label, v in rows:
+                out.append(
+                    f"| {corpus} | {run} | {label} | {v['n']} | {_ci(v, 'mrr@10')} | "
+                    f"{_ci(v, 'hit@5')} | {v['file_hit@5']:.3f} |"
+                )
+    out.append("")
+    out += [
+        f"- {k}: {CORPUS_LABELS.get(k, k)}, {c['questions']} questions"
+        for k, c in d["corpora"].items()
+    ]
     return out
 
 

@@ -138,10 +138,14 @@ def _dumps(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def _trim(text: str, room: int) -> str:
-    """``text`` cut to at most ``room`` characters at the cleanest boundary available."""
+def _trim(text: str, room: int, focus: int = 0) -> str:
+    """``text`` cut to at most ``room`` characters at the cleanest boundary available, keeping
+    the text from ``focus`` (where the query matched) rather than the start."""
     if len(text) <= room:
         return text
+    start = min(max(focus, 0), max(len(text) - room + 2, 0))
+    if start > 0:
+        return "… " + _trim(text[start:], room - 2)
     cut = text[:room]
     for sep in ("\n\n", "\n", ". ", " "):
         at = cut.rfind(sep)
@@ -178,7 +182,8 @@ def build_outcome(result: SearchResult, budget_chars: int) -> dict[str, Any]:
         room = budget_chars - used - (size - len(_dumps(item["content"])))
         text_room = room - len(FRAME_OPEN.format(citation=hit.citation)) - len(FRAME_CLOSE) - 4
         while text_room >= MIN_TRIMMED_CHARS:
-            item["content"] = _frame(hit.citation, _trim(hit.text, text_room))
+            focus = hit.match.offset if hit.match else 0
+            item["content"] = _frame(hit.citation, _trim(hit.text, text_room, focus))
             item["truncated"] = True
             size = len(_dumps(item)) + (1 if out["results"] else 0)
             if used + size <= budget_chars:

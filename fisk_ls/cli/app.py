@@ -224,6 +224,7 @@ def index_cmd(
     """Index PATHS (default: the configured paths, or the project root)."""
     from ..knowledge import index
     from ..knowledge.location import absolute_roots
+    from .progress import IndexProgress
 
     settings = obj.settings()
     missing = [str(p) for p in paths if not os.path.lexists(p)]
@@ -237,7 +238,7 @@ def index_cmd(
         _, built = obj.read(lambda kb: kb.stats().chunks > 0)
         if reindex or not built:
             click.echo(render.first_hybrid_build(settings), err=True)
-    with render.IndexProgress(enabled=not obj.as_json) as progress:
+    with IndexProgress(enabled=not obj.as_json) as progress:
         stats = index(
             settings,
             roots,
@@ -262,9 +263,11 @@ def index_cmd(
 @knowledge_command
 def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: bool) -> None:
     """Index, then keep the index fresh as files change (Ctrl-C to stop)."""
+    from ..knowledge.location import absolute_roots
     from .watch import run_watch
 
-    run_watch(obj, paths, debounce, no_initial)
+    roots = absolute_roots([str(p) for p in paths]) if paths else None
+    run_watch(obj.settings(), roots, debounce, no_initial)
 
 
 @knowledge.command("search")
@@ -283,8 +286,9 @@ def search_cmd(obj: Context, query: str, top_k: int | None, full: bool) -> None:
     if obj.as_json:
         _emit_json(render.search_json(result))
     else:
+        bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         click.echo(render.tier_text(result.tier), err=True)
-        click.echo(render.search_text(result, full=full))
+        click.echo(render.search_text(result, full=full, bold=bold))
 
 
 @knowledge.command("show")
@@ -354,31 +358,20 @@ def doctor_cmd(obj: Context) -> None:
 @knowledge_command
 def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
     """Remove documents (files or folders) from the index."""
-    from ..knowledge import Indexer, open_writer
-    from ..knowledge.location import absolute_roots, document_key
-    from ..knowledge.store import db_path
+    from ..knowledge import remove
 
-    settings = obj.settings()
-    if not db_path(settings.store_dir).exists():
+    done = remove(obj.settings(), paths)
+    if done is None:
         _soft(obj, "the knowledge index is not built; nothing to remove", removed=[])
         return
-    keys = []
-    for p in paths:
-        try:
-            keys.append(document_key(absolute_roots([p])[0], settings.project_root))
-        except KnowledgeError:
-            keys.append(p)
-    with open_writer(settings.store_dir) as writer:
-        removed = Indexer(writer, settings.project_root).remove(keys)
     if obj.as_json:
-        _emit_json({"removed": removed, "requested": list(paths)})
+        _emit_json({"removed": done.removed, "requested": list(paths)})
         return
-    for key in removed:
+    for key in done.removed:
         click.echo(f"removed {key}")
-    for p, key in zip(paths, keys, strict=True):
-        if not any(r == key or r.startswith(key.rstrip("/") + "/") for r in removed):
-            click.echo(f"not indexed: {p}")
-    click.echo(f"removed {len(removed)} document(s)")
+    for typed in done.missing:
+        click.echo(f"not indexed: {typed}")
+    click.echo(f"removed {len(done.removed)} document(s)")
 
 
 @knowledge.command("reset")
@@ -386,21 +379,13 @@ def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
 @knowledge_command
 def reset_cmd(obj: Context, force: bool) -> None:
     """Empty the index (asks for --force)."""
-    from ..knowledge import open_writer
-    from ..knowledge.store import db_path
+    from ..knowledge import reset
 
-    settings = obj.settings()
-    if not db_path(settings.store_dir).exists():
+    counts = reset(obj.settings(), force=force)
+    if counts is None:
         _soft(obj, "no knowledge index to reset", documents=0, chunks=0)
         return
-    with open_writer(settings.store_dir) as writer:
-        docs, chunks = writer.counts()
-        if not force:
-            raise KnowledgeError(
-                f"this deletes {docs} documents and {chunks} chunks from {settings.store_dir}; "
-                "re-run with --force"
-            )
-        writer.reset()
+    docs, chunks = counts
     if obj.as_json:
         _emit_json({"reset": True, "documents": docs, "chunks": chunks})
     else:

@@ -6,28 +6,22 @@ All corpus text passes through ``strip_controls`` before it is printed. Progress
 
 from __future__ import annotations
 
-import sys
 import time
-from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..knowledge import (
-    IndexReporter,
-    IndexStats,
-    SearchResult,
-    Settings,
-    Source,
-    StoreStats,
-)
-from ..knowledge.citations import CitedChunk
-from ..knowledge.doctor import Check
 from ..knowledge.sanitize import one_line, strip_controls
-from ..knowledge.search import tier_line
+
+if TYPE_CHECKING:
+    from ..knowledge import IndexStats, SearchResult, Settings, Source, StoreStats
+    from ..knowledge.citations import CitedChunk
+    from ..knowledge.doctor import Check
 
 SNIPPET_CHARS = 100
 
 
 def tier(settings: Settings, dimension: int | None = None) -> str:
+    from ..knowledge import tier_line
+
     if settings.embeddings is None:
         return tier_line()
     if dimension is None:
@@ -92,58 +86,10 @@ def index_summary(stats: IndexStats) -> str:
     )
 
 
-class IndexProgress(IndexReporter):
-    """A progress bar on a terminal; notes as lines on stderr."""
-
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled
-        self._bar: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> IndexProgress:
-        if self.enabled and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-            self._bar = Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self._bar.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(exc_type, exc, tb)
-
-    def on_plan(self, files: int) -> None:
-        if self._bar is not None:
-            self._task = self._bar.add_task("indexing", total=files)
-
-    def on_file(self, done: int, key: str) -> None:
-        if self._bar is not None and self._task is not None:
-            self._bar.update(self._task, completed=done)
-
-    def on_note(self, message: str) -> None:
-        if not self.enabled:
-            return
-        text = strip_controls(message)
-        if self._bar is not None:
-            self._bar.console.print(text, markup=False, highlight=False)
-        else:
-            print(text, file=sys.stderr)
-
-
 def hit_json(hit: Any) -> dict[str, Any]:
+    """``match_lines``: the lines of the part that matched; ``highlights``: [start, end)
+    character ranges of the matched words in ``snippet``; ``match_section``: its heading path."""
+    match = hit.match
     return {
         "citation": hit.citation,
         "path": hit.path,
@@ -153,8 +99,34 @@ def hit_json(hit: Any) -> dict[str, Any]:
         "end_line": hit.end_line,
         "score": hit.score,
         "retrievers": hit.retrievers,
+        "match_lines": list(match.lines) if match else [hit.start_line, hit.start_line],
+        "match_section": match.section if match else hit.section,
+        "snippet": match.snippet if match else one_line(hit.text, SNIPPET_CHARS),
+        "highlights": [list(r) for r in match.highlights] if match else [],
         "content": hit.content,
+        "also": [
+            {
+                "citation": a.citation,
+                "path": a.path,
+                "ordinal": a.ordinal,
+                "start_line": a.start_line,
+                "end_line": a.end_line,
+            }
+            for a in hit.also
+        ],
     }
+
+
+def emphasise(snippet: str, highlights: Any, bold: bool) -> str:
+    """The snippet with matched words in bold (ANSI) when ``bold``; plain otherwise. The snippet
+    itself never holds control characters (the core strips them)."""
+    if not bold or not highlights:
+        return snippet
+    out, at = [], 0
+    for a, b in highlights:
+        out += [snippet[at:a], "\x1b[1m", snippet[a:b], "\x1b[22m"]
+        at = b
+    return "".join([*out, snippet[at:]])
 
 
 def search_json(result: SearchResult) -> dict[str, Any]:
@@ -174,7 +146,7 @@ STATUS_TEXT = {
 }
 
 
-def search_text(result: SearchResult, *, full: bool = False) -> str:
+def search_text(result: SearchResult, *, full: bool = False, bold: bool = False) -> str:
     """The answer only (the tier line is printed to stderr by the caller)."""
     lines: list[str] = []
     if result.status != "ok":
@@ -186,13 +158,16 @@ def search_text(result: SearchResult, *, full: bool = False) -> str:
     for hit in result.hits:
         if lines:
             lines.append("")
-        lines.append(
-            f"{hit.citation}  (lines {hit.start_line}-{hit.end_line}, score {hit.score:.2f})"
-        )
-        if hit.section:
-            lines.append(f"  Section: {strip_controls(hit.section)}")
+        match = hit.match
+        a, b = match.lines if match else (hit.start_line, hit.end_line)
+        lines.append(f"{hit.citation}  (lines {a}-{b}, score {hit.score:.2f})")
+        section = match.section if match else hit.section
+        if section:
+            lines.append(f"  Section: {strip_controls(section)}")
         if full:
             lines.extend("  " + ln for ln in strip_controls(hit.text).split("\n"))
+        elif match is not None and match.snippet:
+            lines.append("  " + emphasise(match.snippet, match.highlights, bold))
         else:
             lines.append("  " + one_line(hit.text or hit.section, SNIPPET_CHARS))
     return "\n".join(lines)

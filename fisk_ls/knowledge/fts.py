@@ -242,6 +242,18 @@ def cjk_column(text: str) -> str | None:
     return " ".join(grams)
 
 
+def document_field(title: str, description: str, path: str, first_section: str = "") -> str:
+    """The ``doc`` column of a document's chunks: title, description and path, one per line.
+
+    The title is left out when it already heads the breadcrumbs (``first_section`` is the first
+    chunk's), so its words are not counted twice. The path's separators (``/ . _ -``) split
+    into words under the index tokenizer: ``docs/collector/configuration.md`` is found by
+    "collector configuration"."""
+    if title and first_section.split(" > ", 1)[0] == title:
+        title = ""
+    return "\n".join(p for p in (title, description, path) if p)
+
+
 def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -254,7 +266,8 @@ def query_phrases(text: str) -> list[str]:
 
     * compound identifiers (``OTEL_EXPORTER_OTLP_ENDPOINT`` → "otel exporter otlp endpoint"), so
       a chunk holding the identifier outranks chunks sharing only its parts (every ``*_ENDPOINT``);
-    * a short query (2–5 words) as a whole, so "tail sampling" prefers the section that says it.
+    * a short query (2–5 words, stop words dropped) as a whole, so "tail sampling" prefers the
+      section that says it ("what is a span" is not a phrase: a sentence asking it is no answer).
     """
     text = strip_controls(text[:MAX_QUERY_CHARS])
     phrases = [
@@ -263,9 +276,21 @@ def query_phrases(text: str) -> list[str]:
         if not has_cjk(m.group(0))
     ]
     plain = [w.casefold() for w, cjk in words(text) if not cjk]
+    plain = [w for w in plain if w not in STOP_WORDS] or plain
     if 2 <= len(plain) <= 5 and not has_cjk(text):
         phrases.append(" ".join(plain))
     return list(dict.fromkeys(phrases))
+
+
+def heading_terms(text: str) -> list[str]:
+    """The words of a short query that a section heading would be (stop words dropped, at most
+    four; none for CJK or longer queries): "what is a span" → ["span"]."""
+    text = strip_controls(text[:MAX_QUERY_CHARS])
+    if has_cjk(text):
+        return []
+    plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(text)]
+    kept = [w for w in plain if w not in STOP_WORDS]
+    return kept if 1 <= len(kept) <= 4 else []
 
 
 def query_terms(text: str) -> list[str]:

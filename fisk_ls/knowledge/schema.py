@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Bumped when the layout changes; readers refuse a newer one, and the next writer rebuilds an
 older one into a new generation (readers keep the old one until the switch).
 
-2: chunks lost ``heading_line`` (it always equalled ``start_line``)."""
+2: chunks lost ``heading_line`` (it always equalled ``start_line``).
+3: chunks and their full-text index gained ``doc`` (the document's title, description, path)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -56,7 +57,9 @@ def generation_ddl(generation: int) -> str:
     """Tables, index and FTS triggers of one generation.
 
     ``chunks.cjk`` holds CJK bigrams (NULL for text without CJK) so that Chinese and Japanese are
-    searchable with the unicode61 tokenizer; see fts.py.
+    searchable with the unicode61 tokenizer; see fts.py. ``chunks.doc`` holds what names the
+    whole document (title, front-matter description, path), the same for each of its chunks, so
+    words that name a page rank its chunks (BM25 weights in search.py).
     """
     n = names(generation)
     d, c, f = n.documents, n.chunks, n.fts
@@ -81,25 +84,28 @@ CREATE TABLE IF NOT EXISTS {c} (
   cjk TEXT,
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
-  hash TEXT NOT NULL
+  hash TEXT NOT NULL,
+  doc TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS {c}_doc ON {c}(document_id, ordinal);
 CREATE VIRTUAL TABLE IF NOT EXISTS {f} USING fts5(
-  section, body, cjk, content='{c}', content_rowid='id', tokenize='{FTS_TOKENIZER}'
+  section, body, cjk, doc, content='{c}', content_rowid='id', tokenize='{FTS_TOKENIZER}'
 );
 INSERT INTO {f}({f}, rank) VALUES ('automerge', 8);
 CREATE VIRTUAL TABLE IF NOT EXISTS {n.vocab} USING fts5vocab({f}, 'row');
 CREATE TRIGGER IF NOT EXISTS {c}_ai AFTER INSERT ON {c} BEGIN
-  INSERT INTO {f}(rowid, section, body, cjk) VALUES (new.id, new.section, new.body, new.cjk);
+  INSERT INTO {f}(rowid, section, body, cjk, doc)
+  VALUES (new.id, new.section, new.body, new.cjk, new.doc);
 END;
 CREATE TRIGGER IF NOT EXISTS {c}_ad AFTER DELETE ON {c} BEGIN
-  INSERT INTO {f}({f}, rowid, section, body, cjk)
-  VALUES ('delete', old.id, old.section, old.body, old.cjk);
+  INSERT INTO {f}({f}, rowid, section, body, cjk, doc)
+  VALUES ('delete', old.id, old.section, old.body, old.cjk, old.doc);
 END;
 CREATE TRIGGER IF NOT EXISTS {c}_au AFTER UPDATE ON {c} BEGIN
-  INSERT INTO {f}({f}, rowid, section, body, cjk)
-  VALUES ('delete', old.id, old.section, old.body, old.cjk);
-  INSERT INTO {f}(rowid, section, body, cjk) VALUES (new.id, new.section, new.body, new.cjk);
+  INSERT INTO {f}({f}, rowid, section, body, cjk, doc)
+  VALUES ('delete', old.id, old.section, old.body, old.cjk, old.doc);
+  INSERT INTO {f}(rowid, section, body, cjk, doc)
+  VALUES (new.id, new.section, new.body, new.cjk, new.doc);
 END;
 """
 

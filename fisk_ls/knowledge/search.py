@@ -10,28 +10,35 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .citations import format_citation
+from .collapse import text_key
 from .errors import EmbeddingsError, IdentityMismatch
-from .fts import match_expression, query_terms
+from .fts import heading_terms, match_expression, query_terms
 from .index.chunker import display_text
 from .settings_schema import resolve_top_k
 from .store import scalar
 from .vectors.pack import normalize, pack
 
 if TYPE_CHECKING:
+    from .match import Match
     from .store import Snapshot
 
 FTS5_TOKENIZE_QUERY = 0x0001
 FANOUT = 50
 """Candidates taken from each retriever before fusion."""
 
+DEEPER = 4
+"""When collapsing near-duplicates leaves fewer than top_k hits, lexical reads this many times
+``FANOUT`` candidates (four copies per page in versioned docs)."""
+
 RRF_K = 60
 
-# BM25 column weights: section (heading breadcrumb), body, cjk bigrams. Headings are short and
-# name the topic, so a match there counts more than one in the body.
-BM25_WEIGHTS = (3.0, 1.0, 1.0)
+# BM25 column weights: section (the heading breadcrumb), body, cjk bigrams, doc (the document's
+# title, description and path). Headings are short and name the topic, so a match there counts
+# more than one in the body; see bench/tuning.md for the doc weight.
+BM25_WEIGHTS = (3.0, 1.0, 1.0, 2.0)
 
 OK = "ok"
 INDEX_NOT_BUILT = "index_not_built"
@@ -43,6 +50,19 @@ class QueryEmbedder(Protocol):
     model: str
 
     def embed_query(self, text: str) -> list[float]: ...
+
+
+class Location(NamedTuple):
+    """Where else a collapsed hit's text is (a versioned copy of the same page)."""
+
+    path: str
+    ordinal: int
+    start_line: int
+    end_line: int
+
+    @property
+    def citation(self) -> str:
+        return format_citation(self.path, self.ordinal)
 
 
 @dataclass(frozen=True)
@@ -57,6 +77,10 @@ class Hit:
     score: float
     retrievers: dict[str, int] = field(default_factory=dict)
     """Which retrievers found the chunk, with its 1-based rank in each."""
+    also: tuple[Location, ...] = ()
+    """Other chunks with the same or near-identical text, collapsed into this hit (best first)."""
+    match: Match | None = None
+    """Where inside the chunk the query matched (``Knowledge.search`` sets it)."""
 
     @property
     def citation(self) -> str:
@@ -102,29 +126,52 @@ a scan of a huge posting list ("set", "input", "the" in command reference docs).
 
 
 class TermStats:
-    """Document frequencies of index terms, cached per generation (a long-lived reader pays
-    each lookup once)."""
+    """Document frequencies of index terms and the chunk count, cached per state of the index
+    (a long-lived reader pays each lookup once, and sees incremental updates).
+
+    The state is the generation plus FTS5's structure record (``%_data`` row 10), which changes
+    whenever the full-text index does (an insert, a delete, a merge): one primary-key read."""
 
     def __init__(self) -> None:
-        self._generation = -1
+        self._state: tuple[int, bytes] | None = None
+        self._total = 0
         self._df: dict[str, int] = {}
         self._lock = threading.Lock()
 
+    def _refresh(self, snap: Snapshot) -> int:
+        """The chunk count of this snapshot; drops the cache when the index changed."""
+        row = snap.conn.execute(
+            f"SELECT block FROM {snap.tables.fts}_data WHERE id = 10"
+        ).fetchone()
+        state = (snap.manifest.generation, bytes(row[0]) if row and row[0] is not None else b"")
+        with self._lock:
+            if state == self._state:
+                return self._total
+        total = int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.chunks}"))
+        with self._lock:
+            self._state, self._total, self._df = state, total, {}
+        return total
+
     def prune(self, snap: Snapshot, terms: list[str]) -> list[str]:
+        """``terms`` without those in over ``COMMON_FRACTION`` of the chunks, as long as a term
+        that does match some chunk and is not common remains (else ``terms`` unchanged: a tiny
+        corpus, where every word of the question is everywhere, still gets an answer)."""
         if len(terms) < 2:
             return terms
-        with self._lock:
-            if snap.manifest.generation != self._generation:
-                self._generation, self._df = snap.manifest.generation, {}
         try:
-            total = int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.chunks}"))
-            keep = [t for t in terms if self._df_of(snap, t) <= total * COMMON_FRACTION]
+            total = self._refresh(snap)
+            dfs = [self._df_of(snap, t) for t in terms]
         except Exception:  # an index without a vocabulary table: no pruning
             return terms
-        return keep or terms
+        limit = total * COMMON_FRACTION
+        if not any(df != 0 and df <= limit for df in dfs):
+            return terms
+        return [t for t, df in zip(terms, dfs, strict=True) if df <= limit]
 
     def _df_of(self, snap: Snapshot, term: str) -> int:
-        df = self._df.get(term)
+        """Chunks holding ``term``; -1 when it is not one index token (unknown: never pruned)."""
+        with self._lock:
+            df = self._df.get(term)
         if df is not None:
             return df
         tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
@@ -137,7 +184,7 @@ class TermStats:
                 include_colocated=False,
             )
         )
-        df = 0
+        df = -1
         if len(tokens) == 1:
             row = snap.conn.execute(
                 f"SELECT doc FROM {snap.tables.vocab} WHERE term = ?", (str(tokens[0]),)
@@ -162,15 +209,75 @@ def query_expression(
     return match_expression(query, prefix_last=prefix_last, terms=terms)
 
 
-def lexical_ids(snap: Snapshot, expression: str, limit: int = FANOUT) -> list[tuple[int, float]]:
-    """(chunk id, bm25) best first; bm25 is negative, lower is better; ties by id."""
+def lexical_ids(
+    snap: Snapshot, expression: str, limit: int = FANOUT, heading: Sequence[str] = ()
+) -> list[tuple[int, float]]:
+    """(chunk id, bm25) best first; bm25 is negative, lower is better; ties by id.
+
+    With ``heading`` (the query's words, see ``fts.heading_terms``), a chunk whose own heading
+    is exactly those words ("what is a span" → a section headed "Spans") counts
+    ``HEADING_BOOST`` times its BM25: the section that defines a term outranks the ones that
+    only use it."""
     f = snap.tables.fts
     w = ", ".join(str(x) for x in BM25_WEIGHTS)
     rows = snap.conn.execute(
         f"SELECT rowid, bm25({f}, {w}) AS s FROM {f} WHERE {f} MATCH ? ORDER BY s, rowid LIMIT ?",
         (expression, limit),
     )
-    return [(int(r[0]), float(r[1])) for r in rows]
+    ranked = [(int(r[0]), float(r[1])) for r in rows]
+    if not heading or not ranked or HEADING_BOOST == 1.0:
+        return ranked
+    stems = _Stemmer(snap)
+    want = stems(" ".join(heading))
+    c = snap.tables.chunks
+    marks = ",".join("?" * len(ranked))
+    sections: dict[int, str] = {
+        int(cid): str(section)
+        for cid, section in snap.conn.execute(
+            f"SELECT id, section FROM {c} WHERE id IN ({marks})", [cid for cid, _ in ranked]
+        )
+    }
+    boosted = [
+        (
+            cid,
+            s * HEADING_BOOST
+            if any(stems(h) == want for h in own_headings(sections.get(cid, "")))
+            else s,
+        )
+        for cid, s in ranked
+    ]
+    return sorted(boosted, key=lambda item: (item[1], item[0]))
+
+
+HEADING_BOOST = 2.0
+"""BM25 factor for a chunk whose own heading is the query (see ``lexical_ids``)."""
+
+
+class _Stemmer:
+    """The index tokenizer's terms of short texts, each text tokenized once."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self._tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
+        self._seen: dict[str, frozenset[str]] = {}
+
+    def __call__(self, text: str) -> frozenset[str]:
+        stems = self._seen.get(text)
+        if stems is None:
+            tokens = self._tok(
+                text.encode(),
+                FTS5_TOKENIZE_QUERY,
+                None,
+                include_offsets=False,
+                include_colocated=False,
+            )
+            stems = self._seen[text] = frozenset(str(t) for t in tokens)
+        return stems
+
+
+def own_headings(section: str) -> list[str]:
+    """The headings a chunk's label names as its own: the last of its breadcrumb, and every
+    merged one ("Traces > Context Propagation; Spans" → ["Context Propagation", "Spans"])."""
+    return [part.rsplit(" > ", 1)[-1] for part in section.split("; ")] if section else []
 
 
 def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> list[int]:
@@ -183,17 +290,84 @@ def vector_ids(snap: Snapshot, vector: Sequence[float], limit: int = FANOUT) -> 
     return [cid for _, cid in ranked]  # ties by id
 
 
-def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, tuple[object, ...]]:
+class _Row(NamedTuple):
+    path: str
+    ordinal: int
+    section: str
+    body: str
+    start_line: int
+    end_line: int
+    hash: str
+
+
+def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
     if not ids:
         return {}
     d, c = snap.tables.documents, snap.tables.chunks
     marks = ",".join("?" * len(ids))
     rows = snap.conn.execute(
-        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line"
+        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line, c.hash"
         f" FROM {c} c JOIN {d} d ON d.id = c.document_id WHERE c.id IN ({marks})",
         list(ids),
     )
-    return {int(r[0]): tuple(r) for r in rows}
+    out: dict[int, _Row] = {}
+    for cid, path, ordinal, section, body, start, end, digest in rows:
+        out[int(cid)] = _Row(
+            str(path), int(ordinal), str(section), str(body), int(start), int(end), str(digest)
+        )
+    return out
+
+
+def assemble(
+    snap: Snapshot,
+    fused: Sequence[tuple[int, float]],
+    ranks: dict[int, dict[str, int]],
+    k: int,
+) -> list[Hit]:
+    """The best ``k`` hits of ``fused``, near-duplicates collapsed into the best copy's ``also``
+    (see collapse.py). Candidates are read in windows until ``k`` distinct hits are found; the
+    window that fills ``k`` is read to its end so the copies ranked right after a hit (equal
+    text scores alike) still join it."""
+    heads: list[tuple[int, float, _Row]] = []
+    also: list[list[Location]] = []
+    groups: dict[str, int] = {}
+    window = max(2 * k, k + 5)
+    pos = 0
+    while len(heads) < k and pos < len(fused):
+        part = fused[pos : pos + window]
+        pos += len(part)
+        rows = hydrate(snap, [cid for cid, _ in part])
+        for cid, score in part:
+            row = rows.get(cid)
+            if row is None:
+                continue
+            keys = (row.hash, text_key(row.section, row.body))
+            group = next((groups[x] for x in keys if x in groups), None)
+            if group is None:
+                if len(heads) == k:
+                    continue
+                group = len(heads)
+                heads.append((cid, score, row))
+                also.append([])
+            else:
+                also[group].append(Location(row.path, row.ordinal, row.start_line, row.end_line))
+            for x in keys:
+                groups.setdefault(x, group)
+    return [
+        Hit(
+            chunk_id=cid,
+            path=row.path,
+            ordinal=row.ordinal,
+            section=row.section,
+            text=row.body,
+            start_line=row.start_line,
+            end_line=row.end_line,
+            score=round(score, 4),
+            retrievers=ranks.get(cid, {}),
+            also=tuple(more),
+        )
+        for (cid, score, row), more in zip(heads, also, strict=True)
+    ]
 
 
 def is_empty(snap: Snapshot) -> bool:
@@ -252,7 +426,8 @@ def run_search(
         assert embedder is not None
         check_identity(snap, embedder.model, *prefixes)
     expression = query_expression(snap, query, term_stats, prefix_last=prefix_last)
-    lexical = lexical_ids(snap, expression) if expression else []
+    heading = heading_terms(query)
+    lexical = lexical_ids(snap, expression, heading=heading) if expression else []
     vector: list[int] = []
     degraded, reason = False, None
     if hybrid and snap.manifest.hybrid and query.strip():
@@ -274,28 +449,12 @@ def run_search(
     if not expression and not vector:
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
     fused, ranks = _fuse(lexical, vector)
-    rows = hydrate(snap, [cid for cid, _ in fused[: k + 5]])
-    hits: list[Hit] = []
-    for cid, score in fused:
-        row = rows.get(cid)
-        if row is None:
-            continue
-        _, path, ordinal, section, body, start, end = row
-        hits.append(
-            Hit(
-                chunk_id=cid,
-                path=str(path),
-                ordinal=int(ordinal),  # type: ignore[call-overload]
-                section=str(section),
-                text=str(body),
-                start_line=int(start),  # type: ignore[call-overload]
-                end_line=int(end),  # type: ignore[call-overload]
-                score=round(score, 4),
-                retrievers=ranks.get(cid, {}),
-            )
-        )
-        if len(hits) == k:
-            break
+    hits = assemble(snap, fused, ranks, k)
+    if len(hits) < k and len(lexical) == FANOUT:
+        # Copies of the same page took the candidates: read deeper lexically and fuse again.
+        lexical = lexical_ids(snap, expression, FANOUT * DEEPER, heading)
+        fused, ranks = _fuse(lexical, vector)
+        hits = assemble(snap, fused, ranks, k)
     return SearchResult(OK, tier, hits, degraded, reason)
 
 

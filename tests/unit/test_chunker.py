@@ -158,7 +158,7 @@ def test_small_sections_share_a_chunk() -> None:
     md = "# Cmd\n\n## SYNOPSIS\n\nDoes a thing.\n\n## SYNTAX\n\n```\nCmd -X\n```\n"
     chunks = chunk_document(md).chunks
     assert len(chunks) == 1
-    assert chunks[0].section == "Cmd"
+    assert chunks[0].section == "Cmd > SYNOPSIS; SYNTAX"  # every merged heading is named
     assert "## SYNTAX" in chunks[0].text
 
 
@@ -250,3 +250,129 @@ def test_properties(blocks: list[str], eol: str) -> None:
         for line in c.text.split("\n"):
             if line.strip() and not line.lstrip(" ").startswith(("```", "~~~")):
                 assert line[:200] in span or line.strip()[:200] in span
+
+
+# -- chunks a reader would cut (issue 14) -------------------------------------------------------
+
+TRACES = """\
+# Traces
+
+Traces give us the big picture of what happens when a request is made to an application.
+
+## Trace Exporters
+
+{exporters}
+
+## Context Propagation
+
+Context Propagation is the core concept that enables Distributed Tracing. With Context
+Propagation, Spans can be correlated with each other and assembled into a trace.
+
+## Spans
+
+A **span** represents a unit of work or operation. Spans are the building blocks of Traces.
+
+- Name
+- Parent span ID (empty for root spans)
+- Start and End Timestamps
+"""
+
+
+def test_merged_sections_name_every_heading_and_keep_it_in_the_text() -> None:
+    md = TRACES.format(exporters="Trace Exporters send traces to a consumer. " * 20)
+    merged = [c for c in chunk_document(md).chunks if "Context Propagation" in c.text]
+    assert len(merged) == 1
+    chunk = merged[0]
+    assert chunk.section == "Traces > Context Propagation; Spans"
+    assert chunk.text.startswith("## Context Propagation")
+    assert "## Spans" in chunk.text
+    lines = split_lines(md)
+    assert lines[chunk.start_line - 1] == "## Context Propagation"
+
+
+def test_a_single_section_chunk_keeps_its_breadcrumb_label() -> None:
+    md = TRACES.format(exporters="Trace Exporters send traces to a consumer. " * 20)
+    exporters = next(c for c in chunk_document(md).chunks if "send traces" in c.text)
+    # The short intro under "# Traces" shares the chunk: its heading stays in the text.
+    assert exporters.section == "Traces > Trace Exporters"
+    assert exporters.text.startswith("# Traces")
+    md = md.replace("application.", "application. " + "Words about traces. " * 30)
+    exporters = next(c for c in chunk_document(md).chunks if "send traces" in c.text)
+    assert exporters.section == "Traces > Trace Exporters"
+    assert exporters.text.startswith("Trace Exporters send")  # the label carries the heading
+
+
+YAML = "\n".join(
+    f"      - name: policy-{i}\n        type: string_attribute\n        values: [v{i}]"
+    for i in range(40)
+)
+
+TAIL = f"""\
+---
+title: Tail-Based Sampling
+---
+
+This example demonstrates tail-based sampling decisions in the Collector. {"More words. " * 60}
+
+## Collector Configuration
+
+To enable tail-based sampling, add the following to your
+`otelcol-config-extras.yml`:
+
+```yaml
+processors:
+  tail_sampling:
+    policies:
+{YAML}
+```
+
+## How It Works
+
+The processor waits for all spans of a trace before it decides.
+"""
+
+
+def test_an_introduction_ending_in_a_colon_travels_with_its_code_block() -> None:
+    chunks = chunk_document(TAIL).chunks
+    intro = next(c for c in chunks if "add the following" in c.text)
+    assert "```yaml" in intro.text
+    assert "tail_sampling:" in intro.text
+    assert len(intro.text) <= MAX_CHARS
+    assert not intro.text.rstrip().endswith(":")
+
+
+def test_an_introduction_moves_to_the_chunk_of_the_list_it_introduces() -> None:
+    md = (
+        "# Guide\n\n"
+        + "Filler sentence about the guide. " * 28
+        + "\n\nThe options are:\n\n"
+        + "\n".join(f"- option {i}: does thing {i} in a sentence long enough" for i in range(12))
+        + "\n"
+    )
+    chunks = chunk_document(md).chunks
+    intro = next(c for c in chunks if "The options are:" in c.text)
+    assert "- option 0" in intro.text
+
+
+def test_a_section_slightly_over_target_is_not_split() -> None:
+    body = "\n\n".join(f"Sentence number {i} of this section is here. " * 3 for i in range(10))
+    md = f"# A\n\n## B\n\n{body}\n\n## C\n\nShort tail section.\n"
+    assert 1200 < len(body) < MAX_CHARS
+    chunks = chunk_document(md).chunks
+    b = [c for c in chunks if "Sentence number" in c.text]
+    assert len(b) == 1, "the whole section fits in one chunk"
+
+
+@pytest.mark.parametrize(
+    "md",
+    [
+        "# Real\n\n<!--\n# not a heading\n-->\n\ntext\n",
+        "# Real\n\n<details>\n<summary>More</summary>\n# not a heading\n</details>\n\ntext\n",
+        "# Real\n\n- item\n  # not a heading\n\n1. # not a heading\n",
+        "# Real\n\n> # not a heading\n> quoted\n",
+        "# Real\n\n- item\n---\n\ntext\n",
+    ],
+)
+def test_html_blocks_and_containers_hold_no_headings(md: str) -> None:
+    assert [h for _, h, _ in headings(md)] == ["Real"]
+    assert {c.section for c in chunk_document(md).chunks} == {"Real"}

@@ -21,7 +21,7 @@ from fisk_ls.knowledge.fts import (
 def test_natural_language_question() -> None:  # checklist 6 (stop words now dropped)
     assert query_terms("how does backpressure work") == ["backpressure", "work"]
     assert match_expression("how does backpressure work") == (
-        '"how does backpressure work" OR "backpressure" OR "work"'
+        '"backpressure work" OR "backpressure" OR "work"'
     )
 
 
@@ -107,4 +107,15 @@ def test_identifiers_also_match_as_phrases() -> None:
     )
     assert query_phrases("opentelemetry-distro") == ["opentelemetry distro"]
     assert query_phrases("plain") == []
-    assert query_phrases(" ".join("abcdef")) == []  # six words: no whole-query phrase
+    assert query_phrases("bb cc dd ee ff gg") == []  # six words: no whole-query phrase
+    assert query_phrases("what is a span") == []  # one word once stop words are gone
+
+
+def test_document_field_names_the_page_once() -> None:
+    from fisk_ls.knowledge.fts import document_field
+
+    assert document_field("Configuration", "Learn how", "docs/collector/configuration.md") == (
+        "Configuration\nLearn how\ndocs/collector/configuration.md"
+    )
+    # A title that already heads the breadcrumbs is not repeated.
+    assert document_field("Traces", "", "docs/traces.md", "Traces > Spans") == "docs/traces.md"

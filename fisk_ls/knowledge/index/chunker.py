@@ -1,12 +1,8 @@
 """Markdown/text → chunks with line spans. Pure: no I/O, no database.
 
-The scanner follows CommonMark's block structure for the parts that decide where sections and
-chunks begin and end: ATX headings (``#`` needs a space, closing ``#``s stripped, up to three
-spaces of indent), setext headings, fenced code (closes only on the same character with at least
-the same length and no info string), indented code (never a heading), YAML/TOML front matter
-(skipped; its ``title`` is used), BOM and CR/CRLF line endings. It is a line scanner rather than a
-full parser because it must be fast (tens of MB per second); ``tests/unit/test_chunker_commonmark``
-checks it against markdown-it-py.
+Sections come from the block scanner (``blocks.py``: CommonMark's headings, fences, HTML blocks
+and containers); YAML/TOML front matter is skipped (its ``title`` is used), BOM and CR/CRLF line
+endings are handled here.
 
 Packing: blocks of one section are packed up to ``TARGET_CHARS``; a paragraph longer than
 ``MAX_CHARS`` is split on sentence, then line, then word boundaries; a long fence is split at line
@@ -18,8 +14,9 @@ UTF-8 sequence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
+
+from .blocks import MAX_HEADING_CHARS, Block, Heading, clean_heading, label_text, scan
 
 TARGET_CHARS = 1200
 """Blocks of one section are packed into a chunk until adding the next would pass this."""
@@ -30,11 +27,10 @@ MAX_CHARS = 1500
 MIN_CHARS = 350
 """A chunk smaller than this takes in the next section too (headings are soft boundaries)."""
 
-_FRONT_TITLE = re.compile(r"""^title\s*[:=]\s*(?P<q>["']?)(?P<t>.*?)(?P=q)\s*$""")
-_ATTR_SUFFIX = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_FRONT_FIELD = re.compile(
+    r"""^(?P<k>title|description)\s*[:=]\s*(?P<q>["']?)(?P<t>.*?)(?P=q)\s*$"""
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
-_SPECIAL_START = frozenset(" \t#`~=-+*_>|<0123456789")
 
 
 def display_text(section: str, text: str) -> str:
@@ -66,15 +62,8 @@ class Chunk:
 class Document:
     title: str
     chunks: list[Chunk]
-
-
-@dataclass(slots=True)
-class _Block:
-    text: str
-    start: int  # 1-based line numbers, inclusive
-    end: int
-    fence: tuple[str, str] | None = None  # (opening line, closing line) when a fenced block
-    whole: bool = True  # False for a piece of a split block
+    description: str = ""
+    """The front matter's ``description`` (a one-line summary many doc sites keep)."""
 
 
 @dataclass(slots=True)
@@ -82,7 +71,7 @@ class _Section:
     names: list[str]  # the breadcrumb, outermost first
     heading_line: int  # 0 when the section has no heading (text before the first heading)
     heading_end: int  # last line of the heading (a setext heading spans several)
-    blocks: list[_Block]
+    blocks: list[Block]
     level: int
 
     @property
@@ -102,206 +91,53 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def _indent(line: str) -> int:
-    n = 0
-    for ch in line:
-        if ch == " ":
-            n += 1
-        elif ch == "\t":
-            n += 4 - n % 4
-        else:
-            break
-    return n
-
-
-def _atx(line: str) -> tuple[int, str] | None:
-    """(level, text) when ``line`` is an ATX heading."""
-    s = line.lstrip(" ")
-    if len(line) - len(s) > 3 or not s.startswith("#"):
-        return None
-    level = len(s) - len(s.lstrip("#"))
-    if level > 6:
-        return None
-    rest = s[level:]
-    if rest and rest[0] not in " \t":
-        return None
-    rest = _CLOSING_HASHES.sub("", rest.strip(" \t")) if "#" in rest else rest.strip(" \t")
-    return level, _clean_heading(rest)
-
-
-MAX_HEADING_CHARS = 200
-"""Headings longer than this are cut in breadcrumbs (a 5 MB heading line must not travel)."""
-
-
-def _clean_heading(text: str) -> str:
-    text = _ATTR_SUFFIX.sub("", text[: MAX_HEADING_CHARS * 4]).strip()
-    return text[:MAX_HEADING_CHARS]
-
-
-def _fence_open(line: str) -> tuple[str, int] | None:
-    """(char, length) when ``line`` opens a fenced code block."""
-    s = line.lstrip(" ")
-    if len(line) - len(s) > 3 or not s or s[0] not in "`~":
-        return None
-    ch = s[0]
-    n = len(s) - len(s.lstrip(ch))
-    if n < 3:
-        return None
-    if ch == "`" and "`" in s[n:]:
-        return None
-    return ch, n
-
-
-def _fence_closes(line: str, ch: str, n: int) -> bool:
-    s = line.lstrip(" ")
-    if len(line) - len(s) > 3 or not s.startswith(ch * n):
-        return False
-    return s.rstrip(" \t").strip(ch) == ""
-
-
-def _setext_level(line: str) -> int:
-    s = line.strip()
-    if len(line) - len(line.lstrip(" ")) > 3 or not s:
-        return 0
-    if s.strip("=") == "":
-        return 1
-    if s.strip("-") == "":
-        return 2
-    return 0
-
-
-def _thematic_break(line: str) -> bool:
-    s = line.strip()
-    if len(s) < 3 or len(line) - len(line.lstrip(" ")) > 3:
-        return False
-    ch = s[0]
-    return ch in "-*_" and s.replace(" ", "").replace("\t", "") == ch * len(
-        s.replace(" ", "").replace("\t", "")
-    )
-
-
 def _front_matter(lines: list[str]) -> tuple[int, str]:
     """(number of lines the front matter takes, its title)."""
+    n, fields = _front_fields(lines)
+    return n, fields.get("title", "")
+
+
+def _front_fields(lines: list[str]) -> tuple[int, dict[str, str]]:
+    """(number of lines the front matter takes, its one-line ``title`` and ``description``)."""
     if not lines or lines[0].rstrip() not in ("---", "+++"):
-        return 0, ""
+        return 0, {}
     closers = ("---", "...") if lines[0].rstrip() == "---" else ("+++",)
-    title = ""
+    fields: dict[str, str] = {}
     for i in range(1, min(len(lines), 2000)):
         stripped = lines[i].rstrip()
         if stripped in closers:
-            return i + 1, title
-        if not title:
-            m = _FRONT_TITLE.match(stripped)
-            if m:
-                title = m.group("t").strip()
-    return 0, ""
-
-
-def _scan(lines: list[str], first: int) -> Iterator[tuple[str, object]]:
-    """Yield ("heading", (level, text, line)) and ("block", _Block) in document order."""
-    i = first
-    n = len(lines)
-    para_start = -1  # index of the first line of the open paragraph, or -1
-
-    def close_para(end: int) -> Iterator[tuple[str, object]]:
-        nonlocal para_start
-        if para_start >= 0:
-            yield "block", _Block("\n".join(lines[para_start:end]), para_start + 1, end)
-            para_start = -1
-
-    while i < n:
-        line = lines[i]
-        c = line[:1]
-        if c and c not in _SPECIAL_START:
-            # The common case: ordinary text starts or continues a paragraph.
-            if para_start < 0:
-                para_start = i
-            i += 1
-            continue
-        if not line.strip():
-            yield from close_para(i)
-            i += 1
-            continue
-        ind = _indent(line)
-        if ind >= 4:
-            if para_start >= 0:  # indented text continues a paragraph (lazy continuation)
-                i += 1
-                continue
-            j = i + 1
-            while j < n and (not lines[j].strip() or _indent(lines[j]) >= 4):
-                j += 1
-            while j > i + 1 and not lines[j - 1].strip():
-                j -= 1
-            yield "block", _Block("\n".join(lines[i:j]), i + 1, j)
-            i = j
-            continue
-        fence = _fence_open(line)
-        if fence:
-            yield from close_para(i)
-            ch, length = fence
-            j = i + 1
-            while j < n and not _fence_closes(lines[j], ch, length):
-                j += 1
-            closed = j < n
-            end = j + 1 if closed else n
-            closing = lines[j] if closed else line.lstrip(" ")[:length]
-            yield "block", _Block("\n".join(lines[i:end]), i + 1, end, (line, closing))
-            i = end
-            continue
-        atx = _atx(line)
-        if atx:
-            yield from close_para(i)
-            yield "heading", (atx[0], atx[1], i + 1)
-            i += 1
-            continue
-        if para_start >= 0:
-            level = _setext_level(line)
-            if level:
-                text = " ".join(s.strip() for s in lines[para_start:i])
-                start = para_start
-                para_start = -1
-                yield "heading", (level, _clean_heading(text), start + 1, i + 1)
-                i += 1
-                continue
-        if _thematic_break(line):
-            yield from close_para(i)
-            i += 1
-            continue
-        if para_start < 0:
-            para_start = i
-        i += 1
-    yield from close_para(n)
+            return i + 1, fields
+        m = _FRONT_FIELD.match(stripped)
+        if m and m.group("k") not in fields:
+            value = m.group("t").strip()
+            if value and value not in (">", "|", ">-", "|-"):
+                fields[m.group("k")] = value[:MAX_LABEL_CHARS]
+    return 0, {}
 
 
 def _sections(lines: list[str], first: int, title: str) -> list[_Section]:
     stack: list[tuple[int, str]] = []
-    has_h1 = False
-    events = list(_scan(lines, first))
-    for kind, value in events:
-        if kind == "heading" and value[0] == 1:  # type: ignore[index]
-            has_h1 = True
-            break
+    events = list(scan(lines, first))
+    has_h1 = any(isinstance(e, Heading) and e.level == 1 for e in events)
     root = title if title and not has_h1 else ""
     sections = [_Section([root] if root else [], 0, 0, [], 0)]
-    for kind, value in events:
-        if kind == "heading":
-            level, text, line = value[0], value[1], value[-1]  # type: ignore[index]
-            while stack and stack[-1][0] >= level:
+    for event in events:
+        if isinstance(event, Heading):
+            while stack and stack[-1][0] >= event.level:
                 stack.pop()
-            if text:
-                stack.append((level, text))
+            name = label_text(event.text)
+            if name:
+                stack.append((event.level, name))
             names = [t for _, t in stack]
             if root:
                 names.insert(0, root)
-            # A setext heading spans several lines; it starts at its first text line.
-            start_line = value[2] if len(value) == 4 else line  # type: ignore[arg-type,index]
-            sections.append(_Section(names, start_line, line, [], level))
+            sections.append(_Section(names, event.start, event.end, [], event.level))
         else:
-            sections[-1].blocks.append(value)  # type: ignore[arg-type]
+            sections[-1].blocks.append(event)
     return sections
 
 
-def _split_text(block: _Block, limit: int) -> list[_Block]:
+def _split_text(block: Block, limit: int) -> list[Block]:
     """Split a long paragraph on sentence, then line, then word, then character boundaries."""
     text = block.text
     if len(text) <= limit:
@@ -317,7 +153,7 @@ def _split_text(block: _Block, limit: int) -> list[_Block]:
         lead = len(text[a:b]) - len(text[a:b].lstrip())
         start = block.start + text.count("\n", 0, a + lead)
         end = start + piece.count("\n")
-        out.append(_Block(piece, start, end, None, False))
+        out.append(Block(piece, start, end, None, False))
     return out
 
 
@@ -366,27 +202,29 @@ def _split_range(
         _split_range(text, start, b, limit, level + 1, out)
 
 
-def _split_fence(block: _Block, limit: int) -> list[_Block]:
-    """Split a long fenced block at line boundaries; each piece is a complete fence."""
+def _split_fence(block: Block, limit: int, first_limit: int = 0) -> list[Block]:
+    """Split a long fenced block at line boundaries; each piece is a complete fence. The first
+    piece is at most ``first_limit`` long when that is given (it joins an introduction)."""
     assert block.fence is not None
     opening, closing = block.fence
     lines = block.text.split("\n")
     closed = len(lines) > 1 and lines[-1] == closing
     inner = lines[1:-1] if closed else lines[1:]
     overhead = len(opening) + len(closing) + 2
-    room = max(limit - overhead, 40)
-    out: list[_Block] = []
+    full = max(limit - overhead, 40)
+    room = max(first_limit - overhead, 40) if first_limit else full
+    out: list[Block] = []
     buf: list[str] = []
     size = 0
     first_line = block.start + 1
 
     def flush() -> None:
-        nonlocal buf, size, first_line
+        nonlocal buf, size, first_line, room
         if buf:
             text = "\n".join([opening, *buf, closing])
-            out.append(_Block(text, first_line, first_line + len(buf) - 1, block.fence, False))
+            out.append(Block(text, first_line, first_line + len(buf) - 1, block.fence, False))
             first_line += len(buf)
-            buf, size = [], 0
+            buf, size, room = [], 0, full
 
     for line in inner:
         while len(line) > room:  # a single enormous line: cut it (characters, never bytes)
@@ -407,11 +245,11 @@ def _split_fence(block: _Block, limit: int) -> list[_Block]:
     return out or [block]
 
 
-def _pieces(block: _Block) -> list[_Block]:
+def _pieces(block: Block, first_limit: int = 0) -> list[Block]:
     if len(block.text) <= MAX_CHARS:
         return [block]
     if block.fence is not None:
-        return _split_fence(block, MAX_CHARS)
+        return _split_fence(block, MAX_CHARS, first_limit)
     return _split_text(block, MAX_CHARS)
 
 
@@ -419,18 +257,15 @@ def headings(text: str) -> list[tuple[int, str, int]]:
     """(level, text, 1-based line) of every heading, as the chunker sees them."""
     lines = split_lines(text)
     skip, _ = _front_matter(lines)
-    return [
-        (int(v[0]), str(v[1]), int(v[2]))  # type: ignore[index]
-        for kind, v in _scan(lines, skip)
-        if kind == "heading"
-    ]
+    return [(e.level, e.text, e.start) for e in scan(lines, skip) if isinstance(e, Heading)]
 
 
 def chunk_document(text: str) -> Document:
     """Split markdown or plain text into chunks (see the module docstring)."""
     lines = split_lines(text)
-    skip, front_title = _front_matter(lines)
-    sections = _sections(lines, skip, _clean_heading(front_title))
+    skip, fields = _front_fields(lines)
+    front_title = fields.get("title", "")
+    sections = _sections(lines, skip, clean_heading(front_title))
     title = front_title or next(
         (s.names[-1] for s in sections if s.heading_line and s.level == 1 and s.names), ""
     )
@@ -440,64 +275,133 @@ def chunk_document(text: str) -> Document:
     for section in sections:
         packer.add_section(section)
     packer.flush()
-    return Document(title=title, chunks=packer.chunks)
+    return Document(title=title, chunks=packer.chunks, description=fields.get("description", ""))
+
+
+MIN_INTRO_ROOM = 300
+"""A long code block after an introduction ("...add the following:") starts in the
+introduction's chunk when at least this much room is left there."""
+
+MAX_LABEL_CHARS = 400
+"""A merged chunk's label (every merged heading) is cut here."""
+
+
+def _is_intro(block: Block) -> bool:
+    """A paragraph ending in a colon introduces the block that follows it."""
+    return block.fence is None and not block.heading and block.text.rstrip().endswith((":", "："))
+
+
+def label(owners: list[list[str]]) -> str:
+    """The section label of a chunk holding the sections ``owners`` (breadcrumbs, in order).
+
+    One section: its breadcrumb. Several: their common breadcrumb, then every merged heading
+    ("Traces > Context Propagation; Spans"); an ancestor is named by its descendants'
+    breadcrumbs ("Cmd > SYNOPSIS; SYNTAX" for [Cmd > SYNOPSIS, Cmd > SYNTAX] and for
+    [Cmd, Cmd > SYNOPSIS, Cmd > SYNTAX] alike; "A > B > C" for [A, A > B, A > B > C]).
+    """
+    distinct = list(dict.fromkeys(tuple(o) for o in owners))
+    # An ancestor's text is named by its descendant's breadcrumb: [A, A > B] reads "A > B".
+    distinct = [
+        o for o in distinct if not any(len(p) > len(o) and p[: len(o)] == o for p in distinct)
+    ]
+    if not distinct:
+        return ""
+    prefix = _common_prefix([list(o) for o in distinct])
+    if len(distinct) == 1:
+        return " > ".join(distinct[0])
+    rests = [" > ".join(o[len(prefix) :]) for o in distinct]
+    rests = [r for r in rests if r]
+    head = " > ".join(prefix)
+    text = f"{head} > {'; '.join(rests)}" if head else "; ".join(rests)
+    if len(text) > MAX_LABEL_CHARS:
+        text = text[: MAX_LABEL_CHARS - 1].rstrip() + "…"
+    return text
 
 
 class _Packer:
     """Packs blocks into chunks. Headings are soft boundaries: a section starts a new chunk
     unless the chunk so far is smaller than ``MIN_CHARS``, so runs of tiny sections (a one-line
-    synopsis, parameter stubs) share a chunk instead of each becoming a near-empty one."""
+    synopsis, parameter stubs) share a chunk instead of each becoming a near-empty one.
+
+    Within a section, a chunk may grow past ``TARGET_CHARS`` (never past ``MAX_CHARS``) when that
+    ends it at the section's end, and an introduction ending in ":" moves to the chunk of the
+    block it introduces rather than ending a chunk."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
         self.chunks: list[Chunk] = []
-        self.parts: list[_Block] = []
+        self.parts: list[Block] = []
         self.size = 0
         self.owners: list[list[str]] = []
         self.start = 0  # heading line the open chunk begins at, or 0
+        self.first_heading: Block | None = None  # that heading, shown when sections merge
         self.first_names: list[str] = []  # breadcrumb of the first heading in the open chunk
 
     def add_section(self, section: _Section) -> None:
-        pieces = [p for b in section.blocks for p in _pieces(b)]
-        first = len(pieces[0].text) if pieces else 0
+        blocks = section.blocks
+        first = min(len(blocks[0].text), MAX_CHARS) if blocks else 0
         if self.parts and (self.size >= MIN_CHARS or self.size + first + 2 > TARGET_CHARS):
             self.flush()
         if section.heading_line:
+            heading = "\n".join(self.lines[section.heading_line - 1 : section.heading_end])
+            whole = len(heading) <= MAX_HEADING_CHARS
+            block = Block(
+                heading if whole else heading[:MAX_HEADING_CHARS],
+                section.heading_line,
+                section.heading_end,
+                None,
+                whole,
+                heading=True,
+            )
             if self.parts or self.start:
-                heading = "\n".join(self.lines[section.heading_line - 1 : section.heading_end])
-                whole = len(heading) <= MAX_HEADING_CHARS
-                self._append(
-                    _Block(
-                        heading if whole else heading[:MAX_HEADING_CHARS],
-                        section.heading_line,
-                        section.heading_end,
-                        None,
-                        whole,
-                    )
-                )
+                self._append(block)
             else:
-                self.start = section.heading_line
+                self.start, self.first_heading = section.heading_line, block
             if not self.first_names:
                 self.first_names = section.names
-        if pieces:
+        if blocks:
             # Only sections that bring content name the chunk: "# A" then "## B" + text is "A > B".
             self.owners.append(section.names)
-        for piece in pieces:
-            if self.parts and self.size + len(piece.text) + 2 > TARGET_CHARS:
+        rest = sum(len(b.text) + 2 for b in blocks)
+        for block in blocks:
+            room = MAX_CHARS - self.size - 2
+            intro = bool(self.parts) and _is_intro(self.parts[-1])
+            pieces = _pieces(block, room if intro and room >= MIN_INTRO_ROOM else 0)
+            for piece in pieces:
+                self._place(piece, rest if len(pieces) == 1 else len(piece.text) + 2, section)
+            rest -= len(block.text) + 2
+
+    def _place(self, piece: Block, rest: int, section: _Section) -> None:
+        """Append ``piece``; ``rest`` is what is left of the section from it on."""
+        need = len(piece.text) + 2
+        if self.parts and self.size + need > TARGET_CHARS:
+            intro = _is_intro(self.parts[-1])
+            if self.size + rest <= MAX_CHARS or (intro and self.size + need <= MAX_CHARS):
+                pass  # finish the section here, or keep an introduction with its block
+            else:
+                carry = None
+                if intro and any(not p.heading for p in self.parts[:-1]):
+                    carry = self.parts.pop()
+                    self.size -= len(carry.text) + 2
                 self.flush()
                 self.owners.append(section.names)
-            self._append(piece)
+                if carry is not None:
+                    self._append(carry)
+        self._append(piece)
 
-    def _append(self, block: _Block) -> None:
+    def _append(self, block: Block) -> None:
         self.parts.append(block)
         self.size += len(block.text) + 2
 
     def flush(self) -> None:
         if not self.parts and not self.start:
             return
-        owner = _common_prefix(self.owners) if self.owners else self.first_names
-        section = " > ".join(owner)
+        merged = len({tuple(o) for o in self.owners}) > 1
+        section = label(self.owners) if self.owners else " > ".join(self.first_names)
         parts = self.parts
+        if merged and self.first_heading is not None:
+            # The label names every merged section; the text keeps the first one's heading too.
+            parts = [self.first_heading, *parts]
         if not parts:  # a heading with nothing under it: its own (heading-only) chunk
             line = self.start
             self.chunks.append(Chunk(len(self.chunks), section, "", line, line))
@@ -519,7 +423,7 @@ class _Packer:
                 )
             )
         self.parts, self.size, self.owners, self.start = [], 0, [], 0
-        self.first_names = []
+        self.first_names, self.first_heading = [], None
 
 
 def _common_prefix(paths: list[list[str]]) -> list[str]:

@@ -17,14 +17,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import fts, schema
-from ..errors import KnowledgeError
+from ..errors import Cancelled, KnowledgeError
 from ..location import document_key, key_prefix
 from ..schema import Tables
 from ..store import Manifest, scalar
@@ -63,10 +63,6 @@ class IndexReporter:
 
     def on_note(self, message: str) -> None:
         """Something was skipped or could not be read; the run goes on."""
-
-
-class Cancelled(KnowledgeError):
-    """The run was asked to stop; everything committed so far stays."""
 
 
 @dataclass
@@ -115,7 +111,7 @@ class _Prepared:
     title: str
     existing: _Existing | None
     rows: list[tuple[object, ...]] = field(default_factory=list)
-    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, hash)."""
+    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, hash, doc)."""
 
 
 @dataclass
@@ -147,6 +143,8 @@ def examine(key: str, cand: Candidate, existing: _Existing | None) -> _Outcome:
     if existing is not None and existing.hash == digest:
         return _Outcome(key, cand, existing, "touched")
     doc = chunk_document(text)
+    first = doc.chunks[0].section if doc.chunks else ""
+    about = fts.document_field(doc.title, doc.description, key, first)
     rows: list[tuple[object, ...]] = [
         (
             ch.ordinal,
@@ -156,6 +154,7 @@ def examine(key: str, cand: Candidate, existing: _Existing | None) -> _Outcome:
             ch.start_line,
             ch.end_line,
             chunk_hash(ch),
+            about,
         )
         for ch in doc.chunks
     ]
@@ -182,6 +181,7 @@ def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterat
             yield examine(*job)
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor  # here: most commands never chunk
 
     # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor and the
     # open SQLite connection, and would keep the lock alive after the parent is killed.
@@ -534,7 +534,7 @@ class Indexer:
                 conn.execute(f"DELETE FROM {c} WHERE document_id = ?", (doc_id,))
             conn.executemany(
                 f"INSERT INTO {c}(document_id, ordinal, section, body, cjk, start_line, end_line,"
-                " hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " hash, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, *row) for row in prep.rows],
             )
             if vectors is not None:
