@@ -10,155 +10,28 @@ server, MCP) are imported only by the commands that use them, so a search starts
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 import click
 
-from ..knowledge import (
-    Cancelled,
-    KnowledgeError,
-    Settings,
-    resolve_settings,
-)
+from ..knowledge import KnowledgeError
 from ..knowledge import settings_schema as contract
 from . import render
+from .options import (
+    Context,
+    TopK,
+    check_query_argument,
+    emit_json,
+    knowledge_command,
+    missing_mcp_message,
+    shared_options,
+    state,
+)
 
-if TYPE_CHECKING:
-    from ..knowledge import Knowledge
-
-F = TypeVar("F", bound=Callable[..., Any])
-T = TypeVar("T")
 WAIT_SECONDS = 600.0
-
-
-class Context:
-    """The shared options, wherever on the command line they were given."""
-
-    def __init__(
-        self, config: Path | None = None, store_dir: Path | None = None, as_json: bool = False
-    ) -> None:
-        self.config = config
-        self.store_dir = store_dir
-        self.as_json = as_json
-
-    def settings(self) -> Settings:
-        return resolve_settings(self.config, store_base=self.store_dir)
-
-    def read(self, fn: Callable[[Knowledge], T]) -> tuple[Settings, T]:
-        """Open the index read-only, call ``fn`` with it, close it."""
-        from ..knowledge import Knowledge
-
-        settings = self.settings()
-        kb = Knowledge(settings, coarse_knn=False)  # one query per process: exact KNN is cheaper
-        try:
-            return settings, fn(kb)
-        finally:
-            kb.close()
-
-
-def _emit_json(obj: dict[str, Any]) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False))
-
-
-def _state(ctx: click.Context) -> Context:
-    root = ctx.find_root()
-    if not isinstance(root.obj, Context):
-        root.obj = Context()
-    return root.obj
-
-
-def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
-    if value is None or value is False:
-        return
-    name = {"as_json": "as_json", "config": "config", "store_dir": "store_dir"}[param.name or ""]
-    setattr(_state(ctx), name, value)
-
-
-def shared_options(*, json_flag: bool = True) -> Callable[[F], F]:
-    """--config / --store-dir (/ --json) on a group or command; they fill the one Context."""
-
-    def decorate(fn: F) -> F:
-        fn = click.option(
-            "--store-dir",
-            type=click.Path(path_type=Path, file_okay=False),
-            default=None,
-            expose_value=False,
-            callback=_remember,
-            help="Absolute base folder for the index (env FISK_AI_STORE_DIR).",
-        )(fn)
-        fn = click.option(
-            "--config",
-            type=click.Path(path_type=Path, dir_okay=False),
-            default=None,
-            expose_value=False,
-            callback=_remember,
-            help="agent.yaml to read (default: found from the current folder up).",
-        )(fn)
-        if json_flag:
-            fn = click.option(
-                "--json",
-                "as_json",
-                is_flag=True,
-                expose_value=False,
-                callback=_remember,
-                help="Print one JSON object on stdout.",
-            )(fn)
-        return fn
-
-    return decorate
-
-
-def knowledge_command(fn: F) -> F:
-    """Shared options and error conversion for every knowledge command."""
-
-    def wrapper(ctx: click.Context, /, **kwargs: Any) -> Any:
-        obj = _state(ctx)
-        try:
-            return fn(obj, **kwargs)
-        except KeyboardInterrupt:
-            _fail(obj, "interrupted; re-running skips files already indexed", code=130)
-        except Cancelled as exc:
-            _fail(obj, str(exc), code=130)
-        except KnowledgeError as exc:
-            _fail(obj, str(exc))
-        except Exception as exc:  # SQLite and OS errors: one line naming the fix, never a trace
-            if not _is_store_error(exc):
-                raise
-            _fail(obj, _store_message(obj, exc))
-
-    functools.update_wrapper(wrapper, fn)
-    return shared_options()(click.pass_context(wrapper))  # type: ignore[return-value]
-
-
-def _is_store_error(exc: BaseException) -> bool:
-    if isinstance(exc, OSError):
-        return True
-    apsw = sys.modules.get("apsw")
-    return apsw is not None and isinstance(exc, apsw.Error)
-
-
-def _store_message(obj: Context, exc: BaseException) -> str:
-    from ..knowledge.store import db_path, explain
-
-    try:
-        path = db_path(obj.settings().store_dir)
-    except Exception:  # the settings themselves failed: name no path
-        path = Path("knowledge.db")
-    return str(explain(exc, path))
-
-
-def _fail(obj: Context, message: str, code: int = 1) -> None:
-    if obj.as_json:
-        _emit_json({"error": message})
-    else:
-        click.echo(f"error: {message}", err=True)
-    sys.exit(code)
 
 
 @click.group()
@@ -194,7 +67,7 @@ def main(args: list[str] | None = None) -> None:
         code = cli.main(argv, prog_name="fisk-ai", standalone_mode=False)
     except click.ClickException as exc:
         if _json_requested(argv):
-            _emit_json({"error": exc.format_message()})
+            emit_json({"error": exc.format_message()})
         else:
             exc.show()
         sys.exit(exc.exit_code)
@@ -202,34 +75,6 @@ def main(args: list[str] | None = None) -> None:
         click.echo("aborted", err=True)
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
-
-
-class TopK(click.ParamType[int]):
-    """--top-k: the settings contract's range, a usage error naming the limit otherwise."""
-
-    name = "integer"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int):
-            number = value
-        else:
-            try:
-                number = int(str(value).strip())
-            except ValueError:
-                self.fail(f"expected {contract.TOP_K.limits()}, got {value!r}", param, ctx)
-        try:
-            checked = contract.check_top_k(number, "--top-k")
-        except contract.SettingError as exc:
-            self.fail(str(exc).removeprefix("--top-k: "), param, ctx)
-        assert checked is not None
-        return checked
-
-
-def _query(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    try:
-        return contract.check_query(value, "QUERY")
-    except contract.SettingError as exc:
-        raise click.BadParameter(str(exc).removeprefix("QUERY: "), ctx, param) from None
 
 
 @knowledge.command("index")
@@ -274,7 +119,7 @@ def index_cmd(
         if embedder is not None:
             embedder.close()
     if obj.as_json:
-        _emit_json(
+        emit_json(
             {"tier": render.tier(settings), "store": str(settings.store_dir), **stats.as_dict()}
         )
     else:
@@ -296,7 +141,7 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
 
 
 @knowledge.command("search")
-@click.argument("query", callback=_query)
+@click.argument("query", callback=check_query_argument)
 @click.option(
     "--top-k",
     type=TopK(),
@@ -309,7 +154,7 @@ def search_cmd(obj: Context, query: str, top_k: int | None, full: bool) -> None:
     """Search the index for QUERY."""
     _, result = obj.read(lambda kb: kb.search(query, top_k))
     if obj.as_json:
-        _emit_json(render.search_json(result))
+        emit_json(render.search_json(result))
     else:
         bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         click.echo(render.tier_text(result.tier), err=True)
@@ -323,7 +168,7 @@ def show_cmd(obj: Context, citation: str) -> None:
     """Print the chunk a CITATION (relpath#ordinal) points at."""
     _, chunk = obj.read(lambda kb: kb.show(citation))
     if obj.as_json:
-        _emit_json(render.show_json(chunk))
+        emit_json(render.show_json(chunk))
     else:
         if chunk.stale:
             click.echo(render.stale_note(chunk), err=True)
@@ -336,7 +181,7 @@ def sources_cmd(obj: Context) -> None:
     """List indexed documents."""
     settings, sources = obj.read(lambda kb: kb.sources())
     if obj.as_json:
-        _emit_json(render.sources_json(settings, sources))
+        emit_json(render.sources_json(settings, sources))
     else:
         click.echo(render.tier(settings), err=True)
         click.echo(render.sources_text(settings, sources))
@@ -348,7 +193,7 @@ def stats_cmd(obj: Context) -> None:
     """Counts and sizes of the index."""
     settings, stats = obj.read(lambda kb: kb.stats())
     if obj.as_json:
-        _emit_json(render.stats_json(settings, stats))
+        emit_json(render.stats_json(settings, stats))
     else:
         click.echo(render.stats_text(settings, stats))
 
@@ -369,7 +214,7 @@ def doctor_cmd(obj: Context) -> None:
             embedder.close()
     broken = any(c.broken for c in checks)
     if obj.as_json:
-        _emit_json(render.doctor_json(settings, checks, broken))
+        emit_json(render.doctor_json(settings, checks, broken))
     else:
         click.echo(render.doctor_text(settings, checks))
         if broken:
@@ -390,7 +235,7 @@ def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
         _soft(obj, "the knowledge index is not built; nothing to remove", removed=[])
         return
     if obj.as_json:
-        _emit_json({"removed": done.removed, "requested": list(paths)})
+        emit_json({"removed": done.removed, "requested": list(paths)})
         return
     for key in done.removed:
         click.echo(f"removed {key}")
@@ -406,23 +251,20 @@ def reset_cmd(obj: Context, force: bool) -> None:
     """Empty the index (asks for --force)."""
     from ..knowledge import reset
 
-    notes: list[str] = []
-    counts = reset(obj.settings(), force=force, notes=notes)
+    counts = reset(obj.settings(), force=force)
     if counts is None:
         _soft(obj, "no knowledge index to reset", documents=0, chunks=0)
         return
     docs, chunks = counts
     if obj.as_json:
-        _emit_json({"reset": True, "documents": docs, "chunks": chunks, "notes": notes})
+        emit_json({"reset": True, "documents": docs, "chunks": chunks})
     else:
-        for note in notes:
-            click.echo(f"note: {note}", err=True)
         click.echo(f"reset: removed {docs} documents and {chunks} chunks")
 
 
 def _soft(obj: Context, message: str, **fields: Any) -> None:
     if obj.as_json:
-        _emit_json({"status": "index_not_built", "message": message, **fields})
+        emit_json({"status": "index_not_built", "message": message, **fields})
     else:
         click.echo(message)
 
@@ -464,7 +306,7 @@ def mcp_cmd(
         from ..agent.mcp import serve
     except ImportError as exc:  # pragma: no cover - depends on the optional extra
         raise click.ClickException(missing_mcp_message(exc)) from exc
-    obj = _state(ctx)
+    obj = state(ctx)
     try:
         serve(
             config=obj.config,
@@ -476,15 +318,6 @@ def mcp_cmd(
         )
     except KnowledgeError as exc:
         raise click.ClickException(str(exc)) from exc
-
-
-def missing_mcp_message(exc: ImportError) -> str:
-    """What to run when the optional MCP SDK is missing (a command that works as written)."""
-    return (
-        f"the MCP server needs the optional 'mcp' extra ({exc}); install it into the "
-        f"environment fisk-ai runs in: {sys.executable} -m pip install 'mcp>=2.3,<3' "
-        "(or reinstall from a checkout with: pipx install --force '.[mcp]')"
-    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -208,7 +208,7 @@ def test_query_longer_than_the_contract_is_refused(project: Path) -> None:
 
 
 def test_mcp_missing_extra_message_is_a_command_that_works() -> None:
-    from fisk_ls.cli.app import missing_mcp_message
+    from fisk_ls.cli.options import missing_mcp_message
 
     message = missing_mcp_message(ImportError("No module named 'mcp'"))
     assert f"{sys.executable} -m pip install 'mcp>=2.3,<3'" in message

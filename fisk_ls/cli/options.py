@@ -1,0 +1,166 @@
+"""The CLI's shared options and argument checks.
+
+``--config``, ``--store-dir`` and ``--json`` may be given on ``fisk-ai``, on ``knowledge`` and on
+each subcommand; their callbacks fill one :class:`Context` (the last one given wins). ``--top-k``
+and the query are checked against the core's settings contract (a usage error naming the limit).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from ..knowledge import Cancelled, KnowledgeError, Settings, resolve_settings
+from ..knowledge import settings_schema as contract
+
+if TYPE_CHECKING:
+    from ..knowledge import Knowledge
+
+F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+
+
+class Context:
+    """The shared options, wherever on the command line they were given."""
+
+    def __init__(
+        self, config: Path | None = None, store_dir: Path | None = None, as_json: bool = False
+    ) -> None:
+        self.config = config
+        self.store_dir = store_dir
+        self.as_json = as_json
+
+    def settings(self) -> Settings:
+        return resolve_settings(self.config, store_base=self.store_dir)
+
+    def read(self, fn: Callable[[Knowledge], T]) -> tuple[Settings, T]:
+        """Open the index read-only, call ``fn`` with it, close it."""
+        from ..knowledge import Knowledge
+
+        settings = self.settings()
+        kb = Knowledge(settings, coarse_knn=False)  # one query per process: exact KNN is cheaper
+        try:
+            return settings, fn(kb)
+        finally:
+            kb.close()
+
+
+def emit_json(obj: dict[str, Any]) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False))
+
+
+def state(ctx: click.Context) -> Context:
+    root = ctx.find_root()
+    if not isinstance(root.obj, Context):
+        root.obj = Context()
+    return root.obj
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    if value is None or value is False:
+        return
+    name = {"as_json": "as_json", "config": "config", "store_dir": "store_dir"}[param.name or ""]
+    setattr(state(ctx), name, value)
+
+
+def shared_options(*, json_flag: bool = True) -> Callable[[F], F]:
+    """--config / --store-dir (/ --json) on a group or command; they fill the one Context."""
+
+    def decorate(fn: F) -> F:
+        fn = click.option(
+            "--store-dir",
+            type=click.Path(path_type=Path, file_okay=False),
+            default=None,
+            expose_value=False,
+            callback=_remember,
+            help="Absolute base folder for the index (env FISK_AI_STORE_DIR).",
+        )(fn)
+        fn = click.option(
+            "--config",
+            type=click.Path(path_type=Path, dir_okay=False),
+            default=None,
+            expose_value=False,
+            callback=_remember,
+            help="agent.yaml to read (default: found from the current folder up).",
+        )(fn)
+        if json_flag:
+            fn = click.option(
+                "--json",
+                "as_json",
+                is_flag=True,
+                expose_value=False,
+                callback=_remember,
+                help="Print one JSON object on stdout.",
+            )(fn)
+        return fn
+
+    return decorate
+
+
+def knowledge_command(fn: F) -> F:
+    """Shared options and error conversion for every knowledge command."""
+
+    def wrapper(ctx: click.Context, /, **kwargs: Any) -> Any:
+        obj = state(ctx)
+        try:
+            return fn(obj, **kwargs)
+        except KeyboardInterrupt:
+            fail(obj, "interrupted; re-running skips files already indexed", code=130)
+        except Cancelled as exc:
+            fail(obj, str(exc), code=130)
+        except KnowledgeError as exc:
+            fail(obj, str(exc))
+
+    functools.update_wrapper(wrapper, fn)
+    return shared_options()(click.pass_context(wrapper))  # type: ignore[return-value]
+
+
+def fail(obj: Context, message: str, code: int = 1) -> None:
+    if obj.as_json:
+        emit_json({"error": message})
+    else:
+        click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+class TopK(click.ParamType[int]):
+    """--top-k: the settings contract's range, a usage error naming the limit otherwise."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"expected {contract.TOP_K.limits()}, got {value!r}", param, ctx)
+        try:
+            checked = contract.check_top_k(number, "--top-k")
+        except contract.SettingError as exc:
+            self.fail(str(exc).removeprefix("--top-k: "), param, ctx)
+        assert checked is not None
+        return checked
+
+
+def check_query_argument(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return contract.check_query(value, "QUERY")
+    except contract.SettingError as exc:
+        raise click.BadParameter(str(exc).removeprefix("QUERY: "), ctx, param) from None
+
+
+def missing_mcp_message(exc: ImportError) -> str:
+    """What to run when the optional MCP SDK is missing (a command that works as written)."""
+    return (
+        f"the MCP server needs the optional 'mcp' extra ({exc}); install it into the "
+        f"environment fisk-ai runs in: {sys.executable} -m pip install 'mcp>=2.3,<3' "
+        "(or reinstall from a checkout with: pipx install --force '.[mcp]')"
+    )
