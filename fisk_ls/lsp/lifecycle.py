@@ -84,9 +84,12 @@ async def configuration_changed(
         options = await folder_options(ls, [file_uri(p.folder) for p in projects])
         for project, opts in zip(projects, options, strict=True):
             if opts != project.options:
-                ls.projects.remove(project.folder)
-                await asyncio.to_thread(project.close)
-                await add_project(ls, project.folder, opts, multi=len(projects) > 1)
+                folders = ls.projects.folders(project)
+                for folder in folders:
+                    for gone in ls.projects.remove(folder):
+                        await asyncio.to_thread(gone.close)
+                for folder in folders:
+                    await add_project(ls, folder, opts, multi=len(projects) > 1)
 
 
 _FOLDER_LOCKS: weakref.WeakKeyDictionary[FiskLanguageServer, asyncio.Lock] = (
@@ -111,7 +114,7 @@ async def folders_changed(
             if (path := folder_path(folder.uri)) is not None:
                 for project in ls.projects.remove(path):
                     await asyncio.to_thread(project.close)
-        open_now = {p.folder for p in ls.projects}
+        open_now = set(ls.projects.folders())
         added = [
             (f.uri, p)
             for f in params.event.added
@@ -206,8 +209,12 @@ async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, mu
     except (KnowledgeError, OSError) as exc:
         ls.show_once(f"fisk: cannot open the knowledge store of {folder}: {exc}")
         return
+    used = ls.projects.add(project)
+    if used is not project:  # another folder of the same project: one index, one queue
+        await asyncio.to_thread(project.close)
+        log.info("%s shares the project of %s", folder, used.folder)
+        return
     opened.append(project)
-    ls.projects.add(project)
     project.start()
     settings = project.knowledge.settings
     log.info("opened %s: store %s, roots %s", folder, settings.store_dir, settings.roots)

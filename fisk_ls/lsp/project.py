@@ -100,9 +100,13 @@ _STATUS_ORDER = (OK, NO_TERMS, INDEX_EMPTY, INDEX_NOT_BUILT)
 
 
 class Projects:
+    """The open projects. Two workspace folders of one project (say ``repo/docs`` and
+    ``repo/src`` in one git repository) share one Project: one index, one queue, hits once."""
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._items: list[Project] = []
+        self._folders: dict[Path, Project] = {}
 
     def __iter__(self) -> Iterator[Project]:
         with self._lock:
@@ -111,15 +115,39 @@ class Projects:
     def __len__(self) -> int:
         return len(self._items)
 
-    def add(self, project: Project) -> None:
+    def add(self, project: Project) -> Project:
+        """Add ``project`` for its folder; the project already open with the same store and
+        roots when there is one (the caller closes the unused one)."""
         with self._lock:
-            self._items.append(project)
+            settings = project.knowledge.settings
+            same = next(
+                (
+                    p
+                    for p in self._items
+                    if p.knowledge.settings.store_dir == settings.store_dir
+                    and p.knowledge.settings.roots == settings.roots
+                ),
+                None,
+            )
+            used = same or project
+            if same is None:
+                self._items.append(project)
+            self._folders[project.folder] = used
+            return used
+
+    def folders(self, project: Project | None = None) -> list[Path]:
+        """The open workspace folders (of ``project`` only, when given)."""
+        with self._lock:
+            return [f for f, p in self._folders.items() if project is None or p is project]
 
     def remove(self, folder: Path) -> list[Project]:
+        """Forget ``folder``; the projects no other folder uses any more (to close)."""
         with self._lock:
-            gone = [p for p in self._items if p.folder == folder]
-            self._items = [p for p in self._items if p.folder != folder]
-        return gone
+            project = self._folders.pop(folder, None)
+            if project is None or project in self._folders.values():
+                return []
+            self._items.remove(project)
+            return [project]
 
     def add_paths(self, paths: Iterable[Path]) -> int:
         paths = list(paths)
@@ -184,5 +212,6 @@ class Projects:
     def close(self) -> None:
         with self._lock:
             items, self._items = self._items, []
+            self._folders.clear()
         for project in items:
             project.close()

@@ -91,3 +91,34 @@ async def test_save_in_second_root(session: Session) -> None:
         return citations(await search(session.client, "kraken")) == ["handbook.md#0"]
 
     await poll(found, timeout=10)
+
+
+async def test_two_folders_of_one_repository_share_one_index(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """``repo/docs`` and ``repo/notes`` opened as two workspace folders are one project (the
+    root rule finds the repository's top for both): one index, every hit once, and removing one
+    folder keeps the other answering."""
+    from lsprotocol import types
+
+    from .conftest import citations, command, lsp_session, search, wait_indexed
+
+    base = tmp_path_factory.mktemp("one-repo")
+    repo = base / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    (repo / "notes").mkdir()
+    (repo / "docs" / "a.md").write_text("# A\n\nThe pelican rule applies here.\n")
+    (repo / "notes" / "b.md").write_text("# B\n\nNothing about birds.\n")
+    async with lsp_session([repo / "docs", repo / "notes"], base) as client:
+        await wait_indexed(client)
+        status = await command(client, "fisk.knowledge.status")
+        assert len(status["roots"]) == 1
+        assert citations(await search(client, "pelican")) == ["docs/a.md#0"]
+        removed = types.WorkspaceFolder(uri=(repo / "notes").as_uri(), name="notes")
+        client.workspace_did_change_workspace_folders(
+            types.DidChangeWorkspaceFoldersParams(
+                event=types.WorkspaceFoldersChangeEvent(added=[], removed=[removed])
+            )
+        )
+        assert citations(await search(client, "pelican")) == ["docs/a.md#0"]
