@@ -376,3 +376,12 @@ def test_a_section_slightly_over_target_is_not_split() -> None:
 def test_html_blocks_and_containers_hold_no_headings(md: str) -> None:
     assert [h for _, h, _ in headings(md)] == ["Real"]
     assert {c.section for c in chunk_document(md).chunks} == {"Real"}
+
+
+def test_an_introduction_never_pushes_its_block_past_the_limit() -> None:
+    """Found by the property test: ":" before a paragraph of exactly MAX_CHARS made a chunk of
+    MAX_CHARS + 3; the introduction now stays behind when its block fills a chunk alone."""
+    text = "\n".join(["0", "", ":", "", "long sentence. " * 100]) + "\n"
+    chunks = chunk_document(text).chunks
+    assert all(len(c.text) <= MAX_CHARS for c in chunks)
+    assert "long sentence." in chunks[-1].text

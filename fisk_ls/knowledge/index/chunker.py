@@ -380,7 +380,8 @@ class _Packer:
                 pass  # finish the section here, or keep an introduction with its block
             else:
                 carry = None
-                if intro and any(not p.heading for p in self.parts[:-1]):
+                movable = intro and len(self.parts[-1].text) + 2 + need <= MAX_CHARS
+                if movable and any(not p.heading for p in self.parts[:-1]):
                     carry = self.parts.pop()
                     self.size -= len(carry.text) + 2
                 self.flush()
