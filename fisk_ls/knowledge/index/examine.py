@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from .. import fts
 from ..collapse import text_key
@@ -38,6 +38,20 @@ class Existing:
     chunk_count: int
 
 
+class ChunkRow(NamedTuple):
+    """One chunk as written (the chunks table's columns after document_id, in order)."""
+
+    ordinal: int
+    section: str
+    body: str
+    cjk: str | None
+    start_line: int
+    end_line: int
+    hash: str
+    doc: str
+    near: str
+
+
 @dataclass
 class Prepared:
     key: str
@@ -45,8 +59,7 @@ class Prepared:
     digest: str
     title: str
     existing: Existing | None
-    rows: list[tuple[object, ...]] = field(default_factory=list)
-    """Chunk rows minus document_id: (ordinal, section, body, cjk, start, end, hash, doc, near)."""
+    rows: list[ChunkRow] = field(default_factory=list)
 
 
 OutcomeKind = Literal["unchanged", "touched", "unreadable", "changing", "changed"]
@@ -86,8 +99,8 @@ def examine(key: str, cand: Candidate, existing: Existing | None) -> Outcome:
     doc = chunk_document(text)
     first = doc.chunks[0].section if doc.chunks else ""
     about = fts.document_field(doc.title, doc.description, key, first)
-    rows: list[tuple[object, ...]] = [
-        (
+    rows = [
+        ChunkRow(
             ch.ordinal,
             ch.section,
             ch.text,

@@ -242,7 +242,7 @@ class Indexer:
                     stats.embeddings += len(outcome.prepared.rows)  # what a real run would send
                 cached: dict[str, bytes] | None = None
                 if vectors is not None and outcome.prepared is not None:
-                    cached = vectors.cached([str(row[6]) for row in outcome.prepared.rows])
+                    cached = vectors.cached([row.hash for row in outcome.prepared.rows])
                 if not dry_run:
                     batch.tick()
                 self._apply(outcome, tables, stats, dry_run, cached)
