@@ -58,3 +58,42 @@ def test_language_server_features_do_not_import_their_wiring() -> None:
         if path.name in ("wiring.py", "__main__.py"):
             continue
         assert not [n for n in _imports(path) if n.startswith("fisk_ls.lsp.wiring")], path
+
+
+def test_no_import_circles() -> None:
+    """Module-level imports inside fisk_ls form no cycle (imports inside functions and under
+    TYPE_CHECKING are the deliberate, lazy exceptions)."""
+    modules: dict[str, Path] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        deps: set[str] = set()
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    module = ".".join([*base, *([node.module] if node.module else [])])
+                else:
+                    module = node.module or ""
+                for alias in node.names:
+                    full = f"{module}.{alias.name}"
+                    deps.add(full if full in modules else module)
+            elif isinstance(node, ast.Import):
+                deps.update(alias.name for alias in node.names)
+        graph[name] = {d for d in deps if d in modules and d != name}
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        if node in path:
+            raise AssertionError("import circle: " + " -> ".join([*path[path.index(node) :], node]))
+        if node in done:
+            return
+        for dep in sorted(graph[node]):
+            visit(dep, [*path, node])
+        done.add(node)
+
+    for name in sorted(graph):
+        visit(name, [])
