@@ -47,10 +47,13 @@ class Setting:
     maximum: float | None = None
     max_length: int | None = None
     items: Kind | None = None
+    choices: tuple[str, ...] | None = None
 
     def limits(self) -> str:
         """The allowed values in words, for error messages."""
         noun = {"integer": "an integer", "number": "a number"}.get(self.kind, self.kind)
+        if self.choices is not None:
+            return "one of " + ", ".join(self.choices)
         if self.minimum is not None and self.maximum is not None:
             return f"{noun} from {_num(self.minimum)} to {_num(self.maximum)}"
         if self.minimum is not None:
@@ -71,6 +74,8 @@ class Setting:
             out["maximum"] = self.maximum
         if self.max_length is not None:
             out["maxLength"] = self.max_length
+        if self.choices is not None:
+            out["enum"] = list(self.choices)
         if self.default is not None:
             out["default"] = self.default
         return out
@@ -133,6 +138,7 @@ PROVIDER = Setting(
     "'builtin' runs an ONNX model in this process (the fisk-ls[embed] extra); 'openai' (the "
     "default) uses an OpenAI-compatible server at baseUrl.",
     "openai",
+    choices=("openai", "builtin"),
 )
 MODEL_PATH = Setting(
     "model_path",
@@ -240,6 +246,8 @@ def check_value(setting: Setting, value: object) -> str | None:
             ok = False
     if ok and isinstance(value, str) and setting.max_length is not None:
         ok = len(value) <= setting.max_length
+    if ok and setting.choices is not None:
+        ok = value in setting.choices
     if ok:
         return None
     long_text = isinstance(value, str) and len(value) > 80
