@@ -23,18 +23,13 @@ SNIPPET_CHARS = 100
 
 
 def tier(settings: Settings, dimension: int | None = None) -> str:
+    """The tier line: from the core (it reads the index's manifest) unless ``dimension`` is
+    already known."""
     from ..knowledge import tier_line
+    from ..knowledge.reader import tier_of
 
-    if settings.embeddings is None:
-        return tier_line()
-    if dimension is None:
-        from ..knowledge import Knowledge
-
-        kb = Knowledge(settings)
-        try:
-            return kb.tier()
-        finally:
-            kb.close()
+    if settings.embeddings is None or dimension is None:
+        return tier_of(settings)
     return tier_line(settings.embeddings.model, dimension)
 
 

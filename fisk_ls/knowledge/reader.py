@@ -233,3 +233,19 @@ def _chunk_row(snap: Snapshot, path: str, ordinal: int) -> tuple[str, str, int, 
 def _with_match(hit: Hit, terms: tuple[set[str], set[str]], tokenize: Tokenizer) -> Hit:
     match = locate(hit.text, hit.section, (hit.start_line, hit.end_line), terms, tokenize)
     return dataclasses.replace(hit, match=match)
+
+
+def tier_of(settings: Settings) -> str:
+    """The tier line of a project's index as configured, for adapters that print it before or
+    beside other work: reads the manifest (and the backlog's size) once, read-only, and never
+    calls the embedder."""
+    if settings.embeddings is None:
+        return tier_line()
+    store = Store(settings.store_dir)
+    try:
+        with store.snapshot() as snap:
+            dim = snap.manifest.dimension if snap else 0
+            cov = incomplete(snap.conn, snap.tables) if snap and snap.manifest.hybrid else None
+    finally:
+        store.close()
+    return tier_line(settings.embeddings.model, dim, coverage=cov)
