@@ -29,6 +29,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -138,32 +139,29 @@ def run(
     sample: bool = False,
 ) -> Run:
     """Run one process to its end; wall time, and peak RSS when ``sample`` (polls /proc)."""
-    out_f = (BENCH / "peers-run" / ".stdout").open("w+")
-    err_f = (BENCH / "peers-run" / ".stderr").open("w+")
-    t = time.perf_counter()
-    p = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, stdout=out_f, stderr=err_f)
-    peak = 0
-    while True:
-        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            break
-        if sample:
-            peak = max(peak, _tree_rss_kb(p.pid))
-        time.sleep(0.02 if sample else 0.002)
-    sec = time.perf_counter() - t
-    p.returncode = os.waitstatus_to_exitcode(status)
-    out_f.seek(0)
-    err_f.seek(0)
-    r = Run(
-        sec,
-        p.returncode,
-        out_f.read(),
-        err_f.read(),
-        round(peak / 1024, 1),
-        round(ru.ru_maxrss / 1024, 1),
-    )
-    out_f.close()
-    err_f.close()
+    with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
+        t = time.perf_counter()
+        p = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, stdout=out_f, stderr=err_f)
+        peak = 0
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if sample:
+                peak = max(peak, _tree_rss_kb(p.pid))
+            time.sleep(0.02 if sample else 0.002)
+        sec = time.perf_counter() - t
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out_f.seek(0)
+        err_f.seek(0)
+        r = Run(
+            sec,
+            p.returncode,
+            out_f.read(),
+            err_f.read(),
+            round(peak / 1024, 1),
+            round(ru.ru_maxrss / 1024, 1),
+        )
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, cmd))} exited {r.returncode}: {r.stderr[-800:]}")
     return r
