@@ -218,3 +218,28 @@ def test_parallel_path_matches_inline(
     stats = index(settings)
     assert stats.added == examine.PARALLEL_MIN_FILES + 13
     assert Knowledge(settings).search("unique123").hits[0].path == "many/f0123.md"
+
+
+def test_a_no_change_run_reads_nothing_and_starts_no_worker(
+    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files whose size, mtime and inode match are settled in the indexing process: none is
+    handed to the worker side, so a big no-change run spawns no process (speed round 2)."""
+    from fisk_ls.knowledge.index import runs
+
+    for i in range(examine.PARALLEL_MIN_FILES + 10):
+        (project / f"bulk{i}.md").write_text(f"# Bulk {i}\n\nLine {i}.\n")
+    index(settings)
+    handed: list[int] = []
+    real = runs.examine_all
+
+    def recording(jobs):  # type: ignore[no-untyped-def]
+        handed.append(len(jobs))
+        return real(jobs)
+
+    monkeypatch.setattr(runs, "examine_all", recording)
+    stats = index(settings)
+    assert handed == [0] and stats.skipped == stats.files
+    (project / "bulk3.md").write_text("# Bulk 3\n\nChanged.\n")
+    index(settings)
+    assert handed[-1] == 1  # just the changed file, examined inline
