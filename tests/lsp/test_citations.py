@@ -77,7 +77,8 @@ async def test_hover_shows_heading_path_and_first_lines(session: Session) -> Non
     )
     assert hover is not None
     assert isinstance(hover.contents, types.MarkupContent)
-    assert "**Installation**" in hover.contents.value
+    # The chunk holds the intro and its "## Upgrading" section: the label names both.
+    assert "**Installation > Upgrading**" in hover.contents.value
     assert "marmalade" in hover.contents.value
 
 
