@@ -119,3 +119,15 @@ def test_document_field_names_the_page_once() -> None:
     )
     # A title that already heads the breadcrumbs is not repeated.
     assert document_field("Traces", "", "docs/traces.md", "Traces > Spans") == "docs/traces.md"
+
+
+def test_heading_terms_of_definitional_questions() -> None:
+    from fisk_ls.knowledge.fts import heading_terms
+
+    assert heading_terms("what is a span") == ["span"]
+    assert heading_terms("what is a connector in the collector") == ["connector"]
+    assert heading_terms("What does OTLP stand for?") == ["otlp"]
+    assert heading_terms("define resource detectors") == ["resource", "detectors"]
+    assert heading_terms("tail sampling") == ["tail", "sampling"]
+    assert heading_terms("how do I configure the tail sampling processor in a gateway") == []
+    assert heading_terms("什么是 span") == []
