@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from devset_questions import CORPORA_DIR as CORPORA
+
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.search import (
@@ -33,7 +35,6 @@ from fisk_ls.knowledge.search import (
 )
 from fisk_ls.knowledge.vectors.pack import normalize
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 DEPTH = 100
 
 

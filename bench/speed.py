@@ -29,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from devset_questions import CORPORA_DIR as CORPORA
 from floor import floor
 
 from fisk_ls.knowledge import (
@@ -39,7 +40,6 @@ from fisk_ls.knowledge import (
     update_paths,
 )
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 PS = CORPORA / "windows-powershell-docs"
 OTEL = CORPORA / "opentelemetry-io"
 

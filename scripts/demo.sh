@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The main job: install fisk-ls, index this repository's docs, search them.
+# FISK_AI=/path/to/fisk-ai uses that install instead of bootstrapping .venv (scripts/wheel.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh
+if [ -z "${FISK_AI:-}" ]; then
+  bash scripts/bootstrap.sh
+fi
 export FISK_AI_STORE_DIR=${FISK_AI_STORE_DIR:-$PWD/.demo-store}
-FISK=.venv/bin/fisk-ai
+FISK=${FISK_AI:-.venv/bin/fisk-ai}
 $FISK knowledge index README.md docs
 $FISK knowledge search "how do I register the MCP server with a client"
 $FISK knowledge search "citation format relpath ordinal" --top-k 3

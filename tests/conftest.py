@@ -14,7 +14,20 @@ from fisk_ls.knowledge import Settings, resolve_settings
 pytest_plugins = ["tests.support.embed_fixtures"]
 
 REPO = Path(__file__).resolve().parents[1]
-CORPORA = REPO.parent / "shared" / "corpora"
+
+
+def _corpora() -> Path:
+    """$FISK_CORPORA, else the nearest ``shared/corpora`` beside the repo or above it (a git
+    worktree elsewhere still finds the shared corpora)."""
+    if env := os.environ.get("FISK_CORPORA"):
+        return Path(env)
+    for up in REPO.parents:
+        if (up / "shared" / "corpora").is_dir():
+            return up / "shared" / "corpora"
+    return REPO.parent / "shared" / "corpora"
+
+
+CORPORA = _corpora()
 
 DOCS = {
     "docs/design.md": """\

@@ -124,8 +124,9 @@ def _exposure(config: Path | None, store_dir: Path | None) -> Exposure:
         return Exposure(
             None,
             (
-                f"no agent.yaml in {cwd}: serving no tools. To expose {KNOWLEDGE_SEARCH}, "
-                f"add to agent.yaml and pass --config:\n{ALLOWLIST_SNIPPET}",
+                f"no agent.yaml found from {cwd} up to its project root: serving no tools. To "
+                f"expose {KNOWLEDGE_SEARCH}, create agent.yaml in the project root (or pass "
+                f"--config) with:\n{ALLOWLIST_SNIPPET}",
             ),
         )
     path = path.expanduser().resolve()

@@ -21,12 +21,15 @@ from ..knowledge import (
     SearchResult,
     Settings,
 )
-from ..knowledge.config import KNOWLEDGE_SEARCH, TOP_K_CEILING
+from ..knowledge import settings_schema as contract
+from ..knowledge.config import KNOWLEDGE_SEARCH
 from ..knowledge.sanitize import one_line
 
 NAME = KNOWLEDGE_SEARCH
 CHARS_PER_TOKEN = 4
-MAX_QUERY_CHARS = 2000
+MAX_QUERY_CHARS = int(contract.QUERY.max_length or 0)
+TOP_K_MIN = int(contract.TOP_K.minimum or 1)
+TOP_K_MAX = int(contract.TOP_K.maximum or 0)
 MIN_TRIMMED_CHARS = 120
 """A hit trimmed to fit keeps at least this much text, else it is left out."""
 
@@ -52,9 +55,9 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         "top_k": {
             "type": "integer",
-            "minimum": 1,
-            "maximum": TOP_K_CEILING,
-            "description": f"How many sections (default: configured, at most {TOP_K_CEILING}).",
+            "minimum": TOP_K_MIN,
+            "maximum": TOP_K_MAX,
+            "description": f"How many sections (default: configured, at most {TOP_K_MAX}).",
         },
     },
     "required": ["query"],
@@ -105,18 +108,13 @@ def parse_args(raw: Mapping[str, Any] | str | None) -> ToolArgs:
     extra = sorted(set(raw) - {"query", "top_k"})
     if extra:
         raise ToolInputError(f"invalid {NAME} input: unknown field(s) {', '.join(extra)}")
-    query = raw.get("query")
-    if not isinstance(query, str) or not query.strip():
+    try:
+        query = contract.check_query(raw.get("query"), "`query`")
+        top_k = contract.check_top_k(raw.get("top_k"), "`top_k`")
+    except contract.SettingError as exc:
+        raise ToolInputError(f"invalid {NAME} input: {exc}") from None
+    if not query.strip():
         raise ToolInputError(f"invalid {NAME} input: `query` must be a non-empty string")
-    if len(query) > MAX_QUERY_CHARS:
-        raise ToolInputError(f"invalid {NAME} input: `query` is longer than {MAX_QUERY_CHARS}")
-    top_k = raw.get("top_k")
-    if top_k is not None and (
-        isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= TOP_K_CEILING
-    ):
-        raise ToolInputError(
-            f"invalid {NAME} input: `top_k` must be an integer from 1 to {TOP_K_CEILING}"
-        )
     return ToolArgs(query=query, top_k=top_k)
 
 
@@ -140,10 +138,14 @@ def _dumps(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def _trim(text: str, room: int) -> str:
-    """``text`` cut to at most ``room`` characters at the cleanest boundary available."""
+def _trim(text: str, room: int, focus: int = 0) -> str:
+    """``text`` cut to at most ``room`` characters at the cleanest boundary available, keeping
+    the text from ``focus`` (where the query matched) rather than the start."""
     if len(text) <= room:
         return text
+    start = min(max(focus, 0), max(len(text) - room + 2, 0))
+    if start > 0:
+        return "… " + _trim(text[start:], room - 2)
     cut = text[:room]
     for sep in ("\n\n", "\n", ". ", " "):
         at = cut.rfind(sep)
@@ -180,7 +182,8 @@ def build_outcome(result: SearchResult, budget_chars: int) -> dict[str, Any]:
         room = budget_chars - used - (size - len(_dumps(item["content"])))
         text_room = room - len(FRAME_OPEN.format(citation=hit.citation)) - len(FRAME_CLOSE) - 4
         while text_room >= MIN_TRIMMED_CHARS:
-            item["content"] = _frame(hit.citation, _trim(hit.text, text_room))
+            focus = hit.match.offset if hit.match else 0
+            item["content"] = _frame(hit.citation, _trim(hit.text, text_room, focus))
             item["truncated"] = True
             size = len(_dumps(item)) + (1 if out["results"] else 0)
             if used + size <= budget_chars:

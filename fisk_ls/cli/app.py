@@ -1,15 +1,18 @@
 """`fisk-ai`: the terminal front end. Parse → call the core → render (render.py).
 
-Every knowledge command takes ``--json`` and then prints exactly one JSON object on stdout.
-Exit codes: 0 success or a soft state (not built, nothing to remove), 1 an error, 2 usage,
-130 interrupted. Heavy modules (rich, the server, MCP) are imported only by the commands that
-use them, so a search starts fast.
+Every knowledge command takes ``--json`` and then prints exactly one JSON object on stdout (a
+usage error too: ``{"error": ...}``). ``--config``, ``--store-dir`` and ``--json`` are accepted
+before or after ``knowledge`` and after the subcommand; the last one given wins. stdout carries
+only the answer; the tier line and progress go to stderr. Exit codes: 0 success or a soft state
+(not built, nothing to remove), 1 an error, 2 usage, 130 interrupted. Heavy modules (rich, the
+server, MCP) are imported only by the commands that use them, so a search starts fast.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -24,6 +27,7 @@ from ..knowledge import (
     Settings,
     resolve_settings,
 )
+from ..knowledge import settings_schema as contract
 from . import render
 
 if TYPE_CHECKING:
@@ -35,7 +39,11 @@ WAIT_SECONDS = 600.0
 
 
 class Context:
-    def __init__(self, config: Path | None, store_dir: Path | None, as_json: bool) -> None:
+    """The shared options, wherever on the command line they were given."""
+
+    def __init__(
+        self, config: Path | None = None, store_dir: Path | None = None, as_json: bool = False
+    ) -> None:
         self.config = config
         self.store_dir = store_dir
         self.as_json = as_json
@@ -59,12 +67,59 @@ def _emit_json(obj: dict[str, Any]) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False))
 
 
-def knowledge_command(fn: F) -> F:
-    """Shared --json flag and error conversion for every knowledge command."""
+def _state(ctx: click.Context) -> Context:
+    root = ctx.find_root()
+    if not isinstance(root.obj, Context):
+        root.obj = Context()
+    return root.obj
 
-    def wrapper(ctx: click.Context, /, as_json: bool, **kwargs: Any) -> Any:
-        obj: Context = ctx.obj
-        obj.as_json = as_json
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    if value is None or value is False:
+        return
+    name = {"as_json": "as_json", "config": "config", "store_dir": "store_dir"}[param.name or ""]
+    setattr(_state(ctx), name, value)
+
+
+def shared_options(*, json_flag: bool = True) -> Callable[[F], F]:
+    """--config / --store-dir (/ --json) on a group or command; they fill the one Context."""
+
+    def decorate(fn: F) -> F:
+        fn = click.option(
+            "--store-dir",
+            type=click.Path(path_type=Path, file_okay=False),
+            default=None,
+            expose_value=False,
+            callback=_remember,
+            help="Absolute base folder for the index (env FISK_AI_STORE_DIR).",
+        )(fn)
+        fn = click.option(
+            "--config",
+            type=click.Path(path_type=Path, dir_okay=False),
+            default=None,
+            expose_value=False,
+            callback=_remember,
+            help="agent.yaml to read (default: found from the current folder up).",
+        )(fn)
+        if json_flag:
+            fn = click.option(
+                "--json",
+                "as_json",
+                is_flag=True,
+                expose_value=False,
+                callback=_remember,
+                help="Print one JSON object on stdout.",
+            )(fn)
+        return fn
+
+    return decorate
+
+
+def knowledge_command(fn: F) -> F:
+    """Shared options and error conversion for every knowledge command."""
+
+    def wrapper(ctx: click.Context, /, **kwargs: Any) -> Any:
+        obj = _state(ctx)
         try:
             return fn(obj, **kwargs)
         except KeyboardInterrupt:
@@ -75,10 +130,7 @@ def knowledge_command(fn: F) -> F:
             _fail(obj, str(exc))
 
     functools.update_wrapper(wrapper, fn)
-    command = click.pass_context(wrapper)
-    return click.option(  # type: ignore[return-value]
-        "--json", "as_json", is_flag=True, help="Print one JSON object on stdout."
-    )(command)
+    return shared_options()(click.pass_context(wrapper))  # type: ignore[return-value]
 
 
 def _fail(obj: Context, message: str, code: int = 1) -> None:
@@ -91,34 +143,73 @@ def _fail(obj: Context, message: str, code: int = 1) -> None:
 
 @click.group()
 @click.version_option(package_name="fisk-ls")
-def main() -> None:
-    """fisk-ai: local knowledge search over a project's markdown and text docs."""
+@shared_options()
+def cli() -> None:
+    """fisk-ai: local knowledge search over a project's markdown and text docs.
+
+    The project is found from the current folder upwards: the nearest folder holding
+    agent.yaml (no higher than the git repository's top), else the repository's top, else the
+    current folder. --config overrides it.
+    """
 
 
 @click.group("knowledge")
-@click.option(
-    "--config",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="agent.yaml to read (default: ./agent.yaml when present; else zero-config).",
-)
-@click.option(
-    "--store-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    envvar="FISK_AI_STORE_DIR",
-    default=None,
-    help="Absolute base folder for the index (env FISK_AI_STORE_DIR).",
-)
-@click.pass_context
-def knowledge(ctx: click.Context, config: Path | None, store_dir: Path | None) -> None:
+@shared_options()
+def knowledge() -> None:
     """Build, inspect and search the knowledge index."""
-    if config is not None and not config.exists():
-        raise click.BadParameter(f"{config} does not exist", param_hint="--config")
-    ctx.obj = Context(config, store_dir, False)
 
 
-main.add_command(knowledge)
-main.add_command(knowledge, name="rag")
+cli.add_command(knowledge)
+cli.add_command(knowledge, name="rag")
+
+
+def _json_requested(args: list[str]) -> bool:
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
+
+
+def main(args: list[str] | None = None) -> None:
+    """The ``fisk-ai`` entry point: usage errors become ``{"error": ...}`` under --json."""
+    argv = list(sys.argv[1:] if args is None else args)
+    try:
+        code = cli.main(argv, prog_name="fisk-ai", standalone_mode=False)
+    except click.ClickException as exc:
+        if _json_requested(argv):
+            _emit_json({"error": exc.format_message()})
+        else:
+            exc.show()
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+class TopK(click.ParamType[int]):
+    """--top-k: the settings contract's range, a usage error naming the limit otherwise."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"expected {contract.TOP_K.limits()}, got {value!r}", param, ctx)
+        try:
+            checked = contract.check_top_k(number, "--top-k")
+        except contract.SettingError as exc:
+            self.fail(str(exc).removeprefix("--top-k: "), param, ctx)
+        assert checked is not None
+        return checked
+
+
+def _query(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return contract.check_query(value, "QUERY")
+    except contract.SettingError as exc:
+        raise click.BadParameter(str(exc).removeprefix("QUERY: "), ctx, param) from None
 
 
 @knowledge.command("index")
@@ -133,17 +224,21 @@ def index_cmd(
     """Index PATHS (default: the configured paths, or the project root)."""
     from ..knowledge import index
     from ..knowledge.location import absolute_roots
+    from .progress import IndexProgress
 
     settings = obj.settings()
+    missing = [str(p) for p in paths if not os.path.lexists(p)]
+    if missing:
+        raise KnowledgeError(f"no such file or folder: {', '.join(missing)}")
     roots = absolute_roots([str(p) for p in paths]) if paths else None
     if not obj.as_json:
-        click.echo(render.tier(settings))
+        click.echo(render.tier(settings), err=True)
     cancel = threading.Event()
     if settings.embeddings is not None and not dry_run and not obj.as_json:
         _, built = obj.read(lambda kb: kb.stats().chunks > 0)
         if reindex or not built:
-            click.echo(render.first_hybrid_build(settings))
-    with render.IndexProgress(enabled=not obj.as_json) as progress:
+            click.echo(render.first_hybrid_build(settings), err=True)
+    with IndexProgress(enabled=not obj.as_json) as progress:
         stats = index(
             settings,
             roots,
@@ -168,23 +263,32 @@ def index_cmd(
 @knowledge_command
 def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: bool) -> None:
     """Index, then keep the index fresh as files change (Ctrl-C to stop)."""
+    from ..knowledge.location import absolute_roots
     from .watch import run_watch
 
-    run_watch(obj, paths, debounce, no_initial)
+    roots = absolute_roots([str(p) for p in paths]) if paths else None
+    run_watch(obj.settings(), roots, debounce, no_initial)
 
 
 @knowledge.command("search")
-@click.argument("query")
-@click.option("--top-k", type=click.IntRange(0, None), default=0, help="Hits (0: configured).")
+@click.argument("query", callback=_query)
+@click.option(
+    "--top-k",
+    type=TopK(),
+    default=None,
+    help=f"Hits, {contract.TOP_K.limits().removeprefix('an integer ')} (default: configured).",
+)
 @click.option("--full", is_flag=True, help="Print whole chunks, not snippets.")
 @knowledge_command
-def search_cmd(obj: Context, query: str, top_k: int, full: bool) -> None:
+def search_cmd(obj: Context, query: str, top_k: int | None, full: bool) -> None:
     """Search the index for QUERY."""
-    _, result = obj.read(lambda kb: kb.search(query, top_k or None))
+    _, result = obj.read(lambda kb: kb.search(query, top_k))
     if obj.as_json:
         _emit_json(render.search_json(result))
     else:
-        click.echo(render.search_text(result, full=full))
+        bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        click.echo(render.tier_text(result.tier), err=True)
+        click.echo(render.search_text(result, full=full, bold=bold))
 
 
 @knowledge.command("show")
@@ -209,6 +313,7 @@ def sources_cmd(obj: Context) -> None:
     if obj.as_json:
         _emit_json(render.sources_json(settings, sources))
     else:
+        click.echo(render.tier(settings), err=True)
         click.echo(render.sources_text(settings, sources))
 
 
@@ -253,31 +358,20 @@ def doctor_cmd(obj: Context) -> None:
 @knowledge_command
 def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
     """Remove documents (files or folders) from the index."""
-    from ..knowledge import Indexer, open_writer
-    from ..knowledge.location import absolute_roots, document_key
-    from ..knowledge.store import db_path
+    from ..knowledge import remove
 
-    settings = obj.settings()
-    if not db_path(settings.store_dir).exists():
+    done = remove(obj.settings(), paths)
+    if done is None:
         _soft(obj, "the knowledge index is not built; nothing to remove", removed=[])
         return
-    keys = []
-    for p in paths:
-        try:
-            keys.append(document_key(absolute_roots([p])[0], settings.project_root))
-        except KnowledgeError:
-            keys.append(p)
-    with open_writer(settings.store_dir) as writer:
-        removed = Indexer(writer, settings.project_root).remove(keys)
     if obj.as_json:
-        _emit_json({"removed": removed, "requested": list(paths)})
+        _emit_json({"removed": done.removed, "requested": list(paths)})
         return
-    for key in removed:
+    for key in done.removed:
         click.echo(f"removed {key}")
-    for p, key in zip(paths, keys, strict=True):
-        if not any(r == key or r.startswith(key.rstrip("/") + "/") for r in removed):
-            click.echo(f"not indexed: {p}")
-    click.echo(f"removed {len(removed)} document(s)")
+    for typed in done.missing:
+        click.echo(f"not indexed: {typed}")
+    click.echo(f"removed {len(done.removed)} document(s)")
 
 
 @knowledge.command("reset")
@@ -285,21 +379,13 @@ def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
 @knowledge_command
 def reset_cmd(obj: Context, force: bool) -> None:
     """Empty the index (asks for --force)."""
-    from ..knowledge import open_writer
-    from ..knowledge.store import db_path
+    from ..knowledge import reset
 
-    settings = obj.settings()
-    if not db_path(settings.store_dir).exists():
+    counts = reset(obj.settings(), force=force)
+    if counts is None:
         _soft(obj, "no knowledge index to reset", documents=0, chunks=0)
         return
-    with open_writer(settings.store_dir) as writer:
-        docs, chunks = writer.counts()
-        if not force:
-            raise KnowledgeError(
-                f"this deletes {docs} documents and {chunks} chunks from {settings.store_dir}; "
-                "re-run with --force"
-            )
-        writer.reset()
+    docs, chunks = counts
     if obj.as_json:
         _emit_json({"reset": True, "documents": docs, "chunks": chunks})
     else:
@@ -313,7 +399,7 @@ def _soft(obj: Context, message: str, **fields: Any) -> None:
         click.echo(message)
 
 
-@main.command("lsp")
+@cli.command("lsp")
 @click.option("--tcp", "tcp", default=None, metavar="HOST:PORT", help="Listen on TCP (debugging).")
 @click.option("--log-file", type=click.Path(path_type=Path), default=None)
 def lsp_cmd(tcp: str | None, log_file: Path | None) -> None:
@@ -323,9 +409,8 @@ def lsp_cmd(tcp: str | None, log_file: Path | None) -> None:
     serve(tcp=tcp, log_file=log_file)
 
 
-@main.command("mcp")
-@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), default=None)
-@click.option("--store-dir", type=click.Path(path_type=Path), envvar="FISK_AI_STORE_DIR")
+@cli.command("mcp")
+@shared_options(json_flag=False)
 @click.option("--http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
 @click.option(
     "--host",
@@ -338,9 +423,9 @@ def lsp_cmd(tcp: str | None, log_file: Path | None) -> None:
     default=None,
     help="Name of an env var holding the bearer token clients must send (--http).",
 )
+@click.pass_context
 def mcp_cmd(
-    config: Path | None,
-    store_dir: Path | None,
+    ctx: click.Context,
     http: bool,
     host: str | None,
     port: int,
@@ -350,15 +435,28 @@ def mcp_cmd(
     try:
         from ..agent.mcp import serve
     except ImportError as exc:  # pragma: no cover - depends on the optional extra
-        raise click.ClickException(
-            f"the MCP server needs the optional extra: pip install 'fisk-ls[mcp]' ({exc})"
-        ) from exc
+        raise click.ClickException(missing_mcp_message(exc)) from exc
+    obj = _state(ctx)
     try:
         serve(
-            config=config, store_dir=store_dir, http=http, host=host, port=port, token_env=token_env
+            config=obj.config,
+            store_dir=obj.store_dir,
+            http=http,
+            host=host,
+            port=port,
+            token_env=token_env,
         )
     except KnowledgeError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def missing_mcp_message(exc: ImportError) -> str:
+    """What to run when the optional MCP SDK is missing (a command that works as written)."""
+    return (
+        f"the MCP server needs the optional 'mcp' extra ({exc}); install it into the "
+        f"environment fisk-ai runs in: {sys.executable} -m pip install 'mcp>=2.3,<3' "
+        "(or reinstall from a checkout with: pipx install --force '.[mcp]')"
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,28 +6,22 @@ All corpus text passes through ``strip_controls`` before it is printed. Progress
 
 from __future__ import annotations
 
-import sys
 import time
-from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..knowledge import (
-    IndexReporter,
-    IndexStats,
-    SearchResult,
-    Settings,
-    Source,
-    StoreStats,
-)
-from ..knowledge.citations import CitedChunk
-from ..knowledge.doctor import Check
 from ..knowledge.sanitize import one_line, strip_controls
-from ..knowledge.search import tier_line
+
+if TYPE_CHECKING:
+    from ..knowledge import IndexStats, SearchResult, Settings, Source, StoreStats
+    from ..knowledge.citations import CitedChunk
+    from ..knowledge.doctor import Check
 
 SNIPPET_CHARS = 100
 
 
 def tier(settings: Settings, dimension: int | None = None) -> str:
+    from ..knowledge import tier_line
+
     if settings.embeddings is None:
         return tier_line()
     if dimension is None:
@@ -39,6 +33,34 @@ def tier(settings: Settings, dimension: int | None = None) -> str:
         finally:
             kb.close()
     return tier_line(settings.embeddings.model, dimension)
+
+
+def tier_text(line: str) -> str:
+    """A tier line for stderr (the answer on stdout never starts with it)."""
+    return strip_controls(line)
+
+
+def where_lines(settings: Settings) -> list[str]:
+    """Which project and store a command read, and why (stats, doctor)."""
+    lines = [f"Root:      {settings.project_root}"]
+    if settings.root_reason:
+        lines.append(f"           ({settings.root_reason})")
+    if settings.config_path is not None:
+        lines.append(f"Config:    {settings.config_path}")
+    lines.append(f"Store:     {settings.store_dir}")
+    if settings.store_reason:
+        lines.append(f"           ({settings.store_reason})")
+    return lines
+
+
+def where_json(settings: Settings) -> dict[str, Any]:
+    return {
+        "root": str(settings.project_root),
+        "root_reason": settings.root_reason,
+        "config": str(settings.config_path) if settings.config_path else None,
+        "store": str(settings.store_dir),
+        "store_reason": settings.store_reason,
+    }
 
 
 def first_hybrid_build(settings: Settings) -> str:
@@ -64,58 +86,10 @@ def index_summary(stats: IndexStats) -> str:
     )
 
 
-class IndexProgress(IndexReporter):
-    """A progress bar on a terminal; notes as lines on stderr."""
-
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled
-        self._bar: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> IndexProgress:
-        if self.enabled and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-            self._bar = Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self._bar.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(exc_type, exc, tb)
-
-    def on_plan(self, files: int) -> None:
-        if self._bar is not None:
-            self._task = self._bar.add_task("indexing", total=files)
-
-    def on_file(self, done: int, key: str) -> None:
-        if self._bar is not None and self._task is not None:
-            self._bar.update(self._task, completed=done)
-
-    def on_note(self, message: str) -> None:
-        if not self.enabled:
-            return
-        text = strip_controls(message)
-        if self._bar is not None:
-            self._bar.console.print(text, markup=False, highlight=False)
-        else:
-            print(text, file=sys.stderr)
-
-
 def hit_json(hit: Any) -> dict[str, Any]:
+    """``match_lines``: the lines of the part that matched; ``highlights``: [start, end)
+    character ranges of the matched words in ``snippet``; ``match_section``: its heading path."""
+    match = hit.match
     return {
         "citation": hit.citation,
         "path": hit.path,
@@ -125,6 +99,10 @@ def hit_json(hit: Any) -> dict[str, Any]:
         "end_line": hit.end_line,
         "score": hit.score,
         "retrievers": hit.retrievers,
+        "match_lines": list(match.lines) if match else [hit.start_line, hit.start_line],
+        "match_section": match.section if match else hit.section,
+        "snippet": match.snippet if match else one_line(hit.text, SNIPPET_CHARS),
+        "highlights": [list(r) for r in match.highlights] if match else [],
         "content": hit.content,
         "also": [
             {
@@ -137,6 +115,18 @@ def hit_json(hit: Any) -> dict[str, Any]:
             for a in hit.also
         ],
     }
+
+
+def emphasise(snippet: str, highlights: Any, bold: bool) -> str:
+    """The snippet with matched words in bold (ANSI) when ``bold``; plain otherwise. The snippet
+    itself never holds control characters (the core strips them)."""
+    if not bold or not highlights:
+        return snippet
+    out, at = [], 0
+    for a, b in highlights:
+        out += [snippet[at:a], "\x1b[1m", snippet[a:b], "\x1b[22m"]
+        at = b
+    return "".join([*out, snippet[at:]])
 
 
 def search_json(result: SearchResult) -> dict[str, Any]:
@@ -156,8 +146,9 @@ STATUS_TEXT = {
 }
 
 
-def search_text(result: SearchResult, *, full: bool = False) -> str:
-    lines = [strip_controls(result.tier)]
+def search_text(result: SearchResult, *, full: bool = False, bold: bool = False) -> str:
+    """The answer only (the tier line is printed to stderr by the caller)."""
+    lines: list[str] = []
     if result.status != "ok":
         lines.append(STATUS_TEXT.get(result.status, result.status))
         return "\n".join(lines)
@@ -165,14 +156,18 @@ def search_text(result: SearchResult, *, full: bool = False) -> str:
         lines.append("no results")
         return "\n".join(lines)
     for hit in result.hits:
-        lines.append("")
-        lines.append(
-            f"{hit.citation}  (lines {hit.start_line}-{hit.end_line}, score {hit.score:.2f})"
-        )
-        if hit.section:
-            lines.append(f"  Section: {strip_controls(hit.section)}")
+        if lines:
+            lines.append("")
+        match = hit.match
+        a, b = match.lines if match else (hit.start_line, hit.end_line)
+        lines.append(f"{hit.citation}  (lines {a}-{b}, score {hit.score:.2f})")
+        section = match.section if match else hit.section
+        if section:
+            lines.append(f"  Section: {strip_controls(section)}")
         if full:
             lines.extend("  " + ln for ln in strip_controls(hit.text).split("\n"))
+        elif match is not None and match.snippet:
+            lines.append("  " + emphasise(match.snippet, match.highlights, bold))
         else:
             lines.append("  " + one_line(hit.text or hit.section, SNIPPET_CHARS))
     return "\n".join(lines)
@@ -223,7 +218,7 @@ def sources_json(settings: Settings, sources: list[Source] | None) -> dict[str, 
 
 
 def sources_text(settings: Settings, sources: list[Source] | None) -> str:
-    lines = [tier(settings)]
+    lines: list[str] = []
     if sources is None:
         lines.append(STATUS_TEXT["index_not_built"])
     elif not sources:
@@ -248,17 +243,17 @@ def _iec(n: int) -> str:
 def stats_json(settings: Settings, stats: StoreStats) -> dict[str, Any]:
     out: dict[str, Any] = {"tier": tier(settings, stats.dimension if stats.built else 0)}
     out.update(stats.__dict__)
+    out.update(where_json(settings))
     out["status"] = "ok" if stats.built else "index_not_built"
     return out
 
 
 def stats_text(settings: Settings, stats: StoreStats) -> str:
-    lines = [tier(settings, stats.dimension), ""]
+    lines = [f"Tier:      {tier(settings, stats.dimension)}", *where_lines(settings)]
     if not stats.built:
-        lines.append(f"Store: {stats.store} (not built; run `fisk-ai knowledge index`)")
+        lines.append("Index:     not built; run `fisk-ai knowledge index`")
         return "\n".join(lines)
     lines += [
-        f"Store:     {stats.store}",
         f"Documents: {stats.documents}",
         f"Chunks:    {stats.chunks}",
         f"Vectors:   {stats.vectors}",
@@ -278,6 +273,7 @@ def stats_text(settings: Settings, stats: StoreStats) -> str:
 def doctor_json(settings: Settings, checks: list[Check], broken: bool) -> dict[str, Any]:
     return {
         "tier": tier(settings),
+        **where_json(settings),
         "ok": not broken,
         "checks": [
             {"name": c.name, "ok": c.ok, "fatal": c.fatal, "detail": c.detail} for c in checks
@@ -286,7 +282,7 @@ def doctor_json(settings: Settings, checks: list[Check], broken: bool) -> dict[s
 
 
 def doctor_text(settings: Settings, checks: list[Check]) -> str:
-    lines = [tier(settings)]
+    lines = [f"Tier:      {tier(settings)}", *where_lines(settings), ""]
     width = max(len(c.name) for c in checks)
     for c in checks:
         mark = "[ok]  " if c.ok else ("[FAIL]" if c.fatal else "[warn]")

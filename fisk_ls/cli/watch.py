@@ -1,64 +1,59 @@
-"""`fisk-ai knowledge watch`: an initial pass, then per-change updates until Ctrl-C."""
+"""`fisk-ai knowledge watch`: the core's update queue and watcher, with lines on the terminal."""
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-from ..knowledge import IndexStats, index, update_paths
+from ..knowledge import IndexStats, KnowledgeError, Settings
 from ..knowledge.config import parse_duration
-from ..knowledge.index.watcher import watch
-from ..knowledge.location import absolute_roots
+from ..knowledge.index.queue import QueueHooks, watch
 from . import render
-
-if TYPE_CHECKING:
-    from .app import Context
 
 
 def _stamp() -> str:
     return time.strftime("[%H:%M:%S]")
 
 
-def run_watch(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: bool) -> None:
+def _warn(message: str) -> None:
+    click.echo(f"{_stamp()} {message}", err=True)
+
+
+def _updated(paths: set[Path], stats: IndexStats) -> None:
+    click.echo(f"{_stamp()} {len(paths)} change(s): {render.index_summary(stats)}")
+
+
+def _failed(exc: KnowledgeError) -> None:
+    click.echo(f"{_stamp()} reindex failed: {exc}", err=True)
+
+
+def run_watch(
+    settings: Settings, roots: tuple[Path, ...] | None, debounce: str, no_initial: bool
+) -> None:
     seconds = parse_duration(debounce, "--debounce")
-    settings = obj.settings()
-    roots = absolute_roots([str(p) for p in paths]) if paths else settings.roots
-    click.echo(render.tier(settings))
+    click.echo(render.tier(settings), err=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    if not no_initial:
-        existing = tuple(r for r in roots if r.exists())
-        stats = index(settings, existing or roots, wait=0.0)
-        click.echo(render.index_summary(stats))
-
-    def detect(batch: set[Path]) -> None:
-        click.echo(f"{_stamp()} {len(batch)} change(s)")
-
-    def indexed(stats: IndexStats | None, err: Exception | None) -> None:
-        if err is not None:
-            click.echo(f"{_stamp()} reindex failed: {err}", err=True)
-        elif stats is not None:
-            click.echo(f"{_stamp()} {render.index_summary(stats)}")
-
-    def warn(message: str) -> None:
-        click.echo(f"{_stamp()} {message}", err=True)
-
-    click.echo(f"watching {len(roots)} path(s), debounce {debounce}; press Ctrl-C to stop")
-    with contextlib.suppress(KeyboardInterrupt):
-        watch(
-            tuple(roots),
-            settings.store_dir,
-            lambda batch: update_paths(settings, batch),
-            debounce=seconds,
-            stop=stop,
-            on_detect=detect,
-            on_index=indexed,
-            on_warn=warn,
-        )
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    hooks = QueueHooks(
+        on_locked=lambda: _warn("another knowledge writer is running; will retry"),
+        on_error=_failed,
+        on_update=_updated,
+    )
+    watched = len(roots if roots is not None else settings.roots)
+    click.echo(f"watching {watched} path(s), debounce {debounce}; press Ctrl-C to stop")
+    watch(
+        settings,
+        roots,
+        debounce=seconds,
+        initial=not no_initial,
+        stop=stop,
+        hooks=hooks,
+        on_initial=lambda stats: click.echo(render.index_summary(stats)),
+        on_warn=_warn,
+    )
     click.echo("stopped watching")

@@ -1,16 +1,18 @@
-"""The knowledge core: store, chunker, indexer, search, citations, doctor, watcher.
+"""The knowledge core's public API: index runs, updates, removal, reset (operations.py), the
+long-lived reader ``Knowledge`` (reader.py), and the named errors.
 
-Nothing in here imports the language server, MCP, click or rich; adapters call this API.
+Adapters (CLI, language server, agent tool / MCP) call these and never assemble core parts
+themselves. Nothing in here imports the language server, MCP, click or rich. Names are loaded on
+first use, so a command imports only what it needs (a search never imports the indexer).
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Iterable, Iterator
-from pathlib import Path
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
+    Cancelled,
     CitationError,
     ConfigError,
     EmbeddingsError,
@@ -20,22 +22,55 @@ from .errors import (
     KnowledgeError,
     StoreError,
 )
-from .index.runs import (
-    Cancelled,
-    Indexer,
-    IndexReporter,
-    IndexStats,
-)
 from .location import Settings, resolve_settings
-from .reader import (
-    Knowledge,
-    Source,
-    StoreStats,
-    make_embedder,
-)
-from .search import Hit, SearchResult, tier_line
-from .vectors.tier import DocumentEmbedder
-from .writer import Writer, open_writer
+
+# The sub-package ``index`` (walk, chunker, runs, queue) would shadow the function ``index``
+# once imported; importing it here, before the function is bound below, keeps the function.
+from . import index as _index_package  # noqa: F401  # isort: skip
+
+if TYPE_CHECKING:
+    from .index.ignore import IgnoreRules
+    from .index.runs import IndexReporter, IndexStats
+    from .operations import Removal, ignore_rules, index, remove, reset, update_paths
+    from .reader import Knowledge, Source, StoreStats, make_embedder
+    from .search import Hit, SearchResult, tier_line
+    from .writer import open_writer
+else:
+
+    def index(*args: Any, **kwargs: Any) -> Any:
+        from .operations import index as run
+
+        return run(*args, **kwargs)
+
+
+_LAZY = {
+    "IgnoreRules": ".index.ignore",
+    "ignore_rules": ".operations",
+    "IndexReporter": ".index.runs",
+    "IndexStats": ".index.runs",
+    "Removal": ".operations",
+    "remove": ".operations",
+    "reset": ".operations",
+    "update_paths": ".operations",
+    "Knowledge": ".reader",
+    "Source": ".reader",
+    "StoreStats": ".reader",
+    "make_embedder": ".reader",
+    "Hit": ".search",
+    "SearchResult": ".search",
+    "tier_line": ".search",
+    "open_writer": ".writer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Cancelled",
@@ -45,81 +80,25 @@ __all__ = [
     "FormatTooNew",
     "Hit",
     "IdentityMismatch",
+    "IgnoreRules",
     "IndexLocked",
     "IndexReporter",
     "IndexStats",
-    "Indexer",
     "Knowledge",
     "KnowledgeError",
+    "Removal",
     "SearchResult",
     "Settings",
     "Source",
     "StoreError",
     "StoreStats",
-    "Writer",
+    "ignore_rules",
     "index",
+    "make_embedder",
     "open_writer",
+    "remove",
+    "reset",
     "resolve_settings",
     "tier_line",
     "update_paths",
 ]
-
-
-def index(
-    settings: Settings,
-    roots: Iterable[Path] | None = None,
-    *,
-    rebuild: bool = False,
-    dry_run: bool = False,
-    wait: float = 0.0,
-    reporter: IndexReporter | None = None,
-    cancel: threading.Event | None = None,
-    embedder: DocumentEmbedder | None = None,
-) -> IndexStats:
-    """One index run over ``roots`` (default: the configured paths) under the writer lock.
-
-    With embeddings configured, ``embedder`` (default: a client built from the settings) embeds
-    the chunks of new and changed files.
-    """
-    with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        indexer = Indexer(w, settings.project_root, reporter=reporter, cancel=cancel, embedder=emb)
-        if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
-            return indexer.run(settings.roots, rebuild=True)
-        return indexer.run(
-            tuple(roots) if roots is not None else settings.roots,
-            rebuild=rebuild,
-            dry_run=dry_run,
-        )
-
-
-def update_paths(
-    settings: Settings,
-    paths: Iterable[Path],
-    *,
-    wait: float = 0.0,
-    embedder: DocumentEmbedder | None = None,
-    cancel: threading.Event | None = None,
-) -> IndexStats:
-    """Re-index just these files (saved, created, deleted, renamed) under the writer lock.
-
-    An index with an older layout is rebuilt whole instead."""
-    with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        indexer = Indexer(w, settings.project_root, embedder=emb, cancel=cancel)
-        if w.outdated:
-            return indexer.run(settings.roots, rebuild=True)
-        return indexer.update_paths(paths)
-
-
-@contextlib.contextmanager
-def _embedder(
-    settings: Settings, given: DocumentEmbedder | None
-) -> Iterator[DocumentEmbedder | None]:
-    if given is not None or settings.embeddings is None:
-        yield given
-        return
-    client = make_embedder(settings)
-    try:
-        yield client
-    finally:
-        if client is not None:
-            client.close()

@@ -12,28 +12,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import settings_schema as contract
 from .errors import ConfigError
 
-DEFAULT_TOP_K = 5
-TOP_K_CEILING = 20
-DEFAULT_MAX_INJECTED_TOKENS = 6000
-DEFAULT_EMBED_TIMEOUT = 30.0
-DEFAULT_QUERY_TIMEOUT = 2.0
+DEFAULT_TOP_K: int = contract.TOP_K.default
+TOP_K_CEILING = int(contract.TOP_K.maximum or 20)
+DEFAULT_MAX_INJECTED_TOKENS: int = contract.MAX_INJECTED_TOKENS.default
+DEFAULT_EMBED_TIMEOUT: float = contract.TIMEOUT.default
+DEFAULT_QUERY_TIMEOUT: float = contract.QUERY_TIMEOUT.default
 KNOWLEDGE_SEARCH = "knowledge_search"
 """The one built-in tool that may be exposed over MCP."""
 
 _IDENTITY = re.compile(r"^[A-Za-z0-9_-]+$")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
-_KNOWLEDGE_KEYS = {"enabled", "paths", "directory", "top_k", "max_injected_tokens", "embeddings"}
-_EMBEDDINGS_KEYS = {
-    "base_url",
-    "model",
-    "api_key_env",
-    "timeout",
-    "query_timeout",
-    "query_prefix",
-    "document_prefix",
+_KNOWLEDGE_KEYS = {
+    "enabled",
+    "paths",
+    "exclude",
+    "directory",
+    "top_k",
+    "max_injected_tokens",
+    "embeddings",
 }
+_EMBEDDINGS_KEYS = {s.name for s in contract.EMBEDDINGS}
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class EmbeddingsConfig:
 class KnowledgeConfig:
     enabled: bool = False
     paths: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
     directory: str = ""
     top_k: int = DEFAULT_TOP_K
     max_injected_tokens: int = DEFAULT_MAX_INJECTED_TOKENS
@@ -66,15 +68,8 @@ class AgentConfig:
     mcp_builtins: tuple[str, ...] = ()
 
 
-def clamp_top_k(value: int | None, default: int = DEFAULT_TOP_K) -> int:
-    """Requested (or configured) hit count, clamped to [1, 20]; ≤ 0 or None means the default."""
-    if value is None or value <= 0:
-        value = default
-    return max(1, min(value, TOP_K_CEILING))
-
-
-def parse_duration(value: object, key: str) -> float:
-    """Seconds from "30s", "500ms", "2m", "1h" or a number; must be > 0."""
+def parse_duration(value: object, key: str, setting: contract.Setting | None = None) -> float:
+    """Seconds from "30s", "500ms", "2m", "1h" or a number; > 0 and within ``setting``'s range."""
     if isinstance(value, bool):
         raise ConfigError(f"{key}: expected a duration such as 30s, got {value!r}")
     if isinstance(value, int | float):
@@ -86,6 +81,8 @@ def parse_duration(value: object, key: str) -> float:
         raise ConfigError(f"{key}: expected a duration such as 30s or 500ms, got {value!r}")
     if seconds <= 0:
         raise ConfigError(f"{key}: must be greater than zero, got {value!r}")
+    if setting is not None and contract.check_value(setting, seconds):
+        raise ConfigError(f"{key}: expected {setting.limits()} seconds, got {value!r}")
     return seconds
 
 
@@ -115,13 +112,22 @@ def _string(block: dict[str, Any], name: str, key: str, default: str = "") -> st
     return value
 
 
-def _int(block: dict[str, Any], name: str, key: str, default: int) -> int:
-    value = block.get(name, default)
+def _int(block: dict[str, Any], setting: contract.Setting, key: str) -> int:
+    """An integer setting within the contract's limits (absent or null: its default)."""
+    value = block.get(setting.name)
     if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{key}.{name}: expected an integer, got {value!r}")
+        return int(setting.default)
+    if problem := contract.check_value(setting, value):
+        raise ConfigError(f"{key}.{setting.name}: {problem}")
+    assert isinstance(value, int)
     return value
+
+
+def _globs(block: dict[str, Any], name: str, key: str) -> tuple[str, ...]:
+    raw = block.get(name) or []
+    if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
+        raise ConfigError(f"{key}.{name}: expected a list of strings")
+    return tuple(p for p in raw if p.strip())
 
 
 def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> EmbeddingsConfig:
@@ -135,10 +141,12 @@ def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> 
         raise ConfigError(f"{key}.model is required")
     timeout = DEFAULT_EMBED_TIMEOUT
     if block.get("timeout") is not None:
-        timeout = parse_duration(block["timeout"], f"{key}.timeout")
+        timeout = parse_duration(block["timeout"], f"{key}.timeout", contract.TIMEOUT)
     query_timeout = DEFAULT_QUERY_TIMEOUT
     if block.get("query_timeout") is not None:
-        query_timeout = parse_duration(block["query_timeout"], f"{key}.query_timeout")
+        query_timeout = parse_duration(
+            block["query_timeout"], f"{key}.query_timeout", contract.QUERY_TIMEOUT
+        )
     return EmbeddingsConfig(
         base_url=base_url,
         model=model,
@@ -159,8 +167,8 @@ def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeCon
     paths_raw = block.get("paths") or []
     if not isinstance(paths_raw, list) or not all(isinstance(p, str) for p in paths_raw):
         raise ConfigError(f"{key}.paths: expected a list of paths")
-    top_k = _int(block, "top_k", key, DEFAULT_TOP_K)
-    budget = _int(block, "max_injected_tokens", key, DEFAULT_MAX_INJECTED_TOKENS)
+    top_k = _int(block, contract.TOP_K, key)
+    budget = _int(block, contract.MAX_INJECTED_TOKENS, key)
     embeddings = None
     if "embeddings" in block and block["embeddings"] is not None:
         embeddings = parse_embeddings(block["embeddings"], f"{key}.embeddings")
@@ -169,9 +177,10 @@ def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeCon
     return KnowledgeConfig(
         enabled=enabled,
         paths=tuple(p for p in paths_raw if p.strip()),
+        exclude=_globs(block, "exclude", key),
         directory=_string(block, "directory", key).strip(),
-        top_k=clamp_top_k(top_k),
-        max_injected_tokens=budget if budget > 0 else DEFAULT_MAX_INJECTED_TOKENS,
+        top_k=top_k,
+        max_injected_tokens=budget,
         embeddings=embeddings,
     )
 

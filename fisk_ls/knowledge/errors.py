@@ -60,3 +60,7 @@ class EmbeddingsError(KnowledgeError):
     @property
     def transient(self) -> bool:
         return self.kind == "transient"
+
+
+class Cancelled(KnowledgeError):
+    """An index run was asked to stop; everything committed so far stays."""

@@ -2,7 +2,13 @@
 
 A document's key (the path part of a citation) is its path relative to the project root with
 ``/`` separators, however the root or the file was spelled on the command line or by the editor.
-The project root is the folder of agent.yaml, or the current directory without one.
+
+The project root, one rule for every front end (:func:`find_project`): from the starting folder
+(the CLI's and MCP's current directory, the language server's workspace folder) upwards, the
+nearest folder holding ``agent.yaml``, looking no higher than the top of the git repository
+(the nearest folder holding ``.git``); else that repository top; else the starting folder
+itself. ``--config`` overrides it (the root is then the config's folder). The store key follows
+the root, so every subfolder of a project finds the same index.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from .config import (
 from .errors import ConfigError
 
 CONFIG_NAME = "agent.yaml"
+REPO_MARKER = ".git"
 STORE_DIR_ENV = "FISK_AI_STORE_DIR"
+DB_NAME = "knowledge.db"  # store.DB_NAME (not imported: store sits above this module)
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,12 @@ class Settings:
     embeddings: EmbeddingsConfig | None
     config_path: Path | None = None
     mcp_builtins: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    """Extra ignore patterns (.gitignore syntax, relative to the project root)."""
+    root_reason: str = ""
+    """Why ``project_root`` is the root (for stats / doctor)."""
+    store_reason: str = ""
+    """Why the store is where it is (for stats / doctor)."""
 
     @property
     def hybrid(self) -> bool:
@@ -45,13 +59,18 @@ class Settings:
         self,
         *,
         roots: tuple[Path, ...] | None = None,
+        exclude: tuple[str, ...] | None = None,
         top_k: int | None = None,
         embeddings: EmbeddingsConfig | bool | None = False,
     ) -> Settings:
-        """A copy with some fields replaced (``embeddings=False`` keeps the current value)."""
+        """A copy with some fields replaced (``embeddings=False`` keeps the current value).
+
+        ``exclude`` adds to the configured patterns (an editor setting never un-ignores).
+        """
         return replace(
             self,
             roots=self.roots if roots is None else roots,
+            exclude=self.exclude if exclude is None else (*self.exclude, *exclude),
             top_k=self.top_k if top_k is None else top_k,
             embeddings=self.embeddings if embeddings is False else embeddings,  # type: ignore[arg-type]
         )
@@ -90,9 +109,64 @@ def configured_store(config_dir: Path, agent: AgentConfig, base: Path | None) ->
     return (base or config_dir) / path
 
 
+def _has_index(store: Path) -> bool:
+    return (store / DB_NAME).is_file()
+
+
+def store_for_config(config_dir: Path, agent: AgentConfig, base: Path | None) -> tuple[Path, str]:
+    """The store of a configured project and why it is there.
+
+    An agent.yaml that names no ``directory`` would put the store at ``knowledge/<identity>``
+    beside it; when nothing is there yet but the project already has an index in the per-user
+    cache (built before agent.yaml was added), that index is kept, so adding agent.yaml loses
+    no work.
+    """
+    store = configured_store(config_dir, agent, base)
+    if agent.knowledge.directory:
+        return store, f"harness.knowledge.directory in {config_dir / CONFIG_NAME}"
+    cached = zero_config_store(config_dir, base)
+    if not _has_index(store) and _has_index(cached):
+        return cached, (
+            "the index this project had before agent.yaml was added; agent.yaml names no "
+            "harness.knowledge.directory (set one to move it)"
+        )
+    return store, f"knowledge/{agent.identity} beside {CONFIG_NAME}; no directory configured"
+
+
+@dataclass(frozen=True)
+class Project:
+    """Where a project starts, found from a folder (see the module docstring for the rule)."""
+
+    root: Path
+    config: Path | None
+    reason: str
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home().resolve()
+    except (RuntimeError, OSError):
+        return None
+
+
+def find_project(start: Path) -> Project:
+    """The project ``start`` (a folder, absolute) belongs to."""
+    start = start.resolve()
+    home = _home()
+    for folder in (start, *start.parents):
+        config = folder / CONFIG_NAME
+        if config.is_file():
+            return Project(folder, config, f"nearest folder holding {CONFIG_NAME}")
+        if (folder / REPO_MARKER).exists():
+            return Project(folder, None, f"top of the git repository; no {CONFIG_NAME} below it")
+        if folder == home:
+            break  # a folder above $HOME is nobody's project root
+    return Project(start, None, f"the starting folder; no {CONFIG_NAME} or .git above it")
+
+
 def find_config(cwd: Path) -> Path | None:
-    candidate = cwd / CONFIG_NAME
-    return candidate if candidate.is_file() else None
+    """agent.yaml of the project ``cwd`` belongs to (the discovery rule), if it has one."""
+    return find_project(cwd).config
 
 
 def resolve_settings(
@@ -102,18 +176,23 @@ def resolve_settings(
     store_base: Path | None = None,
     discover: bool = True,
 ) -> Settings:
-    """Settings for the project at ``cwd`` (or of ``config_path``).
+    """Settings for the project ``cwd`` belongs to (or of ``config_path``).
 
-    With no config (and none discovered in ``cwd``), knowledge is on, lexical, rooted at ``cwd``,
-    and the store lives in the per-user cache directory.
+    With no config (and none discovered from ``cwd``), knowledge is on, lexical, rooted at the
+    discovered root, and the store lives in the per-user cache directory, keyed by that root.
+    ``discover=False`` takes ``cwd`` itself as the root.
     """
     cwd = (cwd or Path.cwd()).resolve()
     base = _checked_base(store_base if store_base is not None else store_base_from_env())
-    if config_path is None and discover:
-        config_path = find_config(cwd)
+    reason = "given with --config"
     if config_path is None:
-        knowledge = KnowledgeConfig(enabled=True)
-        return _settings(cwd, zero_config_store(cwd, base), knowledge, None, ())
+        project = find_project(cwd) if discover else Project(cwd, None, "the given folder")
+        config_path, reason = project.config, project.reason
+        if config_path is None:
+            knowledge = KnowledgeConfig(enabled=True)
+            store = zero_config_store(project.root, base)
+            why = f"per-user cache, keyed by the project root; no {CONFIG_NAME}"
+            return _settings(project.root, store, knowledge, None, (), (reason, why))
     config_path = config_path.expanduser().resolve()
     if not config_path.is_file():
         raise ConfigError(f"config file {config_path} does not exist")
@@ -124,8 +203,10 @@ def resolve_settings(
             "enabled: true"
         )
     root = config_path.parent
-    store = configured_store(root, agent, base)
-    return _settings(root, store, agent.knowledge, config_path, agent.mcp_builtins)
+    store, why = store_for_config(root, agent, base)
+    return _settings(
+        root, store, agent.knowledge, config_path, agent.mcp_builtins, (f"{reason}", why)
+    )
 
 
 def _settings(
@@ -134,6 +215,7 @@ def _settings(
     knowledge: KnowledgeConfig,
     config_path: Path | None,
     builtins: tuple[str, ...],
+    reasons: tuple[str, str],
 ) -> Settings:
     roots = tuple(_absolute(root, p) for p in knowledge.paths) or (root,)
     return Settings(
@@ -145,6 +227,9 @@ def _settings(
         embeddings=knowledge.embeddings,
         config_path=config_path,
         mcp_builtins=builtins,
+        exclude=knowledge.exclude,
+        root_reason=reasons[0],
+        store_reason=reasons[1],
     )
 
 

@@ -7,6 +7,7 @@ reads the manifest on every call, so a rebuild or a model switch is noticed with
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,9 @@ from .citations import (
 )
 from .errors import CitationError
 from .location import Settings
+from .match import Tokenizer, fts_tokenizer, locate, query_tokens
 from .search import (
+    Hit,
     QueryEmbedder,
     SearchResult,
     TermStats,
@@ -102,7 +105,7 @@ class Knowledge:
             if snap is not None and self.embedder is not None and snap.manifest.hybrid:
                 self.store.ensure_vec(snap.conn)
             cfg = self.settings.embeddings
-            return run_search(
+            result = run_search(
                 snap,
                 query,
                 top_k,
@@ -112,6 +115,13 @@ class Knowledge:
                 prefix_last=prefix_last,
                 term_stats=self.term_stats,
             )
+            if snap is None or not result.hits:
+                return result
+            tokenize = fts_tokenizer(snap.conn)
+        terms = query_tokens(query, tokenize)
+        return dataclasses.replace(
+            result, hits=[_with_match(hit, terms, tokenize) for hit in result.hits]
+        )
 
     def show(self, citation: str, *, check_file: bool = True) -> CitedChunk:
         """The chunk a citation names; stale when its file changed since indexing."""
@@ -202,3 +212,8 @@ def _chunk_row(snap: Snapshot, path: str, ordinal: int) -> tuple[str, str, int, 
     if row is None:
         return None
     return str(row[0]), str(row[1]), int(row[2]), int(row[3]), str(row[4])
+
+
+def _with_match(hit: Hit, terms: tuple[set[str], set[str]], tokenize: Tokenizer) -> Hit:
+    match = locate(hit.text, hit.section, (hit.start_line, hit.end_line), terms, tokenize)
+    return dataclasses.replace(hit, match=match)

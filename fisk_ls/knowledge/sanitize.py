@@ -10,7 +10,7 @@ import re
 
 # CSI (ESC [ … final), OSC (ESC ] … BEL or ST), other ESC sequences, 8-bit C1 controls, and C0
 # controls except tab and newline.
-_ESCAPES = re.compile(
+CONTROLS = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
     r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
@@ -20,7 +20,7 @@ _ESCAPES = re.compile(
 
 
 def strip_controls(text: str) -> str:
-    return _ESCAPES.sub("", text)
+    return CONTROLS.sub("", text)
 
 
 def one_line(text: str, limit: int) -> str:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Bumped when the layout changes; readers refuse a newer one, and the next writer rebuilds an
 older one into a new generation (readers keep the old one until the switch).
 
 2: chunks lost ``heading_line`` (it always equalled ``start_line``).
-3: chunks and their full-text index gained ``doc`` (the document's title, description, path);
-   chunks gained ``near`` (the near-duplicate key of collapse.py)."""
+3: chunks and their full-text index gained ``doc`` (the document's title, description, path).
+4: chunks gained ``near`` (the near-duplicate key of collapse.py)."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 

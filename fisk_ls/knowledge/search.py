@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .citations import format_citation
-from .config import clamp_top_k
 from .errors import EmbeddingsError, IdentityMismatch
 from .fts import heading_terms, match_expression, query_terms
 from .index.chunker import display_text
 from .lexical import Stemmer, TermStats, own_headings
+from .settings_schema import resolve_top_k
 from .vectors.pack import normalize, pack
 
 if TYPE_CHECKING:
+    from .match import Match
     from .store import Snapshot
 
 __all__ = ["Hit", "Location", "SearchResult", "TermStats", "rrf", "run_search", "tier_line"]
@@ -77,6 +78,8 @@ class Hit:
     """Which retrievers found the chunk, with its 1-based rank in each."""
     also: tuple[Location, ...] = ()
     """Other chunks with the same or near-identical text, collapsed into this hit (best first)."""
+    match: Match | None = None
+    """Where inside the chunk the query matched (``Knowledge.search`` sets it)."""
 
     @property
     def citation(self) -> str:
@@ -323,7 +326,7 @@ def run_search(
     term_stats: TermStats | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built)."""
-    k = clamp_top_k(top_k, default_top_k)
+    k = resolve_top_k(top_k, default_top_k)
     hybrid = embedder is not None
     if snap is None:
         return SearchResult(INDEX_NOT_BUILT, tier_line(embedder.model if embedder else None))

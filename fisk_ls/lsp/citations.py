@@ -47,8 +47,16 @@ def register(ls: FiskLanguageServer) -> None:
 def document_link(
     ls: FiskLanguageServer, params: types.DocumentLinkParams
 ) -> list[types.DocumentLink] | None:
+    """Links from the index alone: no target file is read (a document may cite one file many
+    times; each distinct citation is looked up once)."""
     doc = ls.workspace.get_text_document(params.text_document.uri)
-    links = [link for token in tokens(doc) if (link := _link(ls, doc, token)) is not None]
+    found: dict[str, tuple[Project, CitedChunk] | None] = {}
+    links: list[types.DocumentLink] = []
+    for token in tokens(doc):
+        if token.citation not in found:
+            found[token.citation] = _resolve(ls, doc, token.citation, check_file=False)
+        if (hit := found[token.citation]) is not None:
+            links.append(_link(ls, token, *hit))
     return links or None
 
 
@@ -106,11 +114,11 @@ def _token_at(doc: TextDocument, position: types.Position) -> Token | None:
 
 
 def _resolve(
-    ls: FiskLanguageServer, doc: TextDocument, citation: str
+    ls: FiskLanguageServer, doc: TextDocument, citation: str, *, check_file: bool = True
 ) -> tuple[Project, CitedChunk] | None:
     ls.wait_ready()
     try:
-        return ls.projects.show(citation, prefer=uri_path(doc.uri))
+        return ls.projects.show(citation, prefer=uri_path(doc.uri), check_file=check_file)
     except KnowledgeError:
         return None
 
@@ -124,10 +132,9 @@ def _resolve_at(
     return token, *found
 
 
-def _link(ls: FiskLanguageServer, doc: TextDocument, token: Token) -> types.DocumentLink | None:
-    if (found := _resolve(ls, doc, token.citation)) is None:
-        return None
-    project, chunk = found
+def _link(
+    ls: FiskLanguageServer, token: Token, project: Project, chunk: CitedChunk
+) -> types.DocumentLink:
     start = chunk_lines(chunk)[0]
     target = f"{file_uri(project.root / chunk.path)}#L{start}"
     tooltip = (chunk.section or chunk.citation) if _tooltip_support(ls) else None

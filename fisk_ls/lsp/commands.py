@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ..knowledge import CitationError, IndexStats, KnowledgeError
-from ..knowledge.config import TOP_K_CEILING
+from ..knowledge.settings_schema import SettingError, check_query, check_top_k
 from . import results
 from .server import FiskLanguageServer
 
@@ -35,8 +35,11 @@ def register(ls: FiskLanguageServer) -> None:
 
 def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     params = one_object(SEARCH, args, {"query", "topK"})
-    query = string_field(SEARCH, params, "query")
-    top_k = top_k_field(SEARCH, params)
+    try:
+        query = check_query(params.get("query"), "query")
+        top_k = check_top_k(params.get("topK"), "topK")
+    except SettingError as exc:
+        raise invalid(SEARCH, str(exc)) from None
     ls.wait_ready()
     merged = failing_as_rpc(lambda: ls.projects.search(query, top_k))
     return results.search_result(merged)
@@ -98,15 +101,6 @@ def string_field(command: str, params: dict[str, Any], name: str) -> str:
     value = params.get(name)
     if not isinstance(value, str):
         raise invalid(command, f"{name} is required and must be a string")
-    return value
-
-
-def top_k_field(command: str, params: dict[str, Any]) -> int | None:
-    value = params.get("topK")
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= TOP_K_CEILING:
-        raise invalid(command, f"topK must be an integer from 1 to {TOP_K_CEILING}, got {value!r}")
     return value
 
 

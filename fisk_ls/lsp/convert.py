@@ -51,12 +51,14 @@ def location_link(
     file: Path,
     lines: tuple[int, int],
     origin: types.Range | None = None,
+    selection: tuple[int, int] | None = None,
 ) -> types.LocationLink:
+    """``lines``: the chunk; ``selection``: the lines to select (default its first line)."""
     start, end = lines
     return types.LocationLink(
         target_uri=file_uri(file),
         target_range=chunk_range(start, end),
-        target_selection_range=first_line_range(start),
+        target_selection_range=chunk_range(*selection) if selection else first_line_range(start),
         origin_selection_range=origin,
     )
 

@@ -15,9 +15,9 @@ from typing import Any
 from lsprotocol import types
 
 from ..knowledge import KnowledgeError
+from ..knowledge.index.queue import QueueHooks
 from . import symbols, sync
 from .convert import file_uri, uri_path
-from .indexing import QueueHooks
 from .options import (
     SECTION,
     Options,

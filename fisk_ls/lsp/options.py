@@ -1,16 +1,20 @@
 """Client settings: ``initializationOptions`` and ``workspace/configuration`` section ``fisk``.
 
-Both take the same camelCase object (docs/lsp-protocol.md). It is parsed into a small tree of
-frozen, defaulted dataclasses. A bad field never stops the server: it keeps its default and its
-dotted name is reported, so the caller can send one message naming every bad field.
+Both take the same camelCase object (docs/lsp-protocol.md), whose fields and limits are the
+core's settings contract (``knowledge/settings_schema.py``, exported as settings.schema.json). It
+is parsed into a small tree of frozen, defaulted dataclasses. A bad field never stops the server:
+it keeps its default and its dotted name is reported with the limit, so the caller can send one
+message naming every bad field.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..knowledge.config import TOP_K_CEILING, EmbeddingsConfig
+from ..knowledge import settings_schema as contract
+from ..knowledge.config import EmbeddingsConfig
 from ..knowledge.location import Settings, absolute_roots
 
 SECTION = "fisk"
@@ -21,6 +25,8 @@ class Embeddings:
     base_url: str
     model: str
     api_key_env: str = ""
+    timeout: float = contract.TIMEOUT.default
+    query_timeout: float = contract.QUERY_TIMEOUT.default
     query_prefix: str = ""
     document_prefix: str = ""
 
@@ -29,6 +35,8 @@ class Embeddings:
             base_url=self.base_url,
             model=self.model,
             api_key_env=self.api_key_env,
+            timeout=self.timeout,
+            query_timeout=self.query_timeout,
             query_prefix=self.query_prefix,
             document_prefix=self.document_prefix,
         )
@@ -39,6 +47,7 @@ class Options:
     """Every key optional: None means "keep what agent.yaml (or zero-config) says"."""
 
     paths: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
     top_k: int | None = None
     embeddings: Embeddings | None = None
     watch: bool = True
@@ -49,6 +58,7 @@ class Options:
         root = settings.project_root
         return settings.with_overrides(
             roots=absolute_roots(list(self.paths), cwd=root) if self.paths else None,
+            exclude=self.exclude,
             top_k=self.top_k,
             embeddings=self.embeddings.config() if self.embeddings else False,
         )
@@ -81,61 +91,49 @@ def parse_options(raw: object, base: Options | None = None) -> Parsed:
 _BAD = object()
 
 
-def _paths(value: object, key: str, errors: list[str]) -> object:
-    if isinstance(value, list) and all(isinstance(p, str) for p in value):
-        return tuple(p for p in value if p.strip()) or None
-    errors.append(f"{key} (expected a list of paths)")
-    return _BAD
+def _checked(setting: contract.Setting) -> Check:
+    """A field check driven by the contract: the value, or _BAD with the limit reported."""
 
-
-def _top_k(value: object, key: str, errors: list[str]) -> object:
-    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= TOP_K_CEILING:
+    def check(value: object, key: str, errors: list[str]) -> object:
+        if problem := contract.check_value(setting, value):
+            errors.append(f"{key} ({problem})")
+            return _BAD
+        if setting.kind == "array":
+            assert isinstance(value, list)
+            return tuple(p for p in value if p.strip()) or None
         return value
-    errors.append(f"{key} (expected an integer from 1 to {TOP_K_CEILING})")
-    return _BAD
+
+    return check
 
 
-def _flag(value: object, key: str, errors: list[str]) -> object:
-    if isinstance(value, bool):
-        return value
-    errors.append(f"{key} (expected true or false)")
-    return _BAD
-
-
-_EMBEDDING_KEYS = {
-    "baseUrl": "base_url",
-    "model": "model",
-    "apiKeyEnv": "api_key_env",
-    "queryPrefix": "query_prefix",
-    "documentPrefix": "document_prefix",
-}
+_STRIPPED = {"base_url", "model", "api_key_env"}
 
 
 def _embeddings(value: object, key: str, errors: list[str]) -> object:
     if not isinstance(value, dict):
         errors.append(f"{key} (expected an object with baseUrl and model)")
         return _BAD
-    fields: dict[str, str] = {}
-    for wire, name in _EMBEDDING_KEYS.items():
-        item = value.get(wire)
+    fields: dict[str, Any] = {}
+    for setting in contract.EMBEDDINGS:
+        item = value.get(setting.wire)
         if item is None:
             continue
-        if not isinstance(item, str):
-            errors.append(f"{key}.{wire} (expected a string)")
+        if problem := contract.check_value(setting, item):
+            errors.append(f"{key}.{setting.wire} ({problem})")
             return _BAD
-        fields[name] = item.strip() if name in ("base_url", "model", "api_key_env") else item
+        if isinstance(item, str) and setting.name in _STRIPPED:
+            item = item.strip()
+        fields[setting.name] = float(item) if isinstance(item, int) else item
     if not fields.get("base_url") or not fields.get("model"):
         errors.append(f"{key} (baseUrl and model are required)")
         return _BAD
     return Embeddings(**fields)
 
 
-_FIELDS = (
-    ("paths", "paths", _paths),
-    ("topK", "top_k", _top_k),
+Check = Callable[[object, str, list[str]], object]
+_FIELDS: tuple[tuple[str, str, Check], ...] = (
+    *((s.wire, s.name, _checked(s)) for s in contract.EDITOR_SETTINGS),
     ("embeddings", "embeddings", _embeddings),
-    ("watch", "watch", _flag),
-    ("workspaceSymbols", "workspace_symbols", _flag),
 )
 
 

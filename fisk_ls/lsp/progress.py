@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .indexing import RunReporter
+from ..knowledge.index.queue import RunReporter
 
 if TYPE_CHECKING:
     from .server import FiskLanguageServer

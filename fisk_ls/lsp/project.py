@@ -20,19 +20,20 @@ from ..knowledge import (
     Knowledge,
     KnowledgeError,
     StoreError,
+    ignore_rules,
     resolve_settings,
 )
 from ..knowledge.citations import CitedChunk, parse_citation
-from ..knowledge.config import clamp_top_k
+from ..knowledge.index.queue import QueueHooks, UpdateQueue
+from ..knowledge.index.watcher import Watcher
 from ..knowledge.search import (
     INDEX_EMPTY,
     INDEX_NOT_BUILT,
     NO_TERMS,
     OK,
 )
-from .indexing import IndexQueue, QueueHooks
+from ..knowledge.settings_schema import resolve_top_k
 from .options import Options
-from .watching import Watcher
 
 T = TypeVar("T")
 
@@ -42,7 +43,7 @@ class Project:
     folder: Path
     options: Options
     knowledge: Knowledge
-    queue: IndexQueue
+    queue: UpdateQueue
     watcher: Watcher | None = None
 
     @property
@@ -72,10 +73,11 @@ class Project:
 def open_project(folder: Path, options: Options, hooks: QueueHooks) -> Project:
     """Settings of ``folder`` (agent.yaml or zero-config) with the client's options laid over."""
     settings = options.apply(resolve_settings(cwd=folder))
-    queue = IndexQueue(settings, hooks, prune=options.paths is not None)
+    queue = UpdateQueue(settings, hooks)
     watcher = None
     if options.watch:
-        watcher = Watcher(settings.roots, settings.store_dir, queue.add)
+        rules = ignore_rules(settings)
+        watcher = Watcher(settings.roots, settings.store_dir, queue.add, ignored=rules.ignored)
     return Project(folder, options, Knowledge(settings), queue, watcher)
 
 
@@ -127,7 +129,7 @@ class Projects:
         projects = list(self)
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
-        k = clamp_top_k(top_k, projects[0].knowledge.settings.top_k)
+        k = resolve_top_k(top_k, projects[0].knowledge.settings.top_k)
         merged = Merged(INDEX_NOT_BUILT, "")
         statuses: list[str] = []
         tiers: list[str] = []
@@ -156,8 +158,12 @@ class Projects:
         del merged.found[k:]
         return merged
 
-    def show(self, citation: str, prefer: Path | None = None) -> tuple[Project, CitedChunk]:
-        """The first root (in workspace order; ``prefer``'s own project first) with the chunk."""
+    def show(
+        self, citation: str, prefer: Path | None = None, *, check_file: bool = True
+    ) -> tuple[Project, CitedChunk]:
+        """The first root (in workspace order; ``prefer``'s own project first) with the chunk.
+
+        ``check_file=False`` answers from the index alone (no read of the target file)."""
         parse_citation(citation)  # malformed → CitationError at once
         projects = list(self)
         if prefer is not None:
@@ -165,7 +171,7 @@ class Projects:
         failures: list[KnowledgeError] = []
         for project in projects:
             try:
-                return project, project.read(lambda kn: kn.show(citation))
+                return project, project.read(lambda kn: kn.show(citation, check_file=check_file))
             except KnowledgeError as exc:  # not in this root (or its store is broken)
                 failures.append(exc)
         broken = [f for f in failures if not isinstance(f, CitationError)]

@@ -9,16 +9,38 @@
    cancelling runs callbacks that remove entries, so it failed with "dictionary changed size
    during iteration" whenever a command was in flight (a reindex, say). It also read
    ``msg_id`` after awaiting the user's handler, when another message may have changed it.
+
+Both override private pygls methods, so the pin in pyproject.toml names the minor version they
+were written against, and importing this module on another one fails loudly (rather than
+silently leaking or breaking shutdown). Write-ups ready to report upstream:
+docs/pygls-upstream.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from importlib.metadata import version
 from typing import Any
 
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
+
+PATCHED_PYGLS = "2.1"
+"""The pygls minor version whose private methods this module overrides."""
+
+
+def check_pygls(installed: str) -> None:
+    """Refuse a pygls other than the patched minor version."""
+    if installed != PATCHED_PYGLS and not installed.startswith(PATCHED_PYGLS + "."):
+        raise RuntimeError(
+            f"fisk-ls overrides private methods of pygls {PATCHED_PYGLS}.x "
+            f"(fisk_ls/lsp/protocol.py) but pygls {installed} is installed; install the "
+            "version pyproject.toml pins, or re-check the overrides against the new one"
+        )
+
+
+check_pygls(version("pygls"))
 
 
 class FiskProtocol(LanguageServerProtocol):

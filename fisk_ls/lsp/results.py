@@ -22,12 +22,18 @@ STAT_KEYS = ("files", "added", "updated", "skipped", "removed", "chunks")
 
 
 def hit_result(hit: Hit, root: Path) -> dict[str, Any]:
+    """A hit lands on the part that matched: its heading path, a snippet around the matched
+    words (``highlights``: [start, end) code-point ranges in it) and, as the link's selection,
+    its lines."""
+    match = hit.match
+    link = location_link(root / hit.path, hit_lines(hit), selection=match.lines if match else None)
     return {
         "citation": hit.citation,
-        "section": hit.section,
-        "snippet": one_line(hit.text, SNIPPET_CHARS),
+        "section": match.section if match else hit.section,
+        "snippet": match.snippet if match else one_line(hit.text, SNIPPET_CHARS),
+        "highlights": [list(r) for r in match.highlights] if match else [],
         "score": round(hit.score, 4),
-        "location": unstructure(location_link(root / hit.path, hit_lines(hit))),
+        "location": unstructure(link),
     }
 
 

@@ -2,7 +2,7 @@
 
 ``workspace/didChangeWatchedFiles`` is registered dynamically (for document globs) when the
 client allows it. Folder moves and deletes the client does not report reach the queue through
-the server's own watcher (watching.py).
+the server's own watcher (knowledge/index/watcher.py).
 """
 
 from __future__ import annotations

@@ -103,10 +103,11 @@ def test_paths_are_relative_to_project_root_from_anywhere(cli_project: Path) -> 
 
 
 def test_human_output_and_exit_codes(cli_project: Path) -> None:
-    out = run(cli_project, "knowledge", "index").stdout
-    assert out.startswith("lexical:") and "indexed: added=3" in out
-    out = run(cli_project, "knowledge", "search", "backoff").stdout
-    assert "docs/design.md#" in out and "Section: Design" in out
+    proc = run(cli_project, "knowledge", "index")
+    assert proc.stderr.startswith("lexical:") and proc.stdout.startswith("indexed: added=3")
+    proc = run(cli_project, "knowledge", "search", "backoff")
+    assert proc.stdout.startswith("docs/design.md#") and "Section: Design" in proc.stdout
+    assert proc.stderr.startswith("lexical:")  # the tier line is not part of the answer
     assert run(cli_project, "knowledge", "show", "nope.md#0", ok=1).stderr.startswith("error:")
     assert run(cli_project, "knowledge", "show", "../x#0", ok=1).stderr.count("outside") == 1
     assert run(cli_project, "knowledge", "search", ok=2).returncode == 2

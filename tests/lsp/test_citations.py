@@ -88,3 +88,38 @@ async def test_nothing_for_unknown_citation_or_plain_text(session: Session) -> N
         assert await session.client.text_document_hover_async(params) is None
         definition = types.DefinitionParams(text_document=doc_id(session), position=position)
         assert await session.client.text_document_definition_async(definition) is None
+
+
+async def test_document_link_reads_no_target_file(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """200 citations of an indexed file whose path is now a FIFO: reading the target would hang
+    the request, so links must come from the index alone."""
+    import asyncio
+    import os
+
+    base = tmp_path_factory.mktemp("cite-fifo")
+    root = base / "proj"
+    root.mkdir()
+    target = root / "big.md"
+    target.write_text("# Big\n\n" + "A paragraph of the big target. " * 30_000 + "\n")
+    async with lsp_session([root], base, init_options={"watch": False}) as client:
+        await wait_indexed(client)
+        target.unlink()
+        os.mkfifo(target)
+        text = "\n".join(f"See big.md#0 (note {i})." for i in range(200)) + "\n"
+        doc = root / "cites.md"
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=doc.as_uri(), language_id="markdown", version=1, text=text
+                )
+            )
+        )
+        links = await asyncio.wait_for(
+            client.text_document_document_link_async(
+                types.DocumentLinkParams(text_document=types.TextDocumentIdentifier(doc.as_uri()))
+            ),
+            timeout=30,
+        )
+        assert links is not None and len(links) == 200
+        assert all(link.target and link.target.endswith("big.md#L1") for link in links)
+        target.unlink()

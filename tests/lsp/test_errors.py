@@ -37,12 +37,25 @@ async def session(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Ses
 
 
 BAD = [
-    pytest.param("fisk.knowledge.search", None, "query is required", id="search-no-args"),
-    pytest.param("fisk.knowledge.search", {"query": 3}, "query is required", id="query-int"),
-    pytest.param("fisk.knowledge.search", {"query": "x", "topK": 0}, "topK must", id="topk-0"),
-    pytest.param("fisk.knowledge.search", {"query": "x", "topK": "5"}, "topK must", id="topk-str"),
+    pytest.param("fisk.knowledge.search", None, "query: expected a string", id="search-no-args"),
+    pytest.param("fisk.knowledge.search", {"query": 3}, "query: expected a string", id="query-int"),
     pytest.param(
-        "fisk.knowledge.search", {"query": "x", "topK": True}, "topK must", id="topk-bool"
+        "fisk.knowledge.search",
+        {"query": "x", "topK": 0},
+        "topK: expected an integer from 1 to 20",
+        id="topk-0",
+    ),
+    pytest.param(
+        "fisk.knowledge.search",
+        {"query": "x", "topK": "5"},
+        "topK: expected an integer from 1 to 20",
+        id="topk-str",
+    ),
+    pytest.param(
+        "fisk.knowledge.search",
+        {"query": "x", "topK": True},
+        "topK: expected an integer from 1 to 20",
+        id="topk-bool",
     ),
     pytest.param(
         "fisk.knowledge.search", {"query": "x", "top_k": 3}, "unknown argument", id="typo"

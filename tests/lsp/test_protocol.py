@@ -41,3 +41,13 @@ def test_a_replaced_entry_is_kept() -> None:
     ls.protocol._request_futures["k"] = new
     ls.protocol._forget("k", old)
     assert ls.protocol._request_futures == {"k": new}
+
+
+def test_another_pygls_minor_version_is_refused() -> None:
+    from fisk_ls.lsp.protocol import check_pygls
+
+    check_pygls("2.1.1")
+    check_pygls("2.1")
+    for other in ("2.2.0", "2.0.9", "3.0.0", "2.10.0"):
+        with pytest.raises(RuntimeError, match=r"pygls 2\.1\.x"):
+            check_pygls(other)

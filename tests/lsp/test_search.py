@@ -51,8 +51,11 @@ async def test_search_returns_location_links_to_the_cited_lines(client: Language
     text = lines_of(loc)
     assert text.startswith("## Configuring the harness")
     assert "zeppelin option" in text
-    sel = loc["targetSelectionRange"]
-    assert sel["start"]["line"] == loc["targetRange"]["start"]["line"]
+    sel = loc["targetSelectionRange"]  # the paragraph that matched, inside the chunk
+    assert (sel["start"]["line"], sel["end"]["line"]) == (10, 15)
+    assert loc["targetRange"]["start"]["line"] <= 10 and loc["targetRange"]["end"]["line"] >= 15
+    words = {top["snippet"][a:b].casefold() for a, b in top["highlights"]}
+    assert words == {"zeppelin", "airship"}
 
 
 async def test_search_top_k_and_no_terms(client: LanguageClient) -> None:
@@ -80,3 +83,28 @@ async def test_status(client: LanguageClient) -> None:
 
 async def test_text_files_are_searchable(client: LanguageClient) -> None:
     assert citations(await search(client, "quokka")) == ["notes.txt#0"]
+
+
+async def test_a_hit_selects_the_paragraph_that_matched(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The matching words are in the 4th paragraph of a long section: the LocationLink's
+    selection is that paragraph, not the chunk's first line."""
+    base = tmp_path_factory.mktemp("para")
+    root = base / "proj"
+    root.mkdir()
+    paragraphs = [
+        "The service keeps a small amount of state in memory and on disk.",
+        "Operators normally never need to touch it during daily work.",
+        "Logs rotate every night and are kept for two weeks by default.",
+        "To drain a node before a restart, cordon it and wait for the queue to empty.",
+        "Afterwards the node rejoins the cluster on its own.",
+    ]
+    (root / "ops.md").write_text("# Operations\n\n## Restarts\n\n" + "\n\n".join(paragraphs) + "\n")
+    async with lsp_session([root], base) as client:
+        await wait_indexed(client)
+        top = (await search(client, "drain a node before a restart"))["results"][0]
+    sel = top["location"]["targetSelectionRange"]
+    assert (sel["start"]["line"], sel["end"]["line"]) == (10, 11)  # 0-based line 10 = line 11
+    assert top["section"] == "Operations > Restarts"
+    assert top["snippet"].startswith("To drain a node")

@@ -13,6 +13,7 @@ import pytest
 
 from fisk_ls.agent.tool import KnowledgeTool, ToolInputError
 from fisk_ls.knowledge import Knowledge, Settings, index
+from fisk_ls.knowledge.settings_schema import QUERY
 from tests.support.fake_embed_server import FakeEmbedServer
 
 SECRET = "sk-test-DO-NOT-LEAK-7f3a9"
@@ -59,15 +60,20 @@ def test_hostile_queries(settings: Settings, query: str, store_base: Path) -> No
         argv_safe or " ",
         "--json",
     )
-    assert out.returncode == 0 and "Traceback" not in out.stderr
-    assert json.loads(out.stdout)["status"] in ("ok", "no_terms")
+    assert "Traceback" not in out.stderr
+    if len(argv_safe) > QUERY.max_length:  # the settings contract: a usage error naming it
+        assert out.returncode == 2
+        assert "at most 2,000 characters" in json.loads(out.stdout)["error"]
+    else:
+        assert out.returncode == 0
+        assert json.loads(out.stdout)["status"] in ("ok", "no_terms")
 
 
 def test_top_k_out_of_range(settings: Settings, store_base: Path) -> None:
     index(settings)
     env = {"FISK_AI_STORE_DIR": str(store_base)}
     out = cli(settings.project_root, env, "search", "the", "--top-k", "1000", "--json")
-    assert out.returncode == 0 and len(json.loads(out.stdout)["results"]) <= 20
+    assert out.returncode == 2 and "from 1 to 20" in json.loads(out.stdout)["error"]
     bad = cli(settings.project_root, env, "search", "x", "--top-k", "-5")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     with pytest.raises(ToolInputError):

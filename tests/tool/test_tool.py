@@ -24,7 +24,7 @@ from fisk_ls.knowledge.search import Hit, SearchResult
 
 
 def hit(i: int, text: str, section: str = "Guide > Part") -> Hit:
-    return Hit(i, f"docs/f{i}.md", i, section, text, 1, 1 + text.count("\n"), 1, 1.0 / (i + 1))
+    return Hit(i, f"docs/f{i}.md", i, section, text, 1, 1 + text.count("\n"), 1.0 / (i + 1))
 
 
 def result(*texts: str) -> SearchResult:
@@ -133,3 +133,32 @@ def test_fts_syntax_query_never_errors(settings: Settings, project: Path) -> Non
         out = tool.call({"query": q})
         assert out["status"] in ("ok", "no_terms")
     tool.close()
+
+
+def test_trimming_keeps_the_text_around_the_match() -> None:
+    """When the budget forces trimming, the model gets the part that matched, not the
+    chunk's first paragraphs."""
+    import apsw
+
+    from fisk_ls.knowledge.match import fts_tokenizer, locate
+
+    text = "\n\n".join(
+        [
+            *(f"Filler paragraph {i} " + "lorem " * 40 for i in range(6)),
+            "The albatross rule: always drain first.",
+        ]
+    )
+    match = locate(
+        text,
+        "S",
+        (1, 1 + text.count("\n")),
+        "albatross",
+        fts_tokenizer(apsw.Connection(":memory:")),
+    )
+    base = hit(0, text)
+    found = Hit(**{**base.__dict__, "match": match})
+    out = build_outcome(SearchResult("ok", "lexical", [found]), budget_chars=700)
+    (item,) = out["results"]
+    assert item.get("truncated") is True
+    assert "albatross rule" in item["content"]
+    assert "Filler paragraph 0" not in item["content"]

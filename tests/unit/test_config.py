@@ -8,7 +8,6 @@ import pytest
 
 from fisk_ls.knowledge.config import (
     KNOWLEDGE_SEARCH,
-    clamp_top_k,
     parse_agent_config,
     parse_duration,
 )
@@ -64,10 +63,13 @@ def test_unknown_keys_are_errors() -> None:
         cfg({"enabled": True, "embeddings": None})
 
 
-def test_top_k_clamped() -> None:
-    assert cfg({"enabled": True, "top_k": 0}).knowledge.top_k == 5
-    assert cfg({"enabled": True, "top_k": 99}).knowledge.top_k == 20
-    assert clamp_top_k(None, 7) == 7 and clamp_top_k(-3) == 5 and clamp_top_k(50) == 20
+@pytest.mark.parametrize("bad", [0, 99, -3, "5", True])
+def test_top_k_out_of_range_is_a_config_error(bad: object) -> None:
+    with pytest.raises(
+        ConfigError, match=r"harness\.knowledge\.top_k: expected an integer from 1 to 20"
+    ):
+        cfg({"enabled": True, "top_k": bad})
+    assert cfg({"enabled": True, "top_k": 20}).knowledge.top_k == 20
 
 
 def test_allowlist_normalised() -> None:  # 64

@@ -1,4 +1,4 @@
-"""The watcher (checklist 48–51): coalesced per-path updates, lock politeness."""
+"""The watch loop (checklist 48–51): a watcher feeding the core update queue."""
 
 from __future__ import annotations
 
@@ -10,17 +10,19 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.knowledge import (
-    IndexLocked,
+    IndexStats,
     Knowledge,
     KnowledgeError,
     Settings,
     index,
-    update_paths,
+    open_writer,
 )
-from fisk_ls.knowledge.index.watcher import watch
+from fisk_ls.knowledge.index.queue import QueueHooks, watch
+from fisk_ls.knowledge.index.watcher import Watcher
 
 
-def wait_for(cond: Callable[[], bool], timeout: float = 10.0) -> bool:
+def wait_for(cond: Callable[[], bool], timeout: float = 20.0) -> bool:
+    """A hang guard: polls until ``cond`` holds or ``timeout`` passes."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if cond():
@@ -30,49 +32,63 @@ def wait_for(cond: Callable[[], bool], timeout: float = 10.0) -> bool:
 
 
 def docs(settings: Settings) -> set[str]:
-    return {s.path for s in Knowledge(settings).sources() or []}
+    kb = Knowledge(settings)
+    try:
+        return {s.path for s in kb.sources() or []}
+    finally:
+        kb.close()
 
 
 def test_debounce_minimum(settings: Settings) -> None:  # 48
     with pytest.raises(KnowledgeError, match="at least 100ms"):
-        watch(settings.roots, settings.store_dir, lambda p: None, debounce=0.01)  # type: ignore[arg-type,return-value]
+        watch(settings, debounce=0.01, stop=threading.Event())
 
 
 def test_only_missing_roots(settings: Settings, tmp_path: Path) -> None:  # 50
     with pytest.raises(KnowledgeError, match="none of the knowledge paths exist"):
-        watch((tmp_path / "nope",), settings.store_dir, lambda p: None, debounce=0.2)  # type: ignore[arg-type,return-value]
+        watch(settings, (tmp_path / "nope",), debounce=0.2, stop=threading.Event())
 
 
 class Runner:
-    def __init__(self, settings: Settings, roots: tuple[Path, ...], apply=None) -> None:  # type: ignore[no-untyped-def]
+    """``watch`` on a thread; ``ready`` once its first run is done and the watches are set."""
+
+    def __init__(self, settings: Settings, roots: tuple[Path, ...] | None = None) -> None:
         self.stop = threading.Event()
+        self.ready = threading.Event()
         self.warnings: list[str] = []
-        self.batches: list[set[Path]] = []
+        self.updates: list[set[Path]] = []
+        self.locked = threading.Event()
         self.errors: list[BaseException] = []
-        apply = apply or (lambda batch: update_paths(settings, batch))
+        hooks = QueueHooks(
+            on_locked=self.locked.set,
+            on_update=lambda paths, stats: self.updates.append(paths),
+        )
+
+        def initial(stats: IndexStats) -> None:
+            self.ready.set()
 
         def run() -> None:
             try:
                 watch(
+                    settings,
                     roots,
-                    settings.store_dir,
-                    apply,
                     debounce=0.2,
                     stop=self.stop,
-                    on_detect=self.batches.append,
+                    hooks=hooks,
+                    on_initial=initial,
                     on_warn=self.warnings.append,
-                    retry_delay=0.2,
                 )
-            except BaseException as exc:  # pragma: no cover - surfaced by the assert below
+            except BaseException as exc:  # pragma: no cover - surfaced by close()
                 self.errors.append(exc)
+                self.ready.set()
 
         self.thread = threading.Thread(target=run, daemon=True)
         self.thread.start()
-        time.sleep(0.5)  # let the OS watches settle
+        assert self.ready.wait(30)
 
     def close(self) -> None:
         self.stop.set()
-        self.thread.join(10)
+        self.thread.join(20)
         assert not self.thread.is_alive() and not self.errors
 
 
@@ -96,32 +112,50 @@ def test_create_change_delete(settings: Settings, project: Path) -> None:  # 49,
 
 
 def test_burst_is_coalesced(settings: Settings, project: Path) -> None:
-    index(settings)
-    runner = Runner(settings, settings.roots)
+    runner = Runner(settings)
     try:
         for i in range(50):
             (project / f"burst{i}.md").write_text(f"# B{i}\n")
         assert wait_for(lambda: sum(p.startswith("burst") for p in docs(settings)) == 50)
-        assert len(runner.batches) < 10
+        assert len(runner.updates) < 10
     finally:
         runner.close()
 
 
-def test_locked_batches_are_kept(settings: Settings, project: Path) -> None:
-    index(settings)
-    calls = {"n": 0}
-
-    def flaky(batch: set[Path]):  # type: ignore[no-untyped-def]
-        calls["n"] += 1
-        if calls["n"] <= 2:
-            raise IndexLocked("busy")
-        return update_paths(settings, batch)
-
-    runner = Runner(settings, settings.roots, flaky)
+def test_locked_changes_are_kept(settings: Settings, project: Path) -> None:
+    runner = Runner(settings)
     try:
-        (project / "late.md").write_text("# Late\n\nnot lost\n")
-        (project / "notes.txt").unlink()
+        with open_writer(settings.store_dir):
+            (project / "late.md").write_text("# Late\n\nnot lost\n")
+            (project / "notes.txt").unlink()
+            assert runner.locked.wait(30)
         assert wait_for(lambda: "late.md" in docs(settings) and "notes.txt" not in docs(settings))
-        assert any("another knowledge writer" in w for w in runner.warnings)
     finally:
         runner.close()
+
+
+def test_the_watcher_reports_only_documents_and_folders(
+    settings: Settings, project: Path, tmp_path: Path
+) -> None:
+    seen: list[set[Path]] = []
+    got = threading.Event()
+
+    def changed(paths: set[Path]) -> None:
+        seen.append(paths)
+        got.set()
+
+    watcher = Watcher(settings.roots, settings.store_dir, changed)
+    watcher.start()
+    try:
+        assert watcher.ready.wait(20)
+        (project / "image.png").write_bytes(b"\x89PNG")
+        (project / "node_modules").mkdir()
+        (project / "node_modules" / "x.md").write_text("# vendored\n")
+        (project / "kept.md").write_text("# Kept\n")
+        assert got.wait(20)
+        assert wait_for(lambda: any(project / "kept.md" in s for s in seen))
+        everything = set().union(*seen)
+        assert project / "image.png" not in everything
+        assert project / "node_modules" / "x.md" not in everything
+    finally:
+        watcher.stop()

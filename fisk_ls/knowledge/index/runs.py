@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from .. import fts, schema
 from ..collapse import text_key
-from ..errors import KnowledgeError
+from ..errors import Cancelled, KnowledgeError
 from ..location import document_key, key_prefix
 from ..schema import Tables
 from ..store import Manifest, scalar
@@ -38,6 +38,7 @@ from ..vectors.tier import (
     refuse_lexical_over_hybrid,
 )
 from .chunker import Chunk, chunk_document, display_text
+from .ignore import IgnoreRules
 from .walk import (
     Candidate,
     in_skipped_dir,
@@ -63,10 +64,6 @@ class IndexReporter:
 
     def on_note(self, message: str) -> None:
         """Something was skipped or could not be read; the run goes on."""
-
-
-class Cancelled(KnowledgeError):
-    """The run was asked to stop; everything committed so far stays."""
 
 
 @dataclass
@@ -186,6 +183,7 @@ def examine_all(jobs: Sequence[_Job], batch: int = 32, depth: int = 4) -> Iterat
             yield examine(*job)
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor  # here: most commands never chunk
 
     # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor and the
     # open SQLite connection, and would keep the lock alive after the parent is killed.
@@ -256,9 +254,11 @@ class Indexer:
         reporter: IndexReporter | None = None,
         cancel: threading.Event | None = None,
         embedder: DocumentEmbedder | None = None,
+        ignore: IgnoreRules | None = None,
     ) -> None:
         self.writer = writer
         self.root = project_root
+        self.ignore = ignore
         self.reporter = reporter or IndexReporter()
         self.cancel = cancel
         self.embedder = embedder
@@ -406,6 +406,9 @@ class Indexer:
                 continue
             if not is_document_name(path.name) or in_skipped_dir(path, self.root, store_dir):
                 continue
+            if self.ignore is not None and self.ignore.ignored(path, False):
+                gone.extend(self._keys_under(key, tables))  # newly ignored: out of the index
+                continue
             cand = Candidate(path, st.st_size, st.st_mtime_ns, st.st_ino)
             jobs.append((key, cand, self._existing(tables, key).get(key)))
         stats.files = len(jobs)
@@ -443,7 +446,7 @@ class Indexer:
         found: dict[str, Candidate] = {}
         for root in roots:
             document_key(root, self.root)  # raises for a root outside the project
-            for cand in walk(root, self.writer.store_dir, note):
+            for cand in walk(root, self.writer.store_dir, note, self.ignore):
                 self._check_cancel()
                 found.setdefault(document_key(cand.path, self.root), cand)
         stats.files = len(found)

@@ -2,8 +2,9 @@
 
 Only ``.md .markdown .txt .text`` files; symlinks inside a root are never followed; dot
 directories, any ``memory`` directory, ``node_modules``, ``__pycache__``, virtual environments and
-the store directory are skipped. A folder that cannot be read is skipped with a note and the walk
-goes on.
+the store directory are skipped, and so is whatever the project's ignore rules (``ignore.py``:
+.gitignore, .fiskignore, ``exclude``) ignore. A folder that cannot be read is skipped with a note
+and the walk goes on.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from .ignore import FolderRules, IgnoreRules
 
 EXTENSIONS = frozenset({".md", ".markdown", ".txt", ".text"})
 SKIP_DIRS = frozenset({"memory", "node_modules", "__pycache__"})
@@ -53,12 +56,20 @@ def in_skipped_dir(path: Path, root: Path, store_dir: Path) -> bool:
     return False
 
 
-def walk(root: Path, store_dir: Path, note: Callable[[str], None]) -> Iterator[Candidate]:
+def walk(
+    root: Path,
+    store_dir: Path,
+    note: Callable[[str], None],
+    ignore: IgnoreRules | None = None,
+) -> Iterator[Candidate]:
     """Documents under ``root`` (a folder or a single file), in a stable (sorted) order."""
     try:
         st = os.stat(root)  # the root itself may be a symlink the user chose
     except OSError as exc:
         note(f"skipping {root}: {exc.strerror or exc}")
+        return
+    if ignore is not None and ignore.ignored(root, stat.S_ISDIR(st.st_mode)):
+        note(f"skipping {root}: ignored (.gitignore, .fiskignore or exclude)")
         return
     if stat.S_ISREG(st.st_mode):
         if is_document_name(root.name):
@@ -69,29 +80,38 @@ def walk(root: Path, store_dir: Path, note: Callable[[str], None]) -> Iterator[C
     if not stat.S_ISDIR(st.st_mode):
         note(f"skipping {root}: not a file or folder")
         return
-    yield from _walk_dir(str(root), str(store_dir), note)
+    rules = ignore.folder(root) if ignore is not None else None
+    yield from _walk_dir(str(root), str(store_dir), note, rules)
 
 
-def _walk_dir(top: str, store_dir: str, note: Callable[[str], None]) -> Iterator[Candidate]:
-    stack = [top]
+def _walk_dir(
+    top: str, store_dir: str, note: Callable[[str], None], top_rules: FolderRules | None
+) -> Iterator[Candidate]:
+    stack: list[tuple[str, FolderRules | None]] = [(top, top_rules)]
     while stack:
-        folder = stack.pop()
+        folder, rules = stack.pop()
         try:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             note(f"skipping folder {folder}: {exc.strerror or exc}")
             continue
-        subdirs: list[str] = []
+        subdirs: list[tuple[str, FolderRules | None]] = []
         for entry in entries:
             try:
                 if entry.is_symlink():
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    if not skip_dir(entry.name, entry.path, store_dir):
-                        subdirs.append(entry.path)
+                    if skip_dir(entry.name, entry.path, store_dir):
+                        continue
+                    if rules is None:
+                        subdirs.append((entry.path, None))
+                    elif not rules.ignored(entry.name, True):
+                        subdirs.append((entry.path, rules.child(entry.name)))
                     continue
                 if not is_document_name(entry.name) or not entry.is_file(follow_symlinks=False):
+                    continue
+                if rules is not None and rules.ignored(entry.name, False):
                     continue
                 st = entry.stat(follow_symlinks=False)
             except OSError as exc:

@@ -1,44 +1,21 @@
-"""Keep an index fresh while files change: watchfiles events → coalesced, per-path updates.
+"""File-system events → the paths the index cares about (documents, and folders for moves and
+deletes), handed to the update queue (queue.py), which coalesces them and keeps the lock polite.
 
-A burst of events becomes one pass over just the changed paths (not a re-walk of the corpus).
-The writer lock is taken only for a pass and shared politely: when another writer holds it the
-pass waits and retries, and pending paths are kept, never dropped.
+Neovim on Linux sends no ``workspace/didChangeWatchedFiles``, and nobody reports a ``git
+checkout`` or an agent writing files, so the language server runs this watcher too.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import IndexLocked, KnowledgeError
-from .runs import IndexStats
 from .walk import is_document_name, skip_dir
 
-MIN_DEBOUNCE = 0.1
-
-
-@dataclass
-class PendingChanges:
-    """Paths waiting for the next pass; thread-safe."""
-
-    _paths: set[Path] = field(default_factory=set)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def add(self, paths: Iterable[Path]) -> None:
-        with self._lock:
-            self._paths.update(paths)
-
-    def take(self) -> set[Path]:
-        with self._lock:
-            paths, self._paths = self._paths, set()
-            return paths
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._paths)
+log = logging.getLogger(__name__)
 
 
 def relevant(path: Path, roots: tuple[Path, ...], store_dir: Path) -> bool:
@@ -77,72 +54,74 @@ def expand(paths: Iterable[Path]) -> set[Path]:
     return out
 
 
-def watch(
-    roots: tuple[Path, ...],
-    store_dir: Path,
-    apply: Callable[[set[Path]], IndexStats],
-    *,
-    debounce: float = 2.0,
-    stop: threading.Event | None = None,
-    on_detect: Callable[[set[Path]], None] | None = None,
-    on_index: Callable[[IndexStats | None, Exception | None], None] | None = None,
-    on_warn: Callable[[str], None] | None = None,
-    retry_delay: float = 1.0,
-) -> None:
-    """Watch ``roots`` until ``stop`` is set; each debounced batch of changes goes to ``apply``.
+STEP_MS = 50
+DEBOUNCE_MS = 50
+"""watchfiles' own grouping; the update queue does the real coalescing."""
 
-    ``apply`` runs under the writer lock (it raises IndexLocked when busy); on IndexLocked the
-    batch is kept and retried after ``retry_delay``.
-    """
-    if debounce < MIN_DEBOUNCE:
-        raise KnowledgeError(f"debounce must be at least {int(MIN_DEBOUNCE * 1000)}ms")
-    import watchfiles
 
-    stop = stop or threading.Event()
-    pending = PendingChanges()
-    existing = [str(r) for r in roots if r.exists()]
-    if not existing:
-        raise KnowledgeError("none of the knowledge paths exist: " + ", ".join(map(str, roots)))
-    for r in roots:
-        if not r.exists() and on_warn:
-            on_warn(f"skipping missing path {r}")
-    watch_dirs = sorted({r if os.path.isdir(r) else os.path.dirname(r) for r in existing})
+class Watcher:
+    """A watchfiles thread over the roots that hands relevant changed paths to ``on_change``
+    (the update queue's ``add``). Used by the language server and ``fisk-ai knowledge watch``."""
 
-    def flush() -> None:
-        batch = pending.take()
-        if not batch:
-            return
-        if on_detect:
-            on_detect(batch)
+    def __init__(
+        self,
+        roots: tuple[Path, ...],
+        store_dir: Path,
+        on_change: Callable[[set[Path]], object],
+        *,
+        ignored: Callable[[Path], bool] = lambda path: False,
+        on_warn: Callable[[str], None] | None = None,
+    ) -> None:
+        """``ignored``: the project's ignore rules (``knowledge.ignore_rules``): changes to
+        ignored paths never reach the queue."""
+        self.roots = tuple(Path(os.path.abspath(r)) for r in roots if r.exists())
+        self.store_dir = store_dir
+        self.on_change = on_change
+        self.ignored = ignored
+        self.on_warn = on_warn
+        self.ready = threading.Event()
+        """Set once the OS watches are in place (or the watcher gave up)."""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="fisk-watch", daemon=True)
+
+    def start(self) -> None:
+        if self.roots:
+            self._thread.start()
+        else:
+            self.ready.set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        import watchfiles
+
+        dirs = sorted({str(r if r.is_dir() else r.parent) for r in self.roots})
         try:
-            stats = apply(expand(batch))
-        except IndexLocked:
-            pending.add(batch)
-            if on_warn:
-                on_warn("another knowledge writer is running; will retry")
-            stop.wait(retry_delay)
-            return
-        except KnowledgeError as exc:
-            if on_index:
-                on_index(None, exc)
-            return
-        if on_index:
-            on_index(stats, None)
-
-    for changes in watchfiles.watch(
-        *watch_dirs,
-        debounce=int(debounce * 1000),
-        step=50,
-        stop_event=stop,
-        yield_on_timeout=True,
-        rust_timeout=int(max(retry_delay, 0.2) * 1000),
-        recursive=True,
-    ):
-        pending.add(
-            p
-            for _, raw in changes
-            if relevant(p := Path(raw), tuple(map(Path, existing)), store_dir)
-        )
-        flush()
-        if stop.is_set():
-            break
+            for changes in watchfiles.watch(
+                *dirs,
+                debounce=DEBOUNCE_MS,
+                step=STEP_MS,
+                stop_event=self._stop,
+                rust_timeout=200,
+                yield_on_timeout=True,
+                raise_interrupt=False,
+            ):
+                self.ready.set()
+                paths = {
+                    p
+                    for _, raw in changes
+                    if relevant(p := Path(os.path.abspath(raw)), self.roots, self.store_dir)
+                    and not self.ignored(p)
+                }
+                if paths:
+                    self.on_change(paths)
+        except Exception as exc:  # inotify limits, a root that vanished…
+            if not self._stop.is_set():
+                log.warning("file watcher stopped for %s: %s", ", ".join(dirs), exc)
+                if self.on_warn:
+                    self.on_warn(f"file watcher stopped: {exc}")
+        finally:
+            self.ready.set()

@@ -1,0 +1,340 @@
+"""Which paths a project ignores: .gitignore, .fiskignore and ``exclude`` patterns.
+
+One object, one question (``IgnoreRules.for_project(root, ...).ignored(path)``), asked by the
+walk, the watcher and the language server's didSave, so every front end skips the same files.
+
+The rules, lowest precedence first (a later source overrides an earlier one, ``!`` negations
+included, as in git):
+
+1. inside a git repository: git's global excludes file (``core.excludesFile``, default
+   ``$XDG_CONFIG_HOME/git/ignore``), the repository's ``.git/info/exclude``, then every
+   ``.gitignore`` from the repository's top down to the file's folder (deeper wins);
+2. ``.fiskignore`` files (same syntax, anywhere, also outside git), from the top down, so a
+   ``.fiskignore`` can re-include what git ignores (``!site/``);
+3. the ``exclude`` patterns of agent.yaml (``harness.knowledge.exclude``) and the editor setting
+   (``fisk.exclude``), relative to the project root.
+
+As in git, a file below an ignored folder stays ignored whatever a negation says. Patterns are
+matched by ``pathspec``'s ``GitIgnoreSpec`` (git's wildmatch semantics). Ignore files are re-read
+when their size or mtime changes, so a long-lived object (the watcher's) stays current.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+GITIGNORE = ".gitignore"
+FISKIGNORE = ".fiskignore"
+MAX_IGNORE_FILE_BYTES = 1 << 20
+"""An ignore file larger than this is not read (it is not a hand-written ignore file)."""
+
+
+_DIR_MARK = "ps_d"
+"""The group pathspec's git patterns use for the ``/`` after a matched folder."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    base: str
+    """Absolute folder the patterns are relative to."""
+    patterns: tuple[tuple[re.Pattern[str], bool], ...]
+    """(regex, include) of each pattern, last first (the last matching pattern decides)."""
+    quick: re.Pattern[str] | None
+    """Matches whenever any pattern could: most paths match none and skip the loop."""
+
+    def verdict(self, path: str, is_dir: bool) -> bool | None:
+        """True ignored, False re-included, None no pattern matched (``path`` absolute).
+
+        Git decides each folder on the way down and never looks inside an ignored one, so a
+        pattern counts only when it matches ``path`` itself: pathspec's expressions also match
+        everything below a matched folder (the ``ps_d`` group marks where that folder ends),
+        and such a match is an ancestor's business, already decided.
+        """
+        if path == self.base or not path.startswith(self.base.rstrip("/") + "/"):
+            return None
+        rel = path[len(self.base.rstrip("/")) + 1 :]
+        if is_dir:
+            rel += "/"
+        if self.quick is not None and self.quick.search(rel) is None:
+            return None
+        for regex, include in self.patterns:
+            m = regex.search(rel)
+            if m is None:
+                continue
+            if m.groupdict().get(_DIR_MARK) is not None and not (
+                is_dir and _ends_a_match(regex, rel)
+            ):
+                continue  # it matched a folder above ``path`` only
+            return include
+        return None
+
+
+def _ends_a_match(regex: re.Pattern[str], rel: str) -> bool:
+    """Does ``regex`` match the folder ``rel`` (ending in ``/``) itself somewhere?"""
+    end = len(rel) - 1
+    for m in regex.finditer(rel):
+        if m.groupdict().get(_DIR_MARK) is not None and m.start(_DIR_MARK) == end:
+            return True
+    return False
+
+
+_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+
+
+def _prefilter(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
+    """One regular expression matching wherever any of ``patterns`` matches."""
+    if not patterns:
+        return re.compile(r"(?!)")  # matches nothing
+    parts = ["(?:" + _NAMED_GROUP.sub("(?:", p.pattern) + ")" for p in patterns]
+    try:
+        return re.compile("|".join(parts))
+    except re.error:
+        return None
+
+
+def _git_trailing_globstar(line: str) -> str:
+    """``a/**`` and ``a/**/`` mean what is *inside* ``a`` to git, but pathspec's expressions
+    also match the folder ``a`` itself when it is asked about that folder (our walk asks about
+    every folder). ``a/**/*`` and ``a/**/*/`` say what git means in a form pathspec translates
+    the same way."""
+    body = line.rstrip()
+    if body.strip("!/") == "**":
+        return line
+    if body.endswith("/**/"):
+        return body + "*/"
+    if body.endswith("/**"):
+        return body + "/*"
+    return line
+
+
+def _make(base: str, lines: list[str]) -> _Spec:
+    """Compile ``lines`` with pathspec's git wildmatch translation."""
+    spec = pathspec.GitIgnoreSpec.from_lines([_git_trailing_globstar(ln) for ln in lines])
+    compiled: list[tuple[re.Pattern[str], bool]] = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        include = getattr(pattern, "include", None)
+        if isinstance(regex, re.Pattern) and include is not None:
+            compiled.append((regex, bool(include)))
+    compiled.reverse()
+    return _Spec(base, tuple(compiled), _prefilter([r for r, _ in compiled]))
+
+
+def _spec(base: str, lines: Iterable[str]) -> _Spec | None:
+    patterns = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    if not patterns:
+        return None
+    try:
+        return _make(base, patterns)
+    except (ValueError, TypeError):  # an unparseable line: pathspec rejects the whole file
+        return _make(base, _valid_lines(patterns))
+
+
+def _valid_lines(lines: list[str]) -> list[str]:
+    good = []
+    for line in lines:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except (ValueError, TypeError):
+            continue
+        good.append(line)
+    return good
+
+
+def _read_lines(path: Path) -> list[str] | None:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_IGNORE_FILE_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_IGNORE_FILE_BYTES:
+        return None
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+def git_top(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` holding ``.git`` (a folder or a worktree file)."""
+    for folder in (start, *start.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
+
+
+def _git_common_dir(top: Path) -> Path | None:
+    dot_git = top / ".git"
+    if dot_git.is_dir():
+        return dot_git
+    lines = _read_lines(dot_git) or []
+    if not lines or not lines[0].startswith("gitdir:"):
+        return None
+    gitdir = Path(lines[0][len("gitdir:") :].strip())
+    gitdir = gitdir if gitdir.is_absolute() else (top / gitdir)
+    common = _read_lines(gitdir / "commondir")  # a linked worktree shares info/ with its main
+    if common:
+        rel = Path(common[0].strip())
+        return rel if rel.is_absolute() else (gitdir / rel)
+    return gitdir
+
+
+def global_excludes_file(top: Path) -> Path | None:
+    """git's ``core.excludesFile`` (asked of git when it is installed), else the XDG default."""
+    try:
+        proc = subprocess.run(
+            ["git", "config", "--path", "--get", "core.excludesFile"],
+            cwd=top,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            stdin=subprocess.DEVNULL,
+        )
+        if proc.returncode == 0 and proc.stdout.strip():
+            return Path(proc.stdout.strip()).expanduser()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    base = Path(xdg) if xdg else Path.home() / ".config"
+    return base / "git" / "ignore"
+
+
+class IgnoreRules:
+    """The ignore rules of one project. Thread-safe for reads (the cache is a plain dict)."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        repo_top: Path | None,
+        base_specs: tuple[_Spec, ...] = (),
+        exclude: tuple[str, ...] = (),
+    ) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.repo_top = repo_top
+        self._base = base_specs
+        self._exclude = _spec(str(self.root), exclude)
+        self._folders: dict[str, tuple[tuple[int, int, int, int], tuple[_Spec, ...]]] = {}
+
+    @classmethod
+    def for_project(cls, root: Path, exclude: Iterable[str] = ()) -> IgnoreRules:
+        """Rules for the project at ``root``: git's (in a repository), .fiskignore, ``exclude``."""
+        root = Path(os.path.abspath(root))
+        top = git_top(root)
+        base: list[_Spec] = []
+        if top is not None:
+            sources = [global_excludes_file(top)]
+            common = _git_common_dir(top)
+            if common is not None:
+                sources.append(common / "info" / "exclude")
+            for source in sources:
+                lines = _read_lines(source) if source is not None else None
+                if lines and (spec := _spec(str(top), lines)):
+                    base.append(spec)
+        return cls(root, repo_top=top, base_specs=tuple(base), exclude=tuple(exclude))
+
+    # -- the question ----------------------------------------------------------------------
+
+    def ignored(self, path: Path | str, is_dir: bool | None = None) -> bool:
+        """True when ``path`` (absolute, or relative to the root) or a folder above it is ignored.
+
+        ``is_dir`` None asks the file system. Paths outside the project are never ignored here.
+        """
+        full = os.path.abspath(os.path.join(self.root, path))
+        root = str(self.root)
+        if full == root or not full.startswith(root.rstrip("/") + "/"):
+            return False
+        parts = full[len(root.rstrip("/")) + 1 :].split("/")
+        rules = self.folder(root)
+        for part in parts[:-1]:
+            if rules.ignored(part, True):
+                return True
+            rules = rules.child(part)
+        if is_dir is None:
+            is_dir = os.path.isdir(full)
+        return rules.ignored(parts[-1], is_dir)
+
+    def folder(self, folder: str | Path) -> FolderRules:
+        """The rules in effect inside ``folder`` (absolute, at or below the root)."""
+        folder = os.path.abspath(folder)
+        top = str(self.repo_top) if self.repo_top is not None else str(self.root)
+        if not (folder == top or folder.startswith(top.rstrip("/") + "/")):
+            top = folder
+        rules = FolderRules(self, top, tuple(self._base), ())._with_own_files()
+        rest = folder[len(top.rstrip("/")) + 1 :] if folder != top else ""
+        for part in rest.split("/") if rest else []:
+            rules = rules.child(part)
+        return rules
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _folder_specs(self, folder: str) -> tuple[tuple[_Spec, ...], tuple[_Spec, ...]]:
+        """(.gitignore specs, .fiskignore specs) of one folder, re-read when either changes."""
+        stamp = (
+            *_stamp(os.path.join(folder, GITIGNORE)),
+            *_stamp(os.path.join(folder, FISKIGNORE)),
+        )
+        cached = self._folders.get(folder)
+        if cached is not None and cached[0] == stamp:
+            return _split(cached[1])
+        specs: list[_Spec] = []
+        for name in (GITIGNORE, FISKIGNORE):
+            if name == GITIGNORE and self.repo_top is None:
+                specs.append(_EMPTY)  # git's rules apply only inside a repository
+                continue
+            lines = _read_lines(Path(folder) / name) if stamp != _NO_FILES else None
+            specs.append((lines and _spec(folder, lines)) or _EMPTY)
+        self._folders[folder] = (stamp, tuple(specs))
+        return _split(tuple(specs))
+
+
+@dataclass(frozen=True, slots=True)
+class FolderRules:
+    """The specs in effect inside one folder; ``child`` extends them one level down (a walk)."""
+
+    rules: IgnoreRules
+    path: str
+    git: tuple[_Spec, ...]
+    fisk: tuple[_Spec, ...]
+
+    def _with_own_files(self) -> FolderRules:
+        g, f = self.rules._folder_specs(self.path)
+        return FolderRules(self.rules, self.path, self.git + g, self.fisk + f)
+
+    def child(self, name: str) -> FolderRules:
+        """The rules inside the subfolder ``name`` (its own ignore files added)."""
+        return FolderRules(
+            self.rules, f"{self.path.rstrip('/')}/{name}", self.git, self.fisk
+        )._with_own_files()
+
+    def ignored(self, name: str, is_dir: bool) -> bool:
+        """Is the entry ``name`` of this folder ignored (the last matching pattern decides)?"""
+        path = f"{self.path.rstrip('/')}/{name}"
+        verdict = False
+        exclude = self.rules._exclude
+        for spec in (*self.git, *self.fisk, *((exclude,) if exclude is not None else ())):
+            result = spec.verdict(path, is_dir)
+            if result is not None:
+                verdict = result
+        return verdict
+
+
+_EMPTY = _make("\0", [])
+_NO_FILES = (-1, -1, -1, -1)
+
+
+def _split(specs: tuple[_Spec, ...]) -> tuple[tuple[_Spec, ...], tuple[_Spec, ...]]:
+    git, fisk = specs
+    return (() if git is _EMPTY else (git,)), (() if fisk is _EMPTY else (fisk,))
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (st.st_size, st.st_mtime_ns)

@@ -1,0 +1,372 @@
+"""The freshness engine: one update queue per project, drained by one worker thread.
+
+Every front end feeds it paths — the language server from didSave, didChangeWatchedFiles and its
+own watcher, ``fisk-ai knowledge watch`` from its watcher — and asks it for full runs (the first
+index, a reindex). So the same configuration gives the same index from any of them:
+
+* a burst of changed paths becomes one ``update_paths`` pass over just those files, after
+  ``delay`` of quiet (and at least every ``max_delay`` under a steady stream);
+* full runs go through the same worker (this process never competes with itself for the writer
+  lock), a second request joins the run that already does at least as much, and a full run over
+  the configured paths removes documents that lie outside them (``index`` prunes);
+* the writer lock is shared politely with other processes: when it is busy the work is kept and
+  retried; other failures are reported once and retried with bounded backoff; pending paths are
+  never dropped;
+* a running full run can be cancelled (``cancel``), and ``stop`` cancels and joins.
+
+Hooks tell the owner what happened; each is called on the worker thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import Cancelled, IndexLocked, KnowledgeError, StoreError
+from .runs import IndexReporter, IndexStats
+from .watcher import expand
+
+if TYPE_CHECKING:
+    from ..location import Settings
+    from ..vectors.tier import DocumentEmbedder
+
+log = logging.getLogger(__name__)
+
+DELAY = 0.05
+"""Quiet time after the last change before a pass starts (coalesces bursts)."""
+MAX_DELAY = 0.5
+"""A steady stream of changes still gets a pass at least this often."""
+RETRY_DELAY = 0.25
+MAX_RETRY_DELAY = 5.0
+
+
+class RunReporter(IndexReporter):
+    """Progress of one full run (the language server's subclass sends ``$/progress``)."""
+
+    def begin(self) -> None:
+        """The run is about to start (before the lock is taken)."""
+
+    def waiting(self) -> None:
+        """Another writer holds the lock; the run will retry."""
+
+    def end(self, message: str) -> None:
+        """The run finished, failed or was cancelled."""
+
+
+@dataclass
+class QueueHooks:
+    """What the queue tells its owner; every hook is called from the worker thread."""
+
+    reporter: Callable[[], RunReporter] = RunReporter
+    on_locked: Callable[[], None] = lambda: None
+    on_error: Callable[[KnowledgeError], None] = lambda exc: None
+    on_update: Callable[[set[Path], IndexStats], None] = lambda paths, stats: None
+
+
+@dataclass
+class FullRun:
+    rebuild: bool
+    future: Future[IndexStats] = field(default_factory=Future)
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+Indexing = Callable[..., IndexStats]
+"""``index`` / ``update_paths`` of the core facade (injectable for tests)."""
+
+
+class UpdateQueue:
+    """``roots``: what full runs index (default: the configured paths, and then documents outside
+    them are removed, as ``index`` does); changed paths outside the roots are ignored."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        hooks: QueueHooks | None = None,
+        *,
+        roots: tuple[Path, ...] | None = None,
+        delay: float = DELAY,
+        max_delay: float = MAX_DELAY,
+        clock: Callable[[], float] = time.monotonic,
+        embedder: DocumentEmbedder | None = None,
+    ) -> None:
+        from .. import index, update_paths  # the facade (imported late: it imports this module)
+
+        self.settings = settings
+        self.roots = roots
+        self.hooks = hooks or QueueHooks()
+        self.delay = delay
+        self.max_delay = max(max_delay, delay)
+        self.clock = clock
+        self.run_index: Indexing = index
+        self.run_update: Indexing = update_paths
+        self._cond = threading.Condition()
+        self._pending: set[Path] = set()
+        self._first = self._last = 0.0
+        self._full: FullRun | None = None
+        self._running: FullRun | None = None
+        self._working = False
+        self._stopping = False
+        self._stop = threading.Event()
+        self._failures = 0
+        # One embeddings client for the queue's life: its dimension probe is paid once, not on
+        # every save.
+        self._own_embedder = embedder is None
+        self._embedder = embedder
+        if embedder is None and settings.embeddings is not None:
+            from .. import make_embedder
+
+            self._embedder = make_embedder(settings)
+        name = f"fisk-index-{settings.project_root.name}"
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+
+    # -- owner API ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def covers(self, path: Path) -> bool:
+        roots = self.roots if self.roots is not None else self.settings.roots
+        return any(path == root or root in path.parents for root in roots)
+
+    def add(self, paths: Iterable[Path]) -> int:
+        """Queue changed paths that lie under the indexed roots; returns how many were taken."""
+        taken = {p for p in paths if self.covers(p)}
+        if not taken:
+            return 0
+        with self._cond:
+            now = self.clock()
+            if not self._pending:
+                self._first = now
+            self._pending.update(taken)
+            self._last = now
+            self._cond.notify_all()
+        return len(taken)
+
+    def request_full(self, rebuild: bool = False) -> Future[IndexStats]:
+        """Start a full run, or join the one running (or queued) that does at least as much."""
+        with self._cond:
+            running = self._running
+            if (
+                running is not None
+                and not running.future.done()
+                and not running.cancel.is_set()
+                and (running.rebuild or not rebuild)
+            ):
+                return running.future
+            if self._full is None:
+                self._full = FullRun(rebuild)
+                self._cond.notify_all()
+            self._full.rebuild |= rebuild
+            return self._full.future
+
+    def cancel(self) -> bool:
+        """Cancel the running (or queued) full run; True when there was one."""
+        with self._cond:
+            runs = [r for r in (self._running, self._full) if r is not None]
+            if self._full is not None:
+                self._full.future.cancel()
+                self._full = None
+        for run in runs:
+            run.cancel.set()
+        return bool(runs)
+
+    @property
+    def busy(self) -> bool:
+        with self._cond:
+            return self._working or bool(self._pending) or self._full is not None
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until nothing is pending or running (True), or ``timeout`` passes (False)."""
+        with self._cond:
+            return self._cond.wait_for(
+                lambda: (
+                    self._stopping or not (self._working or self._pending or self._full is not None)
+                ),
+                timeout,
+            )
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Cancel a running full run, stop the worker and wait for it."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        self._stop.set()
+        self.cancel()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+        closer = getattr(self._embedder, "close", None)
+        if self._own_embedder and callable(closer) and not self._thread.is_alive():
+            closer()
+
+    # -- worker ---------------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while (job := self._next()) is not None:
+            try:
+                if isinstance(job, FullRun):
+                    self._run_full(job)
+                else:
+                    self._run_update(job)
+            except Exception:  # never let one bad pass kill the queue
+                log.exception("indexing pass failed for %s", self.settings.project_root)
+            finally:
+                with self._cond:
+                    self._working = False
+                    self._running = None
+                    self._cond.notify_all()
+
+    def _next(self) -> FullRun | set[Path] | None:
+        with self._cond:
+            while not self._stopping:
+                if self._full is not None:
+                    self._running, self._full = self._full, None
+                    self._working = True
+                    return self._running
+                if self._pending:
+                    due = min(self._last + self.delay, self._first + self.max_delay)
+                    now = self.clock()
+                    if now >= due:
+                        batch, self._pending = self._pending, set()
+                        self._working = True
+                        return batch
+                    self._cond.wait(due - now)
+                    continue
+                self._cond.wait()
+            return None
+
+    def _requeue(self, batch: set[Path]) -> None:
+        with self._cond:
+            now = self.clock()
+            if not self._pending:
+                self._first = now
+            self._pending.update(batch)
+            self._last = now
+
+    def _backoff(self) -> None:
+        self._failures += 1
+        self._stop.wait(min(RETRY_DELAY * 2 ** min(self._failures - 1, 5), MAX_RETRY_DELAY))
+
+    def _run_update(self, batch: set[Path]) -> None:
+        try:
+            stats = self.run_update(
+                self.settings, expand(batch), embedder=self._embedder, cancel=self._stop
+            )
+        except IndexLocked:
+            self._requeue(batch)
+            self.hooks.on_locked()
+            self._stop.wait(RETRY_DELAY)
+            return
+        except Cancelled:
+            self._requeue(batch)
+            return
+        except Exception as exc:  # keep the changes; report once; retry after a while
+            self._requeue(batch)
+            self._report(exc)
+            self._backoff()
+            return
+        self._failures = 0
+        log.info("updated %d path(s) in %s: %s", len(batch), self.settings.project_root, stats)
+        self.hooks.on_update(batch, stats)
+
+    def _run_full(self, run: FullRun) -> None:
+        reporter = self.hooks.reporter()
+        reporter.begin()
+        message = "cancelled"
+        try:
+            stats = self._full_with_retry(run, reporter)
+        except Exception as exc:
+            cancelled = self._stopping or run.cancel.is_set()
+            message = "cancelled" if cancelled else str(exc)
+            if not cancelled:
+                self._report(exc)
+            run.future.set_exception(exc)
+        else:
+            message = f"{stats.files} files, {stats.chunks} chunks"
+            run.future.set_result(stats)
+        finally:
+            log.info("index run of %s: %s", self.settings.project_root, message)
+            reporter.end(message)
+
+    def _report(self, exc: Exception) -> None:
+        if not isinstance(exc, KnowledgeError):
+            log.error("indexing %s failed", self.settings.project_root, exc_info=exc)
+            exc = StoreError(f"{type(exc).__name__}: {exc}")
+        self.hooks.on_error(exc)
+
+    def _full_with_retry(self, run: FullRun, reporter: RunReporter) -> IndexStats:
+        while True:
+            if run.cancel.is_set():
+                raise Cancelled("index run cancelled; re-running skips files already indexed")
+            try:
+                return self.run_index(
+                    self.settings,
+                    self.roots,
+                    rebuild=run.rebuild,
+                    reporter=reporter,
+                    cancel=run.cancel,
+                    embedder=self._embedder,
+                )
+            except IndexLocked:
+                if self._stopping:
+                    raise
+                self.hooks.on_locked()
+                reporter.waiting()
+                run.cancel.wait(RETRY_DELAY)
+
+
+MIN_DEBOUNCE = 0.1
+
+
+def watch(
+    settings: Settings,
+    roots: tuple[Path, ...] | None = None,
+    *,
+    debounce: float = 2.0,
+    initial: bool = True,
+    stop: threading.Event,
+    hooks: QueueHooks | None = None,
+    on_initial: Callable[[IndexStats], None] = lambda stats: None,
+    on_warn: Callable[[str], None] = lambda message: None,
+) -> None:
+    """``fisk-ai knowledge watch``: an update queue fed by a watcher over ``roots`` (default: the
+    configured paths) until ``stop`` is set. With ``initial``, a full run first (its stats go to
+    ``on_initial``; its error is raised). Changes are coalesced for ``debounce`` seconds."""
+    if debounce < MIN_DEBOUNCE:
+        raise KnowledgeError(f"debounce must be at least {int(MIN_DEBOUNCE * 1000)}ms")
+    wanted = roots if roots is not None else settings.roots
+    existing = tuple(r for r in wanted if r.exists())
+    if not existing:
+        raise KnowledgeError("none of the knowledge paths exist: " + ", ".join(map(str, wanted)))
+    for root in wanted:
+        if not root.exists():
+            on_warn(f"skipping missing path {root}")
+    queue = UpdateQueue(
+        settings, hooks, roots=roots, delay=debounce, max_delay=max(debounce * 5, 2.0)
+    )
+    from .. import ignore_rules
+    from .watcher import Watcher
+
+    rules = ignore_rules(settings)
+    watcher = Watcher(
+        existing, settings.store_dir, queue.add, ignored=rules.ignored, on_warn=on_warn
+    )
+    queue.start()
+    watcher.start()  # before the first run: what changes during it is queued, not lost
+    try:
+        if initial:
+            first = queue.request_full()
+            while not first.done():  # Ctrl-C (``stop``) during the first run cancels it
+                if stop.wait(0.2):
+                    queue.cancel()
+                    return
+            on_initial(first.result())
+        stop.wait()
+    finally:
+        watcher.stop()
+        queue.stop()

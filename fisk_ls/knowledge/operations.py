@@ -1,0 +1,171 @@
+"""Writer-side operations of the core: index runs, path updates, removal and reset, each under
+the writer lock. Adapters reach them through the ``fisk_ls.knowledge`` facade."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from .errors import KnowledgeError
+from .index.ignore import IgnoreRules
+from .index.runs import Indexer, IndexReporter, IndexStats
+from .location import Settings, document_key
+from .reader import make_embedder
+from .store import db_path
+from .vectors.tier import DocumentEmbedder
+from .writer import Writer, open_writer
+
+
+def ignore_rules(settings: Settings) -> IgnoreRules:
+    """The project's ignore rules (.gitignore, .fiskignore, ``exclude``): walk, watcher, didSave.
+
+    Build it once per watcher or server project and ask ``.ignored(path)`` per event; it re-reads
+    an ignore file when that file changes.
+    """
+    return IgnoreRules.for_project(settings.project_root, settings.exclude)
+
+
+def index(
+    settings: Settings,
+    roots: Iterable[Path] | None = None,
+    *,
+    rebuild: bool = False,
+    dry_run: bool = False,
+    wait: float = 0.0,
+    reporter: IndexReporter | None = None,
+    cancel: threading.Event | None = None,
+    embedder: DocumentEmbedder | None = None,
+) -> IndexStats:
+    """One index run under the writer lock.
+
+    Over the configured paths (``roots`` None) it is a full run: documents outside those paths
+    are removed too, so the same configuration gives the same index from every front end. Over
+    explicit ``roots`` only documents under them are reconciled. With embeddings configured,
+    ``embedder`` (default: one built from the settings) embeds new and changed chunks.
+    """
+    with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
+        indexer = Indexer(
+            w,
+            settings.project_root,
+            reporter=reporter,
+            cancel=cancel,
+            embedder=emb,
+            ignore=ignore_rules(settings),
+        )
+        if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
+            return indexer.run(settings.roots, rebuild=True)
+        stats = indexer.run(
+            tuple(roots) if roots is not None else settings.roots,
+            rebuild=rebuild,
+            dry_run=dry_run,
+        )
+        if roots is None and not rebuild:
+            outside = _outside(w, settings)
+            if not dry_run:
+                indexer.remove(outside)
+            stats.removed += len(outside)
+        return stats
+
+
+def update_paths(
+    settings: Settings,
+    paths: Iterable[Path],
+    *,
+    wait: float = 0.0,
+    embedder: DocumentEmbedder | None = None,
+    cancel: threading.Event | None = None,
+) -> IndexStats:
+    """Re-index just these files (saved, created, deleted, renamed) under the writer lock.
+
+    An index with an older layout is rebuilt whole instead."""
+    with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
+        indexer = Indexer(
+            w, settings.project_root, embedder=emb, cancel=cancel, ignore=ignore_rules(settings)
+        )
+        if w.outdated:
+            return indexer.run(settings.roots, rebuild=True)
+        return indexer.update_paths(paths)
+
+
+class Removal(tuple[list[str], list[str]]):
+    """What ``remove`` did: (removed document keys, requested paths that matched nothing)."""
+
+    @property
+    def removed(self) -> list[str]:
+        return self[0]
+
+    @property
+    def missing(self) -> list[str]:
+        return self[1]
+
+
+def remove(settings: Settings, paths: Iterable[str], *, cwd: Path | None = None) -> Removal | None:
+    """Remove documents (files, or every document under a folder) from the index; None when
+    the index is not built. ``paths`` are as a person typed them (relative to ``cwd``) or
+    document keys."""
+    requested = list(paths)
+    if not db_path(settings.store_dir).exists():
+        return None
+    base = (cwd or Path.cwd()).resolve()
+    keys: list[str] = []
+    for typed in requested:
+        try:
+            keys.append(document_key(base / typed, settings.project_root))
+        except KnowledgeError:
+            keys.append(typed)
+    with open_writer(settings.store_dir) as w:
+        removed = Indexer(w, settings.project_root).remove(keys)
+    missing = [
+        typed
+        for typed, key in zip(requested, keys, strict=True)
+        if not any(r == key or r.startswith(key.rstrip("/") + "/") or not key for r in removed)
+    ]
+    return Removal((removed, missing))
+
+
+def reset(settings: Settings, *, force: bool) -> tuple[int, int] | None:
+    """Empty the index; (documents, chunks) it held, or None when there is no index.
+
+    Without ``force`` nothing is deleted and KnowledgeError says how much would be."""
+    if not db_path(settings.store_dir).exists():
+        return None
+    with open_writer(settings.store_dir) as w:
+        docs, chunks = w.counts()
+        if not force:
+            raise KnowledgeError(
+                f"this deletes {docs} documents and {chunks} chunks from {settings.store_dir}; "
+                "re-run with --force"
+            )
+        w.reset()
+    return docs, chunks
+
+
+def _outside(writer: Writer, settings: Settings) -> list[str]:
+    """Indexed documents that no configured path covers (the paths were narrowed). A path that
+    is missing right now (a checkout in progress) still covers what was indexed under it."""
+    covered: list[str] = []
+    for root in settings.roots:
+        key = document_key(root, settings.project_root)
+        if not key:
+            return []
+        covered.append(key)
+    rows = writer.conn.execute(f"SELECT path FROM {writer.manifest.tables.documents}")
+    paths = [str(path) for (path,) in rows]
+    return [p for p in paths if not any(p == k or p.startswith(f"{k}/") for k in covered)]
+
+
+@contextlib.contextmanager
+def _embedder(
+    settings: Settings, given: DocumentEmbedder | None
+) -> Iterator[DocumentEmbedder | None]:
+    if given is not None or settings.embeddings is None:
+        yield given
+        return
+    client = make_embedder(settings)
+    try:
+        yield client
+    finally:
+        if client is not None:
+            client.close()

@@ -1,0 +1,295 @@
+"""The settings contract: every setting, its limits and default, defined once.
+
+agent.yaml (``config.py``), the language server's options (``lsp/options.py``), the CLI's flags,
+the ``knowledge_search`` tool and MCP all read their limits from here, and
+``settings.schema.json`` beside this file is generated from it (``python -m
+fisk_ls.knowledge.settings_schema --write``; a test fails when the checked-in file is stale) for
+the VS Code ``package.json`` and the Neovim plugin.
+
+One behaviour per boundary for a value out of range:
+
+- a *request* (CLI flag, LSP command argument, tool/MCP argument): :class:`SettingError`, a
+  clear error naming the limit (:func:`check_top_k`, :func:`check_query`);
+- *agent.yaml*: a :class:`ConfigError` naming the file, the key and the limit;
+- the language server's *initializationOptions / configuration*: the field keeps its default
+  and one message names every bad field (:func:`check_value` returns the problem, the caller
+  collects them).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import ConfigError
+
+Kind = Literal["integer", "number", "string", "boolean", "array"]
+SCHEMA_FILE = Path(__file__).with_name("settings.schema.json")
+
+
+class SettingError(ConfigError):
+    """A request argument is out of the contract's range (the message names the limit)."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its agent.yaml name, its camelCase wire name, its type and limits."""
+
+    name: str
+    wire: str
+    kind: Kind
+    description: str
+    default: Any = None
+    minimum: float | None = None
+    maximum: float | None = None
+    max_length: int | None = None
+    items: Kind | None = None
+
+    def limits(self) -> str:
+        """The allowed values in words, for error messages."""
+        noun = {"integer": "an integer", "number": "a number"}.get(self.kind, self.kind)
+        if self.minimum is not None and self.maximum is not None:
+            return f"{noun} from {_num(self.minimum)} to {_num(self.maximum)}"
+        if self.minimum is not None:
+            return f"{noun} of at least {_num(self.minimum)}"
+        if self.kind == "string" and self.max_length is not None:
+            return f"a string of at most {self.max_length:,} characters"
+        if self.kind == "array":
+            return f"a list of {self.items}s"
+        return {"boolean": "true or false"}.get(self.kind, noun)
+
+    def json_schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.kind, "description": self.description}
+        if self.items is not None:
+            out["items"] = {"type": self.items}
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        if self.max_length is not None:
+            out["maxLength"] = self.max_length
+        if self.default is not None:
+            out["default"] = self.default
+        return out
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+TOP_K = Setting(
+    "top_k", "topK", "integer", "How many sections a search returns.", 5, minimum=1, maximum=20
+)
+MAX_INJECTED_TOKENS = Setting(
+    "max_injected_tokens",
+    "maxInjectedTokens",
+    "integer",
+    "Budget of the knowledge_search tool's whole answer, in tokens (about 4 characters each).",
+    6000,
+    minimum=1,
+    maximum=1_000_000,
+)
+QUERY = Setting(
+    "query",
+    "query",
+    "string",
+    "A search query (CLI, language server, knowledge_search, MCP).",
+    max_length=2000,
+)
+PATHS = Setting(
+    "paths",
+    "paths",
+    "array",
+    "Folders or files to index, relative to the project root (default: the root).",
+    items="string",
+)
+EXCLUDE = Setting(
+    "exclude",
+    "exclude",
+    "array",
+    "Extra ignore patterns in .gitignore syntax, relative to the project root "
+    "(on top of .gitignore and .fiskignore).",
+    items="string",
+)
+WATCH = Setting(
+    "watch", "watch", "boolean", "Re-index files as they change on disk (language server).", True
+)
+WORKSPACE_SYMBOLS = Setting(
+    "workspace_symbols",
+    "workspaceSymbols",
+    "boolean",
+    "Offer document sections as workspace symbols (language server).",
+    True,
+)
+
+# -- embeddings (the optional vector tier) ----------------------------------------------------
+# The embed helper's provider / model_path fields join this tuple; the JSON file follows.
+BASE_URL = Setting(
+    "base_url",
+    "baseUrl",
+    "string",
+    "OpenAI-compatible embeddings endpoint, e.g. http://127.0.0.1:8080/v1.",
+)
+MODEL = Setting("model", "model", "string", "Embedding model name the server knows.")
+API_KEY_ENV = Setting(
+    "api_key_env", "apiKeyEnv", "string", "Name of an environment variable holding the API key."
+)
+TIMEOUT = Setting(
+    "timeout",
+    "timeout",
+    "number",
+    "Seconds an index-time embeddings request may take (agent.yaml also takes 30s, 500ms, 2m).",
+    30.0,
+    minimum=0.1,
+    maximum=3600,
+)
+QUERY_TIMEOUT = Setting(
+    "query_timeout",
+    "queryTimeout",
+    "number",
+    "Seconds a query embedding may take before the search falls back to lexical only.",
+    2.0,
+    minimum=0.05,
+    maximum=60,
+)
+QUERY_PREFIX = Setting(
+    "query_prefix", "queryPrefix", "string", "Text put before every query (e.g. 'query: ')."
+)
+DOCUMENT_PREFIX = Setting(
+    "document_prefix",
+    "documentPrefix",
+    "string",
+    "Text put before every chunk embedded (e.g. 'passage: ').",
+)
+
+EMBEDDINGS: tuple[Setting, ...] = (
+    BASE_URL,
+    MODEL,
+    API_KEY_ENV,
+    TIMEOUT,
+    QUERY_TIMEOUT,
+    QUERY_PREFIX,
+    DOCUMENT_PREFIX,
+)
+EMBEDDINGS_REQUIRED = ("baseUrl", "model")
+
+EDITOR_SETTINGS: tuple[Setting, ...] = (PATHS, EXCLUDE, TOP_K, WATCH, WORKSPACE_SYMBOLS)
+"""The language server's ``fisk`` section (besides ``embeddings``), in schema order."""
+
+AGENT_ONLY: tuple[Setting, ...] = (MAX_INJECTED_TOKENS,)
+"""Settings only agent.yaml has (the tool's budget means nothing to an editor)."""
+
+
+# -- checks -------------------------------------------------------------------------------------
+
+
+def check_value(setting: Setting, value: object) -> str | None:
+    """None when ``value`` fits ``setting``, else what is wrong ("expected …, got …")."""
+    ok: bool
+    if setting.kind == "integer":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif setting.kind == "number":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    elif setting.kind == "boolean":
+        ok = isinstance(value, bool)
+    elif setting.kind == "string":
+        ok = isinstance(value, str)
+    else:
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if ok and isinstance(value, int | float):
+        if setting.minimum is not None and value < setting.minimum:
+            ok = False
+        if setting.maximum is not None and value > setting.maximum:
+            ok = False
+    if ok and isinstance(value, str) and setting.max_length is not None:
+        ok = len(value) <= setting.max_length
+    if ok:
+        return None
+    long_text = isinstance(value, str) and len(value) > 80
+    shown = f"{len(value):,} characters" if long_text else repr(value)  # type: ignore[arg-type]
+    return f"expected {setting.limits()}, got {shown:.100}"
+
+
+def check_top_k(value: object, flag: str = "top_k") -> int | None:
+    """A requested hit count: None (use the configured one) or 1–20; SettingError otherwise."""
+    if value is None:
+        return None
+    if problem := check_value(TOP_K, value):
+        raise SettingError(f"{flag}: {problem}")
+    assert isinstance(value, int)
+    return value
+
+
+def check_query(value: object, name: str = "query") -> str:
+    """A query string of at most 2,000 characters; SettingError otherwise.
+
+    A blank query is allowed here (the search answers ``no_terms``); the model-facing tool
+    additionally refuses it, so a model learns to send words.
+    """
+    if not isinstance(value, str):
+        raise SettingError(f"{name}: expected a string")
+    if problem := check_value(QUERY, value):
+        raise SettingError(f"{name}: {problem}; shorten it")
+    return value
+
+
+def resolve_top_k(value: int | None, default: int = TOP_K.default) -> int:
+    """The hit count to use: ``value`` when given (checked), else ``default``."""
+    checked = check_top_k(value)
+    return default if checked is None else checked
+
+
+# -- the JSON Schema ----------------------------------------------------------------------------
+
+
+def json_schema() -> dict[str, Any]:
+    """The editors' ``fisk`` settings object as JSON Schema (draft 2020-12), camelCase names."""
+    props: dict[str, Any] = {s.wire: s.json_schema() for s in EDITOR_SETTINGS}
+    props["embeddings"] = {
+        "type": "object",
+        "description": "The optional vector tier; without it search is lexical (BM25) only.",
+        "properties": {s.wire: s.json_schema() for s in EMBEDDINGS},
+        "required": list(EMBEDDINGS_REQUIRED),
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "fisk-ls settings",
+        "description": (
+            "The language server's `fisk` settings (initializationOptions and "
+            "workspace/configuration). Generated from fisk_ls/knowledge/settings_schema.py; "
+            "do not edit by hand. $defs holds the request limits and agent.yaml-only settings."
+        ),
+        "type": "object",
+        "properties": props,
+        "$defs": {
+            "query": QUERY.json_schema(),
+            **{s.wire: s.json_schema() for s in AGENT_ONLY},
+        },
+    }
+
+
+def render_schema() -> str:
+    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``--write`` regenerates settings.schema.json; ``--check`` exits 1 when it is stale."""
+    args = sys.argv[1:] if argv is None else argv
+    text = render_schema()
+    if args == ["--write"]:
+        SCHEMA_FILE.write_text(text, encoding="utf-8")
+        return 0
+    if args == ["--check"]:
+        stale = not SCHEMA_FILE.is_file() or SCHEMA_FILE.read_text(encoding="utf-8") != text
+        if stale:
+            print(f"{SCHEMA_FILE} is stale: python -m fisk_ls.knowledge.settings_schema --write")
+        return 1 if stale else 0
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""Lean start-up: each command imports only what it uses (issue: speed round 2)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+PROBE = """
+import contextlib, io, json, sys
+from fisk_ls.cli.app import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+    main(sys.argv[1:])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+NEVER_FOR_SEARCH = (
+    "multiprocessing",
+    "concurrent.futures.process",
+    "fisk_ls.knowledge.index.runs",
+    "fisk_ls.knowledge.writer",
+    "rich",
+    "rich.progress",
+    "yaml",
+    "watchfiles",
+    "pygls",
+    "mcp",
+)
+
+
+def modules_after(cwd: Path, *args: str) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return set(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def test_search_imports_no_indexer_and_no_yaml_without_agent_yaml(
+    project: Path, store_base: Path
+) -> None:
+    from fisk_ls.knowledge import index, resolve_settings
+
+    index(resolve_settings(cwd=project, store_base=store_base))
+    loaded = modules_after(project, "knowledge", "search", "backpressure", "--json")
+    assert "fisk_ls.knowledge.reader" in loaded  # it really searched
+    assert not [m for m in NEVER_FOR_SEARCH if m in loaded]
+
+
+def test_help_imports_no_core_beyond_settings(project: Path) -> None:
+    loaded = modules_after(project, "--help")
+    assert not [m for m in (*NEVER_FOR_SEARCH, "apsw", "fisk_ls.knowledge.reader") if m in loaded]
