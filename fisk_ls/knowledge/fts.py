@@ -313,12 +313,26 @@ def _plain_terms(text: str) -> list[str]:
     return list(dict.fromkeys(kept))
 
 
+_DEFINITION = re.compile(
+    r"^\s*(?:what|who)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:an?\s+|the\s+)?(?P<term>.+?)"
+    r"(?:\s+(?:in|of|for|within|inside|on)\s+.+)?\s*\??\s*$"
+    r"|^\s*what\s+(?:does|do)\s+(?P<abbr>.+?)\s+(?:stand\s+for|mean)\s*\??\s*$"
+    r"|^\s*(?:define|definition\s+of|meaning\s+of)\s+(?:an?\s+|the\s+)?(?P<def>.+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
 def heading_terms(text: str) -> list[str]:
     """The words of a short query that a section heading would be (stop words dropped, at most
-    four; none for CJK or longer queries): "what is a span" → ["span"]."""
+    four; none for CJK or longer queries): "what is a span" → ["span"]. A definitional question
+    names its term: "what is a connector in the collector" → ["connector"], "what does OTLP
+    stand for" → ["otlp"]."""
     text = strip_controls(text[:MAX_QUERY_CHARS])
     if has_cjk(text):
         return []
+    m = _DEFINITION.match(text)
+    if m is not None:
+        text = m.group("term") or m.group("abbr") or m.group("def") or text
     plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(text)]
     kept = [w for w in plain if w not in STOP_WORDS]
     return kept if 1 <= len(kept) <= 4 else []

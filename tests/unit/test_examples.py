@@ -60,6 +60,33 @@ DOCS = {
         Attributes are key-value pairs that contain metadata that you can use to annotate a
         span. {FILLER * 2}
         """,
+    "docs/collector/architecture.md": f"""\
+        ---
+        title: Architecture
+        ---
+
+        The OpenTelemetry Collector is an executable file that can receive telemetry, process
+        it, and export it to multiple targets. {FILLER * 2}
+
+        ## Pipelines
+
+        A pipeline defines a path that data follows in the Collector: from reception, to
+        processing, to exporting. {FILLER * 2}
+
+        ## Connectors
+
+        A connector joins two pipelines: it is an exporter of one and a receiver of the other.
+        {FILLER * 2}
+        """,
+    "blog/2024/connectors.md": f"""\
+        # Connectors in the collector
+
+        ## Why we use connectors
+
+        Our collector uses a connector in the collector to count spans; the connector in the
+        collector feeds a metrics pipeline, and every collector runs one connector.
+        {FILLER * 2}
+        """,
     "blog/2025/logging-and-you.md": f"""\
         ---
         title: OpenTelemetry Logging and You
@@ -259,6 +286,14 @@ def test_what_is_a_span_reaches_the_defining_section_first(knowledge: Knowledge)
     assert hits[0].path == "docs/concepts/signals/traces.md"
     assert "A **span** represents" in hits[0].text
     assert "Spans" in hits[0].section
+
+
+def test_a_definitional_question_with_context_reaches_the_defined_term(
+    knowledge: Knowledge,
+) -> None:
+    hits = knowledge.search("what is a connector in the collector", top_k=5).hits
+    assert hits[0].path == "docs/collector/architecture.md"
+    assert "A connector joins two pipelines" in hits[0].text
 
 
 def test_collector_exporter_batch_processor_finds_the_configuration_page(

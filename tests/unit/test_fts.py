@@ -194,3 +194,15 @@ def test_the_core_cut_is_the_front_ends_limit() -> None:
 
     assert QUERY.max_length == MAX_QUERY_CHARS
     assert query_terms("zz " * MAX_QUERY_CHARS + " tail") == ["zz"]
+
+
+def test_heading_terms_of_definitional_questions() -> None:
+    from fisk_ls.knowledge.fts import heading_terms
+
+    assert heading_terms("what is a span") == ["span"]
+    assert heading_terms("what is a connector in the collector") == ["connector"]
+    assert heading_terms("What does OTLP stand for?") == ["otlp"]
+    assert heading_terms("define resource detectors") == ["resource", "detectors"]
+    assert heading_terms("tail sampling") == ["tail", "sampling"]
+    assert heading_terms("how do I configure the tail sampling processor in a gateway") == []
+    assert heading_terms("什么是 span") == []
