@@ -9,6 +9,9 @@ The store is opened read-only once (``Knowledge``) and shared by every session: 
 after the server started is found on the next call, and searches run in worker threads, a few
 at a time, so concurrent calls are safe and never block the event loop. stdout belongs to the
 stdio protocol: everything this module says goes to stderr.
+
+Over 400 lines on purpose: exposure, the handlers and the transports of one server are read
+together (the HTTP limits already live in http_limits.py).
 """
 
 from __future__ import annotations

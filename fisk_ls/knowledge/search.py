@@ -9,6 +9,9 @@ key, an unknown model, another dimension, another identity) is raised, so it get
 The query is embedded (:func:`embed_query`) *before* the read snapshot is opened, so no WAL
 snapshot or connection is held while the embeddings server thinks; the identity and dimension
 are checked inside the snapshot, where the manifest is known.
+
+Over 400 lines on purpose: retrieval, fusion and hit assembly of one query; term statistics
+are in lexical.py and KNN in vectors/knn.py.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ Packing: blocks of one section are packed up to ``TARGET_CHARS``; a paragraph lo
 boundaries and every piece is re-wrapped in the opening and closing fence, so each piece is still
 a valid code block. Sizes are counted in characters (code points), so a split can never cut a
 UTF-8 sequence.
+
+Over 400 lines on purpose: packing and labels are one algorithm (where a chunk ends and what it
+is called); the block scanner is in blocks.py.
 """
 
 from __future__ import annotations

@@ -17,6 +17,9 @@ index, a reindex). So the same configuration gives the same index from any of th
   embeds the backlog behind them, kicked after every pass (backfill.py).
 
 Hooks tell the owner what happened; each is called on the worker thread.
+
+Over 400 lines on purpose: the queue and ``watch()``, the loop that composes it with a watcher
+for ``knowledge watch``, change together.
 """
 
 from __future__ import annotations

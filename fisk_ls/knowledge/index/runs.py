@@ -13,6 +13,9 @@
   background worker, backfill.py). A rebuild of a hybrid index embeds its backlog before the
   switch, so readers never see fewer vectors than before; a rebuild of a lexical index switches
   first (readers gain lexical results at once, vectors as they come).
+
+Over 400 lines on purpose: the full, update, rebuild and drain paths share one transaction
+discipline; reading is in files.py and the worker side in examine.py.
 """
 
 from __future__ import annotations
