@@ -24,6 +24,8 @@ SKIP: dict[str, str] = {
     "python3 -m build": "downloads the build backend (network); scripts/wheel.sh runs it in CI",
     "code --install-extension": "needs VS Code and a built .vsix",
     "bash bench/run.sh": "minutes of benchmarks over the shared corpora",
+    "bash bench/install_peers.sh": "installs qmd and Node 22 from npm, ripgrep from apt (network)",
+    ".venv/bin/python bench/peers.py": "minutes of benchmarks beside qmd over the shared corpora",
     "fisk-ai mcp --http": "a long-running server; tests/mcp/test_http.py runs it",
     "export FISK_MCP_TOKEN": "only feeds the skipped MCP server line after it",
 }
