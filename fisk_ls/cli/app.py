@@ -251,14 +251,17 @@ def reset_cmd(obj: Context, force: bool) -> None:
     """Empty the index (asks for --force)."""
     from ..knowledge import reset
 
-    counts = reset(obj.settings(), force=force)
+    notes: list[str] = []
+    counts = reset(obj.settings(), force=force, notes=notes)
     if counts is None:
         _soft(obj, "no knowledge index to reset", documents=0, chunks=0)
         return
     docs, chunks = counts
     if obj.as_json:
-        emit_json({"reset": True, "documents": docs, "chunks": chunks})
+        emit_json({"reset": True, "documents": docs, "chunks": chunks, "notes": notes})
     else:
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
         click.echo(f"reset: removed {docs} documents and {chunks} chunks")
 
 

@@ -116,9 +116,30 @@ def knowledge_command(fn: F) -> F:
             fail(obj, str(exc), code=130)
         except KnowledgeError as exc:
             fail(obj, str(exc))
+        except Exception as exc:  # SQLite and OS errors: one line naming the fix, never a trace
+            if not _is_store_error(exc):
+                raise
+            fail(obj, _store_message(obj, exc))
 
     functools.update_wrapper(wrapper, fn)
     return shared_options()(click.pass_context(wrapper))  # type: ignore[return-value]
+
+
+def _is_store_error(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return True
+    apsw = sys.modules.get("apsw")
+    return apsw is not None and isinstance(exc, apsw.Error)
+
+
+def _store_message(obj: Context, exc: BaseException) -> str:
+    from ..knowledge.store import db_path, explain
+
+    try:
+        path = db_path(obj.settings().store_dir)
+    except Exception:  # the settings themselves failed: name no path
+        path = Path("knowledge.db")
+    return str(explain(exc, path))
 
 
 def fail(obj: Context, message: str, code: int = 1) -> None:
