@@ -106,7 +106,11 @@ async def test_reindex_joins_and_shutdown_leaves_nothing_behind(tmp_path: Path) 
         assert first == second
         assert first["files"] == 1200 and first["added"] == 1200
         assert set(first) == {"files", "added", "updated", "skipped", "removed", "chunks"}
-        assert ended_runs(client) == 2
+
+        async def both_ended() -> bool:  # the end of a run's progress may trail its result
+            return ended_runs(client) == 2
+
+        await poll(both_ended, timeout=30)
 
         pending = asyncio.ensure_future(
             command(client, "fisk.knowledge.reindex", {"rebuild": True})
