@@ -98,11 +98,23 @@ def loadavg() -> list[float]:
 
 
 def mirror(src: Path, name: str) -> Path:
+    """A hard-link copy of ``src`` that is a project of its own: the mirror lies inside this
+    repository, so without a ``.git`` of its own fisk-ls would take the repository's top as the
+    project root and index this checkout instead of the corpus."""
     dest = BENCH / "corpora" / name
     if not dest.exists():
         dest.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["cp", "-al", str(src), str(dest)], check=True)
-    return dest
+    dest.chmod(dest.stat().st_mode | 0o200)  # the mirror's own folder, not the corpus's
+    return own_project(dest)
+
+
+def own_project(folder: Path) -> Path:
+    """Make ``folder`` (under .bench/, inside this repository) the top of a repository of its
+    own, so fisk-ls takes it as the project root."""
+    if not (folder / ".git").exists():
+        subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    return folder
 
 
 def pick_target(root: Path) -> Path:
@@ -176,6 +188,8 @@ def measure_corpus(
         if rs
     }
     stats = json.loads(cold["fisk"][-1].stdout)
+    if int(stats.get("files", 0)) < files:
+        raise SystemExit(f"fisk-ls indexed {stats.get('files')} files of {root}, not {files}")
     res["fisk_index"] = {k: stats.get(k) for k in ("files", "chunks") if k in stats} or stats
     res["size_bytes"] = {"fisk": dir_bytes(fisk_store), "floor": dir_bytes(floor_store)}
     if tools.qmd:
@@ -376,6 +390,7 @@ def startup(tools: Tools, runs: int) -> dict[str, Any]:
     home = WORK[0] / "startup-qmd"
     proj = WORK[0] / "startup-fisk"
     proj.mkdir(parents=True, exist_ok=True)
+    own_project(proj)
     (proj / "a.md").write_text("# Jam\n\nMarmalade is made from citrus fruit.\n")
     env = fisk_env(WORK[0] / "startup-fisk-store")
     run([FISK, "knowledge", "index"], cwd=proj, env=env)

@@ -146,10 +146,13 @@ def fts_flush_sql(generation: int) -> tuple[str, str]:
     """The two statements that move every pending chunk of a generation into its FTS table
     (run them in this order, inside the transaction, just before its commit)."""
     n = names(generation)
+    # CROSS JOIN keeps the pending table as the outer loop: with a plain JOIN, once ANALYZE
+    # (PRAGMA optimize) has counted the chunks, the planner scanned all of them for each
+    # commit (0.13 s per commit on 150k chunks, even with nothing pending).
     return (
         f"INSERT INTO {n.fts}(rowid, section, body, cjk, doc) "
         f"SELECT c.id, c.section, c.body, c.cjk, c.doc FROM {n.pending} AS p "
-        f"JOIN {n.chunks} AS c ON c.id = p.id ORDER BY p.id",
+        f"CROSS JOIN {n.chunks} AS c ON c.id = p.id ORDER BY p.id",
         f"DELETE FROM {n.pending}",
     )
 
