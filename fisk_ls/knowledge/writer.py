@@ -176,8 +176,12 @@ class Writer:
     def flush_fts(self) -> None:
         """Move every chunk written since the last commit into its generation's FTS table (one
         ``INSERT … SELECT`` per generation: FTS5's cost is per statement, not per row). Called
-        inside the transaction just before it commits; cheap when nothing is pending."""
+        inside the transaction just before it commits. Nothing pending costs one probe (the two
+        statements would make an empty commit a write: ~3 ms each on a 150k-chunk index)."""
         for generation in sorted(self._pending):
+            probe = f"SELECT 1 FROM {schema.names(generation).pending} LIMIT 1"
+            if self.conn.execute(probe).fetchone() is None:
+                continue
             for sql in schema.fts_flush_sql(generation):
                 self.conn.execute(sql)
 
