@@ -225,24 +225,37 @@ H.run("precise_spec", function()
     end)
     local e = spec.source.items[1]
     local last = vim.fn.readfile(ops)[drain + 1]
-    H.eq({ drain, 1, drain + 1, #last }, { e.lnum, e.col, e.end_lnum, e.end_col }, "region")
+    H.eq({ drain, 1, drain + 1, #last + 1 }, { e.lnum, e.col, e.end_lnum, e.end_col }, "region (end_col exclusive)")
     H.eq(ops, e.path, "path")
   end)
 
   H.test("fzf-lua: path:line:col lines, and its previewer subclass highlights every matched line", function()
     local opts, lines
     -- a stand-in for fzf-lua's class: extend() gives a subclass whose .super is the parent
-    local function class(parent)
-      local c = setmetatable({}, { __index = parent })
-      c.__index, c.super = c, parent
-      c.extend = function(self)
-        return class(self)
+    -- fzf-lua's class (rxi/classic): extend() copies the metamethods, sets super; calling a
+    -- class makes an instance and runs its :new()
+    local Object = {}
+    Object.__index = Object
+    Object.new = function() end
+    function Object:extend()
+      local cls = {}
+      for k, v in pairs(self) do
+        if k:find("__") == 1 then
+          cls[k] = v
+        end
       end
-      return c
+      cls.__index, cls.super = cls, self
+      return setmetatable(cls, self)
     end
-    local base = class(nil)
-    base.new = function(self)
-      return self
+    function Object:__call(...)
+      local obj = setmetatable({}, self)
+      obj:new(...)
+      return obj
+    end
+    local base = Object:extend()
+    local base_new
+    base.new = function(_, o, o2)
+      base_new = { o, o2 }
     end
     local base_called
     base.set_cursor_hl = function()
@@ -255,15 +268,20 @@ H.run("precise_spec", function()
         end,
       },
       ["fzf-lua.previewer.builtin"] = { buffer_or_file = base },
+      ["fzf-lua.config"] = { globals = { previewers = { builtin = { syntax_limit_b = 7, _ctor = "the builtin's" } } } },
     }, function()
       require("fisk.pickers.fzf_lua").pick({ item }, { title = "t", options = {} }, function() end)
     end)
     H.match(lines[1], ("^ops%%.md:%d:1: Operations > Restarts │ To «drain»"):format(drain), "line")
     H.eq(root, opts.cwd, "cwd")
-    H.assert(type(opts.previewer) == "table", "a previewer class: " .. vim.inspect(opts.previewer))
+    local spec = opts.previewer
+    H.assert(type(spec) == "table" and type(spec._ctor) == "function", "a previewer spec: " .. vim.inspect(spec))
+    H.eq(7, spec.syntax_limit_b, "the user's builtin previewer options are kept")
     local win = vim.api.nvim_get_current_win()
     vim.fn.clearmatches(win)
-    local previewer = setmetatable({ win = { preview_winid = win } }, opts.previewer)
+    local previewer = spec._ctor()(spec, { cwd = root }) -- as fzf-lua's Previewer.new does
+    H.eq({ spec, { cwd = root } }, base_new, "the builtin's new() gets the spec and the options")
+    previewer.win = { preview_winid = win }
     previewer:set_cursor_hl({ path = "ops.md", line = drain, col = 1 })
     H.assert(base_called, "the builtin set_cursor_hl still runs")
     local pos = {}

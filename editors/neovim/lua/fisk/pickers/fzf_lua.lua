@@ -6,8 +6,10 @@ local M = {}
 
 M.hl_group = "FiskMatchedLines"
 
---- The builtin file previewer, extended to highlight item.lnum..item.end_lnum of the entry shown;
---- nil when fzf-lua's previewer classes are not there (then its plain "builtin" is used).
+--- The builtin file previewer, extended to highlight item.lnum..item.end_lnum of the entry shown,
+--- as a previewer spec: the user's builtin previewer options with `_ctor` returning the subclass
+--- (how fzf-lua instantiates previewers: `spec._ctor()(spec, opts)`). nil when fzf-lua's
+--- previewer classes are not there (then its plain "builtin" is used).
 ---@param find fun(path: string, line: integer): fisk.Item?
 function M.previewer(find)
   local ok, builtin = pcall(require, "fzf-lua.previewer.builtin")
@@ -15,9 +17,8 @@ function M.previewer(find)
     return nil
   end
   local Previewer = builtin.buffer_or_file:extend()
-  function Previewer:new(o, opts, fzf_win)
-    Previewer.super.new(self, o, opts, fzf_win)
-    setmetatable(self, Previewer)
+  function Previewer:new(...)
+    Previewer.super.new(self, ...)
     return self
   end
   function Previewer:set_cursor_hl(entry)
@@ -35,7 +36,15 @@ function M.previewer(find)
       vim.fn.matchaddpos(M.hl_group, lines, 10)
     end)
   end
-  return Previewer
+  local has_config, config = pcall(require, "fzf-lua.config")
+  local defaults = has_config and type(config.globals) == "table" and config.globals.previewers
+  local spec = vim.tbl_extend("force", {}, type(defaults) == "table" and defaults.builtin or {}, {
+    _ctor = function()
+      return Previewer
+    end,
+  })
+  spec.new, spec._new = nil, nil -- fzf-lua prefers these over _ctor
+  return spec
 end
 
 ---@param items fisk.Item[]

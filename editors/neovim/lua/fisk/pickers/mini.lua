@@ -16,8 +16,8 @@ function M.pick(items, opts, on_choice)
       lnum = item.lnum,
       col = 1,
       end_lnum = item.end_lnum,
-      -- end_col is inclusive: the last byte of the last matched line
-      end_col = math.max(#location.line_text(item.filename, item.end_lnum), 1),
+      -- 1-based, exclusive (MiniPick-source-items): just past the last matched line's last byte
+      end_col = #location.line_text(item.filename, item.end_lnum) + 1,
       fisk = item,
     }
   end, items)
