@@ -32,8 +32,8 @@ def test_a_flat_vector_list_cannot_outvote_a_clear_lexical_order() -> None:
     # noise; RRF would count it as much as the lexical ranks, the score fusion barely does.
     lexical = [(1, -9.0), (2, -3.0), (3, -2.0)]
     vector = [(3, 0.310), (2, 0.305), (9, 0.300)]
-    assert [cid for cid, _ in fuse(lexical, vector)][0] == 1
-    assert [cid for cid, _ in rrf([[1, 2, 3], [3, 2, 9]])][0] != 1
+    assert fuse(lexical, vector)[0][0] == 1
+    assert rrf([[1, 2, 3], [3, 2, 9]])[0][0] != 1
 
 
 def test_a_strong_semantic_match_lifts_a_weak_lexical_one() -> None:
