@@ -10,7 +10,7 @@ The store is the one ``devset.py --builtin MODEL_DIR --store-base /abs/devstore`
 replaces ``search._fuse`` (and, for score fusion, ``search.vector_ids`` so the cosine of each
 vector candidate is known) while the questions run. The rules:
 
-* ``lexical``, ``vector``: one arm alone (the vector arm's list fused with itself is its order);
+* ``lexical``, ``vector``: one arm alone; ``core``: the core's own ``search.fuse``;
 * ``rrf60`` (today's default), ``rrf20``, ``rrf100``: plain RRF with that k;
 * ``wlex2`` / ``wvec2``: weighted RRF k=60, the lexical / vector list counted twice;
 * ``score50`` / ``score30``: convex score fusion, BM25 / best BM25 and (cos - floor) / (best -
@@ -49,6 +49,7 @@ Fuse = Callable[[Lex, list[int]], tuple[list[tuple[int, float]], dict[int, dict[
 FUSE0 = S._fuse  # today's rule
 _COS: dict[int, float] = {}  # the last vector search's cosines (score fusion)
 _QUERY = [""]  # the query being searched (cjkgate)
+_FANOUT = [0]  # vector candidates (0: the core's FANOUT)
 
 
 def _ranks(lexical: Lex, vector: list[int]) -> dict[int, dict[str, int]]:
@@ -70,6 +71,11 @@ def weighted_rrf(k: int, wl: float, wv: float) -> Fuse:
         return sorted(scores.items(), key=lambda x: (-x[1], x[0])), _ranks(lexical, vector)
 
     return fuse
+
+
+def core(lexical: Lex, vector: Any) -> Any:
+    """The core's own rule (search.fuse), with the vector candidates' cosines."""
+    return FUSE0(lexical, [(c, _COS[c]) for c in vector])
 
 
 def score_fusion(wl: float, floor_rank: int | None = None, lex_minmax: bool = False) -> Fuse:
@@ -129,7 +135,8 @@ def adaptive(ident: tuple[float, float], prose: tuple[float, float], words: int 
 
 RULES: dict[str, Fuse] = {
     "lexical": lambda lex, vec: FUSE0(lex, []),
-    "vector": lambda lex, vec: FUSE0([], vec),
+    "vector": lambda lex, vec: FUSE0([], [(c, _COS[c]) for c in vec]),
+    "core": core,
     "rrf60": weighted_rrf(60, 1, 1),
     "rrf20": weighted_rrf(20, 1, 1),
     "rrf100": weighted_rrf(100, 1, 1),
@@ -158,8 +165,11 @@ RULES: dict[str, Fuse] = {
 def _vector_ids_with_cosines(original: Callable[..., list[int]]) -> Callable[..., list[int]]:
     import numpy as np
 
-    def wrapped(snap: Any, vector: Sequence[float], *a: Any, **kw: Any) -> list[int]:
-        ids = original(snap, vector, *a, **kw)
+    def wrapped(snap: Any, vector: Sequence[float], *a: Any, **kw: Any) -> Any:
+        if _FANOUT[0]:
+            kw["limit"] = _FANOUT[0]
+        scored = original(snap, vector, *a, **kw)
+        ids = [cid for cid, _ in scored]
         _COS.clear()
         if ids:
             marks = ",".join("?" * len(ids))
@@ -169,7 +179,7 @@ def _vector_ids_with_cosines(original: Callable[..., list[int]]) -> Callable[...
                 ids,
             ):
                 _COS[int(cid)] = float(np.frombuffer(blob, dtype=np.float32) @ q)
-        return ids
+        return scored
 
     return wrapped
 
@@ -181,6 +191,7 @@ def main() -> int:
     ap.add_argument("--builtin", type=Path, required=True, metavar="MODEL_DIR")
     ap.add_argument("--rules", default=",".join(RULES))
     ap.add_argument("--resamples", type=int, default=2000)
+    ap.add_argument("--vector-fanout", type=int, default=0, help="vector candidates (0: core's)")
     ap.add_argument(
         "--en-only", action="store_true", help="English questions see content/en hits only"
     )
@@ -215,12 +226,14 @@ def main() -> int:
         return dataclasses.replace(result, hits=hits[: top_k or 10])
 
     k.search = search  # type: ignore[method-assign]
+    _FANOUT[0] = args.vector_fanout
     S.vector_ids = _vector_ids_with_cosines(S.vector_ids)  # type: ignore[assignment]
     fuse0 = S._fuse
     out: dict[str, Any] = {}
     try:
         for name in args.rules.split(","):
-            S._fuse = RULES[name]  # type: ignore[assignment]
+            rule = RULES[name]
+            S._fuse = lambda lex, vec, rule=rule: rule(lex, [c for c, _ in vec])  # type: ignore[misc]
             run = score(questions, k, False, args.resamples)
             out[name] = run
             o = run["overall"]
