@@ -26,6 +26,7 @@ from .citations import format_citation
 from .errors import EmbeddingsError
 from .fts import heading_terms, match_expression, query_terms
 from .index.chunker import display_text
+from .languages import prefer_query_language
 from .lexical import Stemmer, TermStats, own_headings
 from .settings_schema import resolve_top_k
 from .vectors import knn
@@ -284,6 +285,20 @@ def _keys(snap: Snapshot, ids: Sequence[int]) -> dict[int, str]:
     return {int(cid): str(near) or f"#{cid}" for cid, near in rows}
 
 
+def _paths(snap: Snapshot, fused: Sequence[tuple[int, float]]) -> dict[int, str]:
+    """Each candidate's document path (translated copies are told apart by their folders)."""
+    if not fused:
+        return {}
+    d, c = snap.tables.documents, snap.tables.chunks
+    marks = ",".join("?" * len(fused))
+    rows = snap.conn.execute(
+        f"SELECT c.id, d.path FROM {c} c JOIN {d} d ON d.id = c.document_id"
+        f" WHERE c.id IN ({marks})",
+        [cid for cid, _ in fused],
+    )
+    return {int(cid): str(path) for cid, path in rows}
+
+
 def _locations(snap: Snapshot, ids: Sequence[int]) -> dict[int, Location]:
     if not ids:
         return {}
@@ -399,12 +414,12 @@ def run_search(
     if not expression and not vector:
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
     fused, ranks = _fuse(lexical, vector)
-    hits = assemble(snap, fused, ranks, k)
+    hits = assemble(snap, prefer_query_language(fused, _paths(snap, fused), query), ranks, k)
     if len(hits) < k and len(lexical) == FANOUT:
         # Copies of the same page took the candidates: read deeper lexically and fuse again.
         lexical = lexical_ids(snap, expression, FANOUT * DEEPER, heading)
         fused, ranks = _fuse(lexical, vector)
-        hits = assemble(snap, fused, ranks, k)
+        hits = assemble(snap, prefer_query_language(fused, _paths(snap, fused), query), ranks, k)
     return SearchResult(OK, tier, hits, degraded, reason)
 
 
