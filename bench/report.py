@@ -181,6 +181,50 @@ def beir_section(results: dict[str, Any]) -> list[str]:
     return out
 
 
+def knn_section(derived: dict[str, Any] | None, real: dict[str, Any] | None) -> list[str]:
+    out = [
+        "## Vector search: exact vs quantized KNN (vectors/knn.py)",
+        "",
+        "Recall@10 of the quantized path (sign bits, then int8, then exact re-scoring) against "
+        "vec0's exact scan, and the latency of each, measured in alternating rounds in one "
+        "process (compare the two columns of a row, not rows across runs).",
+        "",
+        "| vectors | set | recall@10 (min) | exact p50 / p95 | quantized p50 / p95 | load at run |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def row(r: dict[str, Any], load: Any) -> str:
+        e, q = r["exact_knn"], r["quantized_knn"]
+        return (
+            f"| {r['vectors']:,} | {r['set']} | {r['recall_at_10']} ({r['recall_at_10_min']}) | "
+            f"{e['p50_ms']} / {e['p95_ms']} ms | {q['p50_ms']} / {q['p95_ms']} ms | {load} |"
+        )
+
+    if real:
+        out.append(row(real, real["machine"]["load_avg_at_end"][0]))
+    if derived:
+        load = derived["machine"]["load_avg_at_start"][0]
+        for r in [*derived.get("recall_real", []), *derived.get("derived", [])]:
+            out.append(row(r, load))
+        h = derived.get("hybrid_powershell")
+        if h:
+            e, q = h["hybrid_exact"], h["hybrid_quantized"]
+            out += [
+                "",
+                f"Whole hybrid `Knowledge.search` over the PowerShell docs ({h['chunks']:,} chunks, "
+                "derived vectors): exact "
+                f"p50 {e['p50_ms']} / p95 {e['p95_ms']} ms, quantized p50 {q['p50_ms']} / p95 "
+                f"{q['p95_ms']} ms (load {load} at the start).",
+            ]
+    out += [
+        "",
+        "The 15k and 150k rows use vectors derived from real ones (bench/knn.py explains how: "
+        "150k real embeddings are ~100 min of CPU here); the first row is every chunk of the "
+        "OTel site embedded by the built-in model (bench/knn_store.py).",
+    ]
+    return out
+
+
 def _x(qmd: float, fisk: float) -> str:
     """qmd's figure over ours: above 1, fisk-ls is that many times faster (or smaller)."""
     return f"{qmd / fisk:.2f}x" if fisk > 0 else "-"
@@ -429,6 +473,9 @@ def main() -> None:
     embed = load(folder, "embed_speed.json")
     if embed:
         lines += [*embed_section(embed), ""]
+    knn_derived, knn_real = load(folder, "knn.json"), load(folder, "knn-store.json")
+    if knn_derived or knn_real:
+        lines += [*knn_section(knn_derived, knn_real), ""]
     beir = {n: load(folder, f"beir-{n}.json") for n in ("scifact", "arguana")}
     beir = {k: v for k, v in beir.items() if v}
     if beir:

@@ -57,6 +57,9 @@ $PY bench/beir.py arguana --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-argua
 # cached; the PowerShell docs are ~150k chunks, hours of CPU embedding: add powershell to
 # --embed-corpora to include it).
 $PY bench/devset.py --store-base "$CACHE/devset" --embed-corpora otel "${EMBED_ARGS[@]}" > "$OUT/devset.json"
+if [ ${#EMBED_ARGS[@]} -gt 0 ]; then   # exact vs quantized KNN over the real OTel vectors
+  $PY bench/knn_store.py --store-base "$CACHE/devset" "${EMBED_ARGS[@]}" > "$OUT/knn-store.json"
+fi
 cp bench/tuning.md "$OUT/notes.md"
 cp bench/profile.md "$OUT/profile.md"
 $PY bench/report.py "$OUT" > BENCHMARKS.md
