@@ -358,15 +358,22 @@ def query_terms(text: str) -> list[str]:
     return terms[:MAX_TERMS]
 
 
-def match_expression(text: str, *, terms: list[str] | None = None) -> str:
+def match_expression(
+    text: str, *, terms: list[str] | None = None, phrases: list[str] | None = None
+) -> str:
     """The FTS5 MATCH string for ``text``: quoted terms joined by OR; "" when nothing is left.
 
-    ``terms`` overrides the terms taken from ``text`` (e.g. after pruning very common ones).
+    ``terms`` and ``phrases`` override those taken from ``text`` (e.g. after very common terms
+    were pruned and the cost bounded: ``lexical.TermStats.bound``). At most ``MAX_TERMS``
+    terms and ``MAX_PHRASES`` phrases either way.
     """
     if terms is None:
         terms = query_terms(text)
+    terms = terms[:MAX_TERMS]
     if not terms:
         return ""
-    phrases = [p for p in query_phrases(text) if p not in terms]
+    if phrases is None:
+        phrases = query_phrases(text)
+    phrases = [p for p in phrases[:MAX_PHRASES] if p not in terms]
     parts = [_quote(t) for t in terms]
     return " OR ".join([*(_quote(p) for p in phrases), *parts])
