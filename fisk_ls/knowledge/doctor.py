@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import schema
 from .location import Settings
 from .lock import WriterLock
 from .schema import Tables
@@ -131,9 +132,7 @@ def _identity_check(conn: apsw.Connection, path: Path) -> Check:
 
 def _missing_tables(conn: apsw.Connection, manifest: Manifest) -> list[str]:
     names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
-    n = manifest.tables
-    needed = [n.documents, n.chunks, n.fts] + ([n.vec] if manifest.hybrid else [])
-    return [t for t in needed if t not in names]
+    return [t for t in schema.required(manifest.generation, manifest.hybrid) if t not in names]
 
 
 def _fts_counts(conn: apsw.Connection, tables: Tables) -> Check:
