@@ -345,19 +345,34 @@ def _url(host: str, sock: socket.socket) -> str:
     return f"http://{shown}:{port}{MCP_PATH}"
 
 
-def _serve_http(server: Server[Any], host: str, port: int, token: str | None) -> None:
-    import uvicorn
-
-    from .http_limits import MAX_SESSIONS, SESSION_IDLE_SECONDS, GuardedH11
+def http_app(
+    server: Server[Any],
+    host: str,
+    token: str | None,
+    *,
+    session_idle: float | None = None,
+    max_sessions: int | None = None,
+) -> ASGIApp:
+    """The streamable HTTP app ``--http`` serves: sessions expire after ``session_idle``
+    seconds without a request and at most ``max_sessions`` are open (defaults: http_limits.py);
+    behind the bearer check when ``token`` is set."""
+    from . import http_limits
 
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=host,
-        session_idle_timeout=SESSION_IDLE_SECONDS,
-        max_sessions=MAX_SESSIONS,
+        session_idle_timeout=session_idle or http_limits.SESSION_IDLE_SECONDS,
+        max_sessions=max_sessions or http_limits.MAX_SESSIONS,
     )
-    if token is not None:
-        app = BearerAuth(app, token)
+    return BearerAuth(app, token) if token is not None else app
+
+
+def _serve_http(server: Server[Any], host: str, port: int, token: str | None) -> None:
+    import uvicorn
+
+    from .http_limits import GuardedH11
+
+    app = http_app(server, host, token)
     sock = _bind(host, port)
     log.info(
         "listening on %s (streamable HTTP%s)",
@@ -441,4 +456,4 @@ def serve(
             exposure.tool.close()
 
 
-__all__ = ["OUTPUT_SCHEMA", "TOOL", "BearerAuth", "build_server", "serve"]
+__all__ = ["OUTPUT_SCHEMA", "TOOL", "BearerAuth", "build_server", "http_app", "serve"]
