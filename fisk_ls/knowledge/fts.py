@@ -358,6 +358,19 @@ def query_terms(text: str) -> list[str]:
     return terms[:MAX_TERMS]
 
 
+SHORT_QUERY_TERMS = 8
+"""A query with more terms than this is a long one (a pasted paragraph, a fuzzer's string):
+front ends may schedule it apart from ordinary searches (the language server does)."""
+
+
+def is_long_query(text: str) -> bool:
+    """More than ``SHORT_QUERY_TERMS`` terms (CJK bigrams included) or phrase bonuses."""
+    terms = query_terms(text)
+    if len(terms) > SHORT_QUERY_TERMS:
+        return True
+    return len(terms) + len(query_phrases(text)) > SHORT_QUERY_TERMS
+
+
 def match_expression(
     text: str, *, terms: list[str] | None = None, phrases: list[str] | None = None
 ) -> str:
