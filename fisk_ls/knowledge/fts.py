@@ -362,13 +362,23 @@ SHORT_QUERY_TERMS = 8
 """A query with more terms than this is a long one (a pasted paragraph, a fuzzer's string):
 front ends may schedule it apart from ordinary searches (the language server does)."""
 
+_RUN = re.compile(r"[^\W_]+")
+
 
 def is_long_query(text: str) -> bool:
-    """More than ``SHORT_QUERY_TERMS`` terms (CJK bigrams included) or phrase bonuses."""
-    terms = query_terms(text)
-    if len(terms) > SHORT_QUERY_TERMS:
-        return True
-    return len(terms) + len(query_phrases(text)) > SHORT_QUERY_TERMS
+    """More than ``SHORT_QUERY_TERMS`` words that are not stop words (a CJK run counts as its
+    bigrams). Cheap on purpose — it stops counting at the limit — since a front end may ask
+    on its event loop."""
+    n = 0
+    for m in _RUN.finditer(text, 0, MAX_QUERY_CHARS):
+        run = m.group()
+        if has_cjk(run):
+            n += max(1, len(run) - 1)
+        elif run.casefold() not in STOP_WORDS:
+            n += 1
+        if n > SHORT_QUERY_TERMS:
+            return True
+    return False
 
 
 def match_expression(

@@ -3,7 +3,8 @@
 Every query is bounded (``lexical.TermStats.bound``), but a client can still send many long
 ones at once (an agent pasting paragraphs, a fuzzer): in one shared pool they take every worker
 thread and a plain search waits behind all of them. Here a query with more than
-``fts.SHORT_QUERY_TERMS`` terms runs in the long lane (``LONG_THREADS`` threads, the rest
+``fts.SHORT_QUERY_TERMS`` words (``fts.is_long_query``: counted on the event loop, cheaply)
+runs in the long lane (``LONG_THREADS`` threads, the rest
 queue there); every other query has the short lane's threads to itself.
 """
 
