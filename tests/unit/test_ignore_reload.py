@@ -145,3 +145,19 @@ def test_a_change_during_a_full_run_brings_another_run_after_it(
     finally:
         release.set()
         q.stop()
+
+
+def test_ignore_files_above_the_root_count_only_on_the_way_down(tmp_path: Path) -> None:
+    """A project in a subfolder of a repository: the repository's top .gitignore applies to it,
+    a sibling folder's does not."""
+    from fisk_ls.knowledge.index.ignore import IgnoreRules
+
+    repo = tmp_path / "repo"
+    (repo / ".git" / "info").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    rules = IgnoreRules.for_project(repo / "docs")
+    assert rules.is_source(repo / ".gitignore")
+    assert rules.is_source(repo / "docs" / ".fiskignore")
+    assert rules.is_source(repo / ".git" / "info" / "exclude")
+    assert not rules.is_source(repo / "src" / ".gitignore")
+    assert not rules.is_source(tmp_path / ".gitignore")  # above the repository

@@ -251,10 +251,14 @@ class IgnoreRules:
         full = os.path.abspath(path)
         name = os.path.basename(full)
         if name in (GITIGNORE, FISKIGNORE):
-            tops = {str(self.root), str(self.repo_top or self.root)}
-            inside = any(full.startswith(t.rstrip("/") + "/") for t in tops)
-            # One inside an ignored folder (node_modules/…/.gitignore) changes nothing.
-            return inside and not self.ignored(os.path.dirname(full), True)
+            folder, root = os.path.dirname(full), str(self.root)
+            if folder == root or folder.startswith(root.rstrip("/") + "/"):
+                # One inside an ignored folder (node_modules/…/.gitignore) changes nothing.
+                return not self.ignored(folder, True)
+            top = str(self.repo_top) if self.repo_top is not None else root
+            # Above the root, only the folders on the way down from the repository's top count.
+            on_the_way = folder == top or folder.startswith(top.rstrip("/") + "/")
+            return on_the_way and root.startswith(folder.rstrip("/") + "/")
         return any(full == str(p) for p in self.base_sources)
 
     def _base_specs(self) -> tuple[_Spec, ...]:
