@@ -38,6 +38,7 @@ from mcp.server.stdio import stdio_server
 from ..knowledge import ConfigError, KnowledgeError, resolve_settings
 from ..knowledge.config import KNOWLEDGE_SEARCH
 from ..knowledge.errors import KnowledgeDisabled
+from ..knowledge.fts import is_long_query
 from ..knowledge.sanitize import one_line
 from .tool import (
     DESCRIPTION,
@@ -55,6 +56,7 @@ SERVER_NAME = "fisk-ls"
 DEFAULT_HOST = "127.0.0.1"
 MCP_PATH = "/mcp"
 MAX_CONCURRENT_SEARCHES = 4
+MAX_CONCURRENT_LONG = 2
 CALL_TIMEOUT_SECONDS = 30.0
 MAX_ERROR_CHARS = 500
 
@@ -202,8 +204,13 @@ def build_server(
     max_concurrent: int = MAX_CONCURRENT_SEARCHES,
     timeout: float = CALL_TIMEOUT_SECONDS,
 ) -> Server[Any]:
-    """The low-level MCP server: lists and runs ``knowledge_search`` when ``tool`` is given."""
+    """The low-level MCP server: lists and runs ``knowledge_search`` when ``tool`` is given.
+
+    Searches run in worker threads, ``max_concurrent`` at a time, and long queries
+    (``fts.is_long_query``) at most ``MAX_CONCURRENT_LONG`` of their own at a time, so any
+    number of them leaves ordinary searches their threads (as the language server's lanes)."""
     limiter = anyio.CapacityLimiter(max_concurrent)
+    long_limiter = anyio.CapacityLimiter(MAX_CONCURRENT_LONG)
     tools = [TOOL] if tool is not None else []
 
     async def list_tools(
@@ -218,10 +225,12 @@ def build_server(
             return _error(f"unknown tool {params.name!r}")
         args: dict[str, Any] = dict(params.arguments or {})
         log.info("Running %s", trace(args))
+        query = args.get("query")
+        lane = long_limiter if isinstance(query, str) and is_long_query(query) else limiter
         try:
             with anyio.fail_after(timeout):
                 outcome = await anyio.to_thread.run_sync(
-                    tool.call, args, limiter=limiter, abandon_on_cancel=True
+                    tool.call, args, limiter=lane, abandon_on_cancel=True
                 )
         except ToolInputError as exc:
             return _error(str(exc))
