@@ -84,6 +84,8 @@ class TermStats:
         expensive. Phrases follow in order while the budget lasts. Order is kept."""
         if not terms:
             return [], []
+        if len(terms) == 1 and not phrases:
+            return terms, []  # what one term reads is the floor: nothing to count or choose
         try:
             total = self._refresh(snap)
         except Exception:  # an index without FTS5's structure record: nothing to count with
