@@ -60,6 +60,16 @@ def names(generation: int) -> Tables:
     )
 
 
+def required(generation: int, hybrid: bool) -> list[str]:
+    """What a generation cannot work without (``sqlite_master`` names): its tables and the
+    triggers that keep the full-text index in step with the chunks. A writer goes on (and so
+    drops other generations) only when the manifest's generation has all of them."""
+    n = names(generation)
+    c = n.chunks
+    triggers = [f"{c}_ai", f"{c}_ad", f"{c}_au"]
+    return [n.documents, c, n.fts, *triggers, *([n.vec] if hybrid else [])]
+
+
 def generation_ddl(generation: int) -> str:
     """Tables, index and FTS triggers of one generation.
 

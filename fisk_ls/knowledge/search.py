@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .citations import format_citation
 from .errors import EmbeddingsError
-from .fts import heading_terms, match_expression, query_terms
+from .fts import heading_terms, match_expression, query_phrases, query_terms
 from .index.chunker import display_text
 from .languages import prefer_query_language
 from .lexical import Stemmer, TermStats, own_headings
@@ -183,15 +183,17 @@ def rrf(lists: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float
 
 
 def query_expression(snap: Snapshot, query: str, term_stats: TermStats | None) -> str:
-    """The MATCH expression for ``query`` against this snapshot (very common terms pruned when
-    term statistics are available).
+    """The MATCH expression for ``query`` against this snapshot: with term statistics, very
+    common terms pruned and the cost bounded (``TermStats.bound``).
 
-    Keeping only the rarest terms of a long query was tried: 10x faster on pasted paragraphs but
-    ArguAna nDCG@10 fell 0.465 -> 0.406, so the first ``MAX_TERMS`` terms are kept."""
-    terms = query_terms(query)
+    Keeping only a fixed number of the rarest terms of a long query was tried: 10x faster on
+    pasted paragraphs but ArguAna nDCG@10 fell 0.465 -> 0.406, so the first ``MAX_TERMS`` terms
+    are candidates and only a posting budget (rarest first) decides; ArguAna is unchanged by it
+    (bench/tuning.md, "Hostile queries")."""
+    terms, phrases = query_terms(query), query_phrases(query)
     if term_stats is not None:
-        terms = term_stats.prune(snap, terms)
-    return match_expression(query, terms=terms)
+        terms, phrases = term_stats.bound(snap, terms, phrases)
+    return match_expression(query, terms=terms, phrases=phrases)
 
 
 def lexical_ids(
@@ -203,13 +205,25 @@ def lexical_ids(
     is exactly those words ("what is a span" → a section headed "Spans") counts
     ``HEADING_BOOST`` times its BM25: the section that defines a term outranks the ones that
     only use it."""
+    return boost_headings(snap, bm25_ids(snap, expression, limit), heading)
+
+
+def bm25_ids(snap: Snapshot, expression: str, limit: int) -> list[tuple[int, float]]:
+    """(chunk id, bm25) best first, ties by id: one scan of the expression's postings (BM25
+    scores every matching row whatever ``limit`` is, so read deep once rather than twice)."""
     f = snap.tables.fts
     w = ", ".join(str(x) for x in BM25_WEIGHTS)
     rows = snap.conn.execute(
         f"SELECT rowid, bm25({f}, {w}) AS s FROM {f} WHERE {f} MATCH ? ORDER BY s, rowid LIMIT ?",
         (expression, limit),
     )
-    ranked = [(int(r[0]), float(r[1])) for r in rows]
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def boost_headings(
+    snap: Snapshot, ranked: list[tuple[int, float]], heading: Sequence[str]
+) -> list[tuple[int, float]]:
+    """``ranked`` with the heading boost of :func:`lexical_ids` applied, re-sorted."""
     if not heading or not ranked or HEADING_BOOST == 1.0:
         return ranked
     stems = Stemmer(snap)
@@ -395,7 +409,8 @@ def run_search(
         require_match(snap.manifest, identity, empty=False)
     expression = query_expression(snap, query, term_stats)
     heading = heading_terms(query)
-    lexical = lexical_ids(snap, expression, heading=heading) if expression else []
+    deep = bm25_ids(snap, expression, FANOUT * DEEPER) if expression else []
+    lexical = boost_headings(snap, deep[:FANOUT], heading)
     vector: knn.Scored = []
     degraded, reason = False, None
     if identity is not None and snap.manifest.hybrid and query.strip():
@@ -417,7 +432,7 @@ def run_search(
     hits = assemble(snap, prefer_query_language(fused, _paths(snap, fused), query), ranks, k)
     if len(hits) < k and len(lexical) == FANOUT:
         # Copies of the same page took the candidates: read deeper lexically and fuse again.
-        lexical = lexical_ids(snap, expression, FANOUT * DEEPER, heading)
+        lexical = boost_headings(snap, deep, heading)
         fused, ranks = _fuse(lexical, vector)
         hits = assemble(snap, prefer_query_language(fused, _paths(snap, fused), query), ranks, k)
     return SearchResult(OK, tier, hits, degraded, reason)

@@ -25,6 +25,7 @@ from .store import (
     IncompleteStore,
     Manifest,
     check_identity,
+    close_untouched,
     connect_reader,
     connect_writer,
     damaged,
@@ -43,6 +44,9 @@ from .store import (
 
 if TYPE_CHECKING:
     import apsw
+
+COMMITS_KEY = "commits"
+"""``rag_meta`` row counting the writer's commits (see ``Writer.stamp``)."""
 
 _GEN_TABLE = re.compile(
     r"^(?:documents|chunks|chunks_fts|chunks_vec|chunks_vocab|chunks_vq)_(\d+)$"
@@ -93,10 +97,9 @@ class Writer:
     def _require_complete(self, manifest: Manifest) -> None:
         """Never go on (and so never drop other generations) unless the generation the
         manifest names exists whole."""
-        tables = set(self._tables())
-        n = manifest.tables
-        needed = [n.documents, n.chunks, n.fts] + ([n.vec] if manifest.hybrid else [])
-        missing = [t for t in needed if t not in tables]
+        present = {str(r[0]) for r in self.conn.execute("SELECT name FROM sqlite_master")}
+        needed = schema.required(manifest.generation, manifest.hybrid)
+        missing = [t for t in needed if t not in present]
         if missing:
             raise IncompleteStore(
                 f"the knowledge index {db_path(self.store_dir)} names generation "
@@ -150,10 +153,24 @@ class Writer:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
+            self.stamp()
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+
+    def stamp(self) -> None:
+        """Inside every write transaction, just before COMMIT: count the commit in ``rag_meta``.
+
+        So each commit rewrites the page that holds the store id, and any ``-wal`` a fisk-ls
+        writer leaves carries its store's id: replayed onto another store's database it
+        replaces that page and the id check refuses the store (``ForeignStore``) instead of
+        serving, or writing over, a mix of two indexes."""
+        self.conn.execute(
+            "INSERT INTO rag_meta(key, value) VALUES (?, '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+            (COMMITS_KEY,),
+        )
 
     @contextlib.contextmanager
     def batch(self, max_units: int = 256, max_seconds: float = 0.25) -> Iterator[Batch]:
@@ -282,11 +299,13 @@ class Batch:
             return
         self._units += 1
         if self._units >= self.max_units or time.monotonic() - self._started >= self.max_seconds:
+            self.writer.stamp()
             conn.execute("COMMIT")
 
     def commit(self) -> None:
         """Commit now (before slow work such as embedding that must not hold a transaction)."""
         if self.writer.conn.in_transaction:
+            self.writer.stamp()
             self.writer.conn.execute("COMMIT")
 
 
@@ -346,8 +365,8 @@ def _open(store_dir: Path, lock: WriterLock, *, check: bool) -> Writer:
     try:
         return Writer(store_dir, lock, conn)
     except apsw.Error as exc:
-        conn.close()
+        close_untouched(conn)
         raise explain(exc, db_path(store_dir)) from exc
     except BaseException:
-        conn.close()
+        close_untouched(conn)
         raise
