@@ -473,6 +473,25 @@ def main() -> None:
     embed = load(folder, "embed_speed.json")
     if embed:
         lines += [*embed_section(embed), ""]
+    le = load(folder, "lsp-embed.json")
+    if le:
+        w, s_, a = (
+            le["rss_while_embedding_mb"],
+            le["search_while_embedding_ms"],
+            le["search_after_ms"],
+        )
+        lines += [
+            "### The language server while the built-in model embeds (bench/lsp_embed.py)",
+            "",
+            f"{le['folder']} ({le['chunks']} chunks), load {le['load_avg_at_end'][0]} at the end: "
+            f"searchable after {le['searchable_s']} s, every chunk embedded after "
+            f"{le['fully_embedded_s']} s. Server RSS {le['rss_before_mb']} MB before, "
+            f"{w['median']} MB (peak {w['peak']}) while embedding, {le['rss_after_mb']} MB after "
+            "(the indexing session is freed once the backlog is empty; the query session stays). "
+            f"Search round trip while embedding p50 {s_['p50']} / p95 {s_['p95']} ms "
+            f"({s_['n']} searches), after p50 {a['p50']} / p95 {a['p95']} ms.",
+            "",
+        ]
     knn_derived, knn_real = load(folder, "knn.json"), load(folder, "knn-store.json")
     if knn_derived or knn_real:
         lines += [*knn_section(knn_derived, knn_real), ""]

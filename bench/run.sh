@@ -59,6 +59,7 @@ $PY bench/beir.py arguana --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-argua
 $PY bench/devset.py --store-base "$CACHE/devset" --embed-corpora otel "${EMBED_ARGS[@]}" > "$OUT/devset.json"
 if [ ${#EMBED_ARGS[@]} -gt 0 ]; then   # exact vs quantized KNN over the real OTel vectors
   $PY bench/knn_store.py --store-base "$CACHE/devset" "${EMBED_ARGS[@]}" > "$OUT/knn-store.json"
+  $PY bench/lsp_embed.py > "$OUT/lsp-embed.json"   # the language server's RSS while embedding
 fi
 cp bench/tuning.md "$OUT/notes.md"
 cp bench/profile.md "$OUT/profile.md"
