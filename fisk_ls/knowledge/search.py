@@ -460,8 +460,9 @@ def fuse(
 
     Why not RRF (the reference's K=60): ranks throw away how far apart the scores are, so a
     chunk ranked 3rd by an English-only model on a Japanese query (cosines all within 0.02)
-    counted as much as a strong lexical 3rd. Measured in bench/tuning.md ("Fusion"): better
-    than RRF K=20/60/100 and weighted RRF on every dev-set slice and on BEIR."""
+    counted as much as a strong lexical 3rd. Measured in bench/tuning.md ("fusion"): better
+    than RRF K=20/60/100 and weighted RRF on every dev-set slice, and on BEIR SciFact (nDCG@10
+    0.7405 vs RRF's 0.7235)."""
     scores: dict[int, float] = {}
     wl = LEXICAL_WEIGHT if vector else 1.0
     wv = 1.0 - LEXICAL_WEIGHT if lexical else 1.0
