@@ -2,10 +2,12 @@
 
 Each BEIR document becomes one markdown file (``# title`` + text) in a temporary project, indexed
 by the real indexer; a query runs the real retrievers (FTS5 query builder + BM25, sqlite-vec KNN,
-RRF) at depth 100, chunk hits are folded to documents (best chunk wins). For ArguAna a hit whose
-id equals the query id is dropped, as BEIR does.
+the core's score fusion, and RRF K=60 for comparison) at depth 100, chunk hits are folded to
+documents (best chunk wins). For ArguAna a hit whose id equals the query id is dropped, as BEIR
+does.
 
-    python bench/beir.py scifact|arguana [--split test|train] [--embed-url URL --model M]
+    python bench/beir.py scifact|arguana [--split test|train] [--cache DIR]
+                         [--embed-url URL --model M | --builtin MODEL_DIR]
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.search import (
     TermStats,
+    fuse,
     lexical_ids,
     query_expression,
     rrf,
@@ -95,6 +98,7 @@ def evaluate(
     query_prefix: str = "",
     document_prefix: str = "",
     cache: Path | None = None,
+    builtin: Path | None = None,
     progress: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
 ) -> dict[str, Any]:
     base = CORPORA / f"beir-{name}"
@@ -111,7 +115,19 @@ def evaluate(
     else:
         ndocs = sum(1 for _ in root.glob("*.md"))
     settings = resolve_settings(cwd=root, store_base=tmp / "store")
-    if embed_url:
+    if builtin is not None:
+        settings = settings.with_overrides(
+            embeddings=EmbeddingsConfig(
+                base_url="",
+                provider="builtin",
+                model=model or "all-MiniLM-L6-v2",
+                model_path=str(builtin.resolve()),
+                threads=os.cpu_count() or 1,
+                query_prefix=query_prefix,
+                document_prefix=document_prefix,
+            )
+        )
+    elif embed_url:
         settings = settings.with_overrides(
             embeddings=EmbeddingsConfig(
                 base_url=embed_url,
@@ -127,7 +143,12 @@ def evaluate(
     index_s = time.perf_counter() - t0
     progress(f"{name}: indexed {ndocs} docs, {stats.chunks} chunks in {index_s:.1f}s")
     kb = Knowledge(settings)
-    runs: dict[str, dict[str, list[str]]] = {"lexical": {}, "vector": {}, "hybrid": {}}
+    runs: dict[str, dict[str, list[str]]] = {
+        "lexical": {},
+        "vector": {},
+        "hybrid": {},
+        "hybrid_rrf60": {},
+    }
     lat: list[float] = []
     with kb.store.snapshot() as snap:
         assert snap is not None
@@ -138,22 +159,26 @@ def evaluate(
                 f"SELECT c.id, d.path FROM {t.chunks} c JOIN {t.documents} d ON d.id = c.document_id"
             )
         }
-        if embed_url:
+        if kb.embedder is not None:
             kb.store.ensure_vec(snap.conn)
         stats_cache = TermStats()
         for qid, text in queries.items():
             skip = qid if name == "arguana" else None
             q0 = time.perf_counter()
             expr = query_expression(snap, text, stats_cache)
-            lex = [cid for cid, _ in lexical_ids(snap, expr, DEPTH * 2)] if expr else []
+            scored = lexical_ids(snap, expr, DEPTH * 2) if expr else []
+            lex = [cid for cid, _ in scored]
             lat.append(time.perf_counter() - q0)
             runs["lexical"][qid] = to_docs(lex, chunk_doc, skip)
-            if embed_url and kb.embedder is not None:
+            if kb.embedder is not None:
                 qv = kb.embedder.embed_query(text)  # a unit vector
-                vec = vector_ids(snap, qv, DEPTH * 2)
+                near = vector_ids(snap, qv, DEPTH * 2)
+                vec = [cid for cid, _ in near]
                 runs["vector"][qid] = to_docs(vec, chunk_doc, skip)
-                fused = [cid for cid, _ in rrf([lex, vec])]
+                fused = [cid for cid, _ in fuse(scored, near)]
                 runs["hybrid"][qid] = to_docs(fused, chunk_doc, skip)
+                by_rank = [cid for cid, _ in rrf([lex, vec])]
+                runs["hybrid_rrf60"][qid] = to_docs(by_rank, chunk_doc, skip)
     kb.close()
     out: dict[str, Any] = {
         "dataset": name,
@@ -181,6 +206,7 @@ def main() -> None:
     ap.add_argument("--split", default="test")
     ap.add_argument("--embed-url")
     ap.add_argument("--model")
+    ap.add_argument("--builtin", type=Path, metavar="MODEL_DIR", help="the built-in provider")
     ap.add_argument("--query-prefix", default="")
     ap.add_argument("--document-prefix", default="")
     ap.add_argument(
@@ -200,6 +226,7 @@ def main() -> None:
                 args.query_prefix,
                 args.document_prefix,
                 cache=args.cache,
+                builtin=args.builtin,
             ),
             indent=2,
         )

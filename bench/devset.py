@@ -17,7 +17,8 @@ keeps every question's ranks, so two runs can be compared with ``bench/devset_co
 
     python bench/devset.py [--corpus otel|powershell|all] [--subset LANG] [--kind KIND]
                            [--show-misses] [--validate-only] [--store-base DIR]
-                           [--embed-url URL --model NAME [--embed-corpora otel,powershell]
+                           [--embed-url URL --model NAME | --builtin MODEL_DIR]
+                           [--embed-corpora otel,powershell]
                             [--query-prefix P] [--document-prefix P]]
 """
 
@@ -157,7 +158,18 @@ def run_corpus(
     }
     settings = resolve_settings(cwd=root, store_base=base / corpus.key, discover=False)
     modes: list[tuple[str, Any]] = [("lexical", settings)]
-    if args.embed_url and corpus.key in args.embed_corpora:
+    emb: EmbeddingsConfig | None = None
+    if args.builtin and corpus.key in args.embed_corpora:
+        emb = EmbeddingsConfig(
+            base_url="",
+            provider="builtin",
+            model=args.model or "all-MiniLM-L6-v2",
+            threads=args.threads,
+            model_path=str(args.builtin.resolve()),
+            query_prefix=args.query_prefix,
+            document_prefix=args.document_prefix,
+        )
+    elif args.embed_url and corpus.key in args.embed_corpora:
         emb = EmbeddingsConfig(
             base_url=args.embed_url,
             model=args.model,
@@ -166,6 +178,7 @@ def run_corpus(
             query_prefix=args.query_prefix,
             document_prefix=args.document_prefix,
         )
+    if emb is not None:
         # Lexical first on a lexical store, then the hybrid run on its own store.
         hybrid = resolve_settings(cwd=root, store_base=base / corpus.key / "hybrid", discover=False)
         modes.append(("hybrid", hybrid.with_overrides(embeddings=emb)))
@@ -197,7 +210,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kind", choices=KINDS, help="only questions of this kind")
     ap.add_argument("--show-misses", action="store_true", help="print misses with the top 3 hits")
     ap.add_argument("--embed-url", help="OpenAI-compatible base URL; also runs hybrid")
-    ap.add_argument("--model", help="embedding model name (with --embed-url)")
+    ap.add_argument(
+        "--builtin",
+        type=Path,
+        metavar="MODEL_DIR",
+        help="a built-in model directory (model.onnx + tokenizer.json); also runs hybrid",
+    )
+    ap.add_argument("--model", help="embedding model name (with --embed-url or --builtin)")
+    ap.add_argument("--threads", type=int, default=0, help="--builtin: onnxruntime threads")
     ap.add_argument(
         "--embed-corpora",
         type=lambda v: [x for x in v.split(",") if x],

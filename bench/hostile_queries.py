@@ -7,7 +7,9 @@ Indexes the corpus once into ``.bench/hostile/`` (reused afterwards), then times
 long (the longest any front end accepts): long runs of hyphenated word pairs (phrase bonuses),
 one long run of word characters (the identifier pattern), CJK runs (bigrams), dotted and
 underscored identifiers, many distinct rare words, the commonest words of the corpus, FTS
-syntax and quotes, random code points, emoji. Prints JSON with the wall-clock max and p50 and the CPU-time max (this thread's, which load on
+syntax and quotes, random code points, emoji, the index's own commonest terms (alone, many, in
+hyphenated pairs). Every query starts with nothing counted (``--warm`` keeps the reader's
+term counts between queries). Prints JSON with the wall-clock max and p50 and the CPU-time max (this thread's, which load on
 a shared machine does not inflate) per family
 and the worst query overall; exits 1 when any query takes longer than ``--budget`` seconds of wall-clock time.
 """
@@ -28,6 +30,7 @@ from typing import Any
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.fts import MAX_QUERY_CHARS
+from fisk_ls.knowledge.lexical import TermStats
 
 REPO = Path(__file__).resolve().parents[1]
 PS = REPO.parent.parent / "shared" / "corpora" / "windows-powershell-docs"
@@ -117,6 +120,22 @@ def combining(rng: random.Random) -> str:
     return ("e" + "\u0301" * rng.randint(1, 50)) * (MAX_QUERY_CHARS // 51)
 
 
+COMMONEST: list[str] = []
+"""The index's commonest terms (filled from the vocabulary before the run)."""
+
+
+def commonest_words(rng: random.Random) -> str:
+    return _fit([rng.choice(COMMONEST) for _ in range(1000)])
+
+
+def commonest_pairs(rng: random.Random) -> str:
+    return _fit([f"{rng.choice(COMMONEST)}-{rng.choice(COMMONEST)}" for _ in range(1000)])
+
+
+def one_common_word(rng: random.Random) -> str:
+    return rng.choice(COMMONEST[:5])
+
+
 def cmdlet_soup(rng: random.Random) -> str:
     verbs = ["Get", "Set", "New", "Remove", "Enable", "Disable", "Add", "Clear"]
     nouns = ["NetAdapter", "Service", "Disk", "ADUser", "DnsClientCache", "VM", "Item"]
@@ -140,6 +159,9 @@ FAMILIES: dict[str, Callable[[random.Random], str]] = {
         emoji,
         combining,
         cmdlet_soup,
+        commonest_words,
+        commonest_pairs,
+        one_common_word,
     )
 }
 
@@ -150,6 +172,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--store", type=Path, default=REPO / ".bench" / "hostile")
     ap.add_argument("--budget", type=float, default=0.5)
+    ap.add_argument(
+        "--warm",
+        dest="cold",
+        action="store_false",
+        help="keep the reader's term counts between queries (default: every query starts cold)",
+    )
     args = ap.parse_args(argv)
     if not PS.is_dir():
         print(f"corpus not found at {PS}", file=sys.stderr)
@@ -160,6 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     index_s = time.perf_counter() - t0
     kb = Knowledge(settings)
     kb.search("warm up the reader")
+    with kb.store.snapshot() as snap:
+        assert snap is not None
+        v = snap.tables.vocab
+        COMMONEST[:] = [
+            str(t) for (t,) in snap.conn.execute(f"SELECT term FROM {v} ORDER BY doc DESC LIMIT 40")
+        ]
     rng = random.Random(args.seed)
     families: dict[str, Any] = {}
     worst: tuple[float, str, str] = (0.0, "", "")
@@ -169,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.per_family):
             q = make(rng)
             assert len(q) <= MAX_QUERY_CHARS, (name, len(q))
+            if args.cold:
+                kb.term_stats = TermStats()  # nothing counted yet: the lookups are paid too
             t, c = time.perf_counter(), time.thread_time()
             kb.search(q)
             dt = time.perf_counter() - t
@@ -190,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         "max_query_chars": MAX_QUERY_CHARS,
         "queries": args.per_family * len(FAMILIES),
         "seed": args.seed,
+        "cold": args.cold,
         "budget_s": args.budget,
         "max_s": round(worst[0], 4),
         "max_cpu_s": round(max_cpu, 4),

@@ -51,7 +51,7 @@ with kb.store.snapshot() as snap:
         t_full = time.perf_counter() - t0
         t0 = time.perf_counter()
         terms = ts.prune(snap, query_terms(q))
-        dfs = {t: ts._df_of(snap, t) for t in terms}
+        dfs = {t: ts.count(snap, t, N + 1)[0] for t in terms}
         R = [t for t in terms if dfs[t] <= RARE * N]
         C = [t for t in terms if dfs[t] > RARE * N]
         phrase_expr = match_expression(q, terms=terms)

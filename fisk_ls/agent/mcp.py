@@ -38,6 +38,7 @@ from mcp.server.stdio import stdio_server
 from ..knowledge import ConfigError, KnowledgeError, resolve_settings
 from ..knowledge.config import KNOWLEDGE_SEARCH
 from ..knowledge.errors import KnowledgeDisabled
+from ..knowledge.fts import is_long_query
 from ..knowledge.sanitize import one_line
 from .tool import (
     DESCRIPTION,
@@ -55,6 +56,7 @@ SERVER_NAME = "fisk-ls"
 DEFAULT_HOST = "127.0.0.1"
 MCP_PATH = "/mcp"
 MAX_CONCURRENT_SEARCHES = 4
+MAX_CONCURRENT_LONG = 2
 CALL_TIMEOUT_SECONDS = 30.0
 MAX_ERROR_CHARS = 500
 
@@ -202,8 +204,13 @@ def build_server(
     max_concurrent: int = MAX_CONCURRENT_SEARCHES,
     timeout: float = CALL_TIMEOUT_SECONDS,
 ) -> Server[Any]:
-    """The low-level MCP server: lists and runs ``knowledge_search`` when ``tool`` is given."""
+    """The low-level MCP server: lists and runs ``knowledge_search`` when ``tool`` is given.
+
+    Searches run in worker threads, ``max_concurrent`` at a time, and long queries
+    (``fts.is_long_query``) at most ``MAX_CONCURRENT_LONG`` of their own at a time, so any
+    number of them leaves ordinary searches their threads (as the language server's lanes)."""
     limiter = anyio.CapacityLimiter(max_concurrent)
+    long_limiter = anyio.CapacityLimiter(MAX_CONCURRENT_LONG)
     tools = [TOOL] if tool is not None else []
 
     async def list_tools(
@@ -218,10 +225,12 @@ def build_server(
             return _error(f"unknown tool {params.name!r}")
         args: dict[str, Any] = dict(params.arguments or {})
         log.info("Running %s", trace(args))
+        query = args.get("query")
+        lane = long_limiter if isinstance(query, str) and is_long_query(query) else limiter
         try:
             with anyio.fail_after(timeout):
                 outcome = await anyio.to_thread.run_sync(
-                    tool.call, args, limiter=limiter, abandon_on_cancel=True
+                    tool.call, args, limiter=lane, abandon_on_cancel=True
                 )
         except ToolInputError as exc:
             return _error(str(exc))
@@ -345,19 +354,34 @@ def _url(host: str, sock: socket.socket) -> str:
     return f"http://{shown}:{port}{MCP_PATH}"
 
 
-def _serve_http(server: Server[Any], host: str, port: int, token: str | None) -> None:
-    import uvicorn
-
-    from .http_limits import MAX_SESSIONS, SESSION_IDLE_SECONDS, GuardedH11
+def http_app(
+    server: Server[Any],
+    host: str,
+    token: str | None,
+    *,
+    session_idle: float | None = None,
+    max_sessions: int | None = None,
+) -> ASGIApp:
+    """The streamable HTTP app ``--http`` serves: sessions expire after ``session_idle``
+    seconds without a request and at most ``max_sessions`` are open (defaults: http_limits.py);
+    behind the bearer check when ``token`` is set."""
+    from . import http_limits
 
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=host,
-        session_idle_timeout=SESSION_IDLE_SECONDS,
-        max_sessions=MAX_SESSIONS,
+        session_idle_timeout=session_idle or http_limits.SESSION_IDLE_SECONDS,
+        max_sessions=max_sessions or http_limits.MAX_SESSIONS,
     )
-    if token is not None:
-        app = BearerAuth(app, token)
+    return BearerAuth(app, token) if token is not None else app
+
+
+def _serve_http(server: Server[Any], host: str, port: int, token: str | None) -> None:
+    import uvicorn
+
+    from .http_limits import GuardedH11
+
+    app = http_app(server, host, token)
     sock = _bind(host, port)
     log.info(
         "listening on %s (streamable HTTP%s)",
@@ -441,4 +465,4 @@ def serve(
             exposure.tool.close()
 
 
-__all__ = ["OUTPUT_SCHEMA", "TOOL", "BearerAuth", "build_server", "serve"]
+__all__ = ["OUTPUT_SCHEMA", "TOOL", "BearerAuth", "build_server", "http_app", "serve"]

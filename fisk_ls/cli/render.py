@@ -15,7 +15,7 @@ from ..knowledge.sanitize import one_line, strip_controls
 from ..knowledge.vectors.backlog import Coverage
 
 if TYPE_CHECKING:
-    from ..knowledge import IndexStats, SearchResult, Settings, Source, StoreStats
+    from ..knowledge import Hit, IndexStats, SearchResult, Settings, Source, StoreStats
     from ..knowledge.citations import CitedChunk
     from ..knowledge.doctor import Check
 
@@ -193,7 +193,22 @@ def search_text(result: SearchResult, *, full: bool = False, bold: bool = False)
             lines.append("  " + emphasise(match.snippet, match.highlights, bold))
         else:
             lines.append("  " + one_line(hit.text or hit.section, SNIPPET_CHARS))
+        if hit.also:
+            lines.append("  " + also_line(hit))
     return "\n".join(lines)
+
+
+def also_line(hit: Hit, shown: int = 3) -> str:
+    """The other copies of a collapsed hit: "Also in 3 files: a.md#2, b.md#2, c.md#2"."""
+    files = {a.path for a in hit.also if a.path != hit.path}
+    where = (
+        f"{len(files)} {'file' if len(files) == 1 else 'files'}"
+        if files
+        else f"{len(hit.also)} more {'place' if len(hit.also) == 1 else 'places'}"
+    )
+    cited = [strip_controls(a.citation) for a in hit.also[:shown]]
+    more = f", and {len(hit.also) - shown} more" if len(hit.also) > shown else ""
+    return f"Also in {where}: {', '.join(cited)}{more}"
 
 
 def show_json(chunk: CitedChunk) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import schema
 from .location import Settings
 from .lock import WriterLock
 from .schema import Tables
@@ -19,6 +20,7 @@ from .schema import Tables
 if TYPE_CHECKING:
     import apsw
 from .errors import KnowledgeError
+from .fts_check import fts_mismatch
 from .store import (
     RECOVERY,
     SIDECARS,
@@ -117,7 +119,7 @@ def _checks_on(conn: apsw.Connection, path: Path, out: list[Check]) -> list[Chec
     if missing:
         detail = f"generation {manifest.generation} lacks {', '.join(missing)}; {RECOVERY}"
         return [*out, Check("tables", False, detail, fatal=True)]
-    out.append(_fts_counts(conn, manifest.tables))
+    out.append(_fts_check(conn, manifest.tables))
     return out
 
 
@@ -131,19 +133,27 @@ def _identity_check(conn: apsw.Connection, path: Path) -> Check:
 
 def _missing_tables(conn: apsw.Connection, manifest: Manifest) -> list[str]:
     names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
-    n = manifest.tables
-    needed = [n.documents, n.chunks, n.fts] + ([n.vec] if manifest.hybrid else [])
-    return [t for t in needed if t not in names]
+    return [
+        t
+        for t in schema.required(manifest.generation, manifest.hybrid, manifest.format_version)
+        if t not in names
+    ]
 
 
-def _fts_counts(conn: apsw.Connection, tables: Tables) -> Check:
-    """Every chunk has its full-text row (read-only; FTS5's own integrity-check is spelled as
-    an INSERT and needs the write lock, which doctor never takes)."""
+def _fts_check(conn: apsw.Connection, tables: Tables) -> Check:
+    """Every chunk has its full-text row, and the index says what the chunks say: FTS5's own
+    integrity-check against the content table, on a private copy (fts_check.py), since it is
+    spelled as an INSERT and doctor never writes to a store or takes its lock."""
     chunks = int(scalar(conn, f"SELECT count(*) FROM {tables.chunks}"))
     docsize = int(scalar(conn, f"SELECT count(*) FROM {tables.fts}_docsize"))
-    ok = chunks == docsize
     detail = f"{chunks} chunks, {docsize} indexed rows"
-    return Check("FTS consistency", ok, detail if ok else f"{detail}; {RECOVERY}", fatal=True)
+    if chunks != docsize:
+        return Check("FTS consistency", False, f"{detail}; {RECOVERY}", fatal=True)
+    mismatch = fts_mismatch(conn, tables)
+    if mismatch is not None:
+        detail = f"the full-text index does not match the chunks ({mismatch}); {RECOVERY}"
+        return Check("FTS consistency", False, detail, fatal=True)
+    return Check("FTS consistency", True, f"{detail}, index and chunks agree")
 
 
 def _mode_checks(store_dir: Path, path: Path) -> list[Check]:

@@ -358,15 +358,45 @@ def query_terms(text: str) -> list[str]:
     return terms[:MAX_TERMS]
 
 
-def match_expression(text: str, *, terms: list[str] | None = None) -> str:
+SHORT_QUERY_TERMS = 8
+"""A query with more terms than this is a long one (a pasted paragraph, a fuzzer's string):
+front ends may schedule it apart from ordinary searches (the language server does)."""
+
+_RUN = re.compile(r"[^\W_]+")
+
+
+def is_long_query(text: str) -> bool:
+    """More than ``SHORT_QUERY_TERMS`` words that are not stop words (a CJK run counts as its
+    bigrams). Cheap on purpose — it stops counting at the limit — since a front end may ask
+    on its event loop."""
+    n = 0
+    for m in _RUN.finditer(text, 0, MAX_QUERY_CHARS):
+        run = m.group()
+        if has_cjk(run):
+            n += max(1, len(run) - 1)
+        elif run.casefold() not in STOP_WORDS:
+            n += 1
+        if n > SHORT_QUERY_TERMS:
+            return True
+    return False
+
+
+def match_expression(
+    text: str, *, terms: list[str] | None = None, phrases: list[str] | None = None
+) -> str:
     """The FTS5 MATCH string for ``text``: quoted terms joined by OR; "" when nothing is left.
 
-    ``terms`` overrides the terms taken from ``text`` (e.g. after pruning very common ones).
+    ``terms`` and ``phrases`` override those taken from ``text`` (e.g. after very common terms
+    were pruned and the cost bounded: ``lexical.TermStats.bound``). At most ``MAX_TERMS``
+    terms and ``MAX_PHRASES`` phrases either way.
     """
     if terms is None:
         terms = query_terms(text)
+    terms = terms[:MAX_TERMS]
     if not terms:
         return ""
-    phrases = [p for p in query_phrases(text) if p not in terms]
+    if phrases is None:
+        phrases = query_phrases(text)
+    phrases = [p for p in phrases[:MAX_PHRASES] if p not in terms]
     parts = [_quote(t) for t in terms]
     return " OR ".join([*(_quote(p) for p in phrases), *parts])

@@ -20,10 +20,28 @@ COMMON_FRACTION = 0.5
 FTS5's BM25 floors the IDF of such a term at ~0, so it cannot change the ranking; it only costs
 a scan of a huge posting list ("set", "input", "the" in command reference docs)."""
 
+POSTING_BUDGET = 50_000
+"""Postings one MATCH expression may read: its terms' chunk counts plus, for each phrase, the
+count of its rarest word (FTS5 drives a phrase by seeking in the others). Terms are kept rarest
+first while they fit, then phrases in order; at least one term is always kept, so the most a
+query reads is max(budget, one term's postings). BM25 scores every row an expression matches,
+about 0.7 µs a row on the 2-core bench machine: ~0.04 s of CPU for the whole budget (see
+bench/tuning.md, "Hostile queries")."""
+
+LOOKUP_BUDGET = 200_000
+"""Doclist entries the chunk counts of one query may read (a capped count costs about 0.1 µs
+an entry). A cached count is charged as if read, so the kept terms never depend on what an
+earlier query happened to count."""
+
+MIN_LOOKUP = 1_000
+"""Each word is counted up to at least this many chunks, even once ``LOOKUP_BUDGET`` is spent,
+so a rare word late in a long query is still known to be rare (and kept)."""
+
 
 class TermStats:
-    """Document frequencies of index terms and the chunk count, cached per state of the index
-    (a long-lived reader pays each lookup once, and sees incremental updates).
+    """Chunk counts of query words (capped: only "how many, up to N" is ever needed) and the
+    chunk count of the index, cached per state of the index (a long-lived reader pays each
+    lookup once, and sees incremental updates).
 
     The state is the generation plus FTS5's structure record (``%_data`` row 10), which changes
     whenever the full-text index does (an insert, a delete, a merge): one primary-key read."""
@@ -31,7 +49,8 @@ class TermStats:
     def __init__(self) -> None:
         self._state: tuple[int, bytes] | None = None
         self._total = 0
-        self._df: dict[str, int] = {}
+        self._counts: dict[str, tuple[int, int]] = {}
+        """word → (chunks counted, the cap it was counted up to); exact when below the cap."""
         self._lock = threading.Lock()
 
     def _refresh(self, snap: Snapshot) -> int:
@@ -45,50 +64,96 @@ class TermStats:
                 return self._total
         total = int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.chunks}"))
         with self._lock:
-            self._state, self._total, self._df = state, total, {}
+            self._state, self._total, self._counts = state, total, {}
         return total
 
     def prune(self, snap: Snapshot, terms: list[str]) -> list[str]:
-        """``terms`` without those in over ``COMMON_FRACTION`` of the chunks, as long as a term
-        that does match some chunk and is not common remains (else ``terms`` unchanged: a tiny
-        corpus, where every word of the question is everywhere, still gets an answer)."""
-        if len(terms) < 2:
-            return terms
+        """``terms`` as :meth:`bound` keeps them (no phrases)."""
+        return self.bound(snap, terms, [])[0]
+
+    def bound(
+        self, snap: Snapshot, terms: list[str], phrases: list[str]
+    ) -> tuple[list[str], list[str]]:
+        """The terms and phrases of one expression, its cost bounded (``POSTING_BUDGET``).
+
+        Terms in over ``COMMON_FRACTION`` of the chunks go as long as a term that does match
+        some chunk and is not common remains (else every term may stay: a tiny corpus, where
+        every word of the question is everywhere, still gets an answer). Of the rest, the rarest
+        are kept while their postings fit the budget (the commonest carry the least BM25
+        weight); a word whose count could not be learnt within ``LOOKUP_BUDGET`` counts as
+        expensive. Phrases follow in order while the budget lasts. Order is kept."""
+        if not terms:
+            return [], []
+        if len(terms) == 1 and not phrases:
+            return terms, []  # what one term reads is the floor: nothing to count or choose
         try:
             total = self._refresh(snap)
-            dfs = [self._df_of(snap, t) for t in terms]
-        except Exception:  # an index without a vocabulary table: no pruning
-            return terms
-        limit = total * COMMON_FRACTION
-        if not any(df != 0 and df <= limit for df in dfs):
-            return terms
-        return [t for t, df in zip(terms, dfs, strict=True) if df <= limit]
+        except Exception:  # an index without FTS5's structure record: nothing to count with
+            return terms, phrases
+        common = total * COMMON_FRACTION
+        counter = _Counter(self, snap, int(min(common, POSTING_BUDGET)) + 1)
+        counts = {t: counter.count(t) for t in terms}
 
-    def _df_of(self, snap: Snapshot, term: str) -> int:
-        """Chunks holding ``term``; -1 when it is not one index token (unknown: never pruned)."""
+        def cost(term: str) -> int:
+            n, exact = counts[term]
+            return n if exact else total  # known only to be at least n: up to every chunk
+
+        rare = any(exact and 0 < n <= common for n, exact in counts.values())
+        candidates = [t for t in terms if not rare or (counts[t][1] and cost(t) <= common)]
+        spent = 0
+        kept: set[str] = set()
+        # Rarest first; a word known only as "at least n" sorts by that n, so when the lookups
+        # ran out the word most likely to be rare is the one a query of common words keeps.
+        for t in sorted(candidates, key=lambda t: counts[t][0]):
+            if kept and spent + cost(t) > POSTING_BUDGET:
+                break
+            kept.add(t)
+            spent += cost(t)
+        kept_phrases: list[str] = []
+        for p in phrases:
+            known = [n for n, exact in map(counter.count, dict.fromkeys(p.split())) if exact]
+            if known and spent + min(known) <= POSTING_BUDGET:
+                kept_phrases.append(p)
+                spent += min(known)
+        return [t for t in terms if t in kept], kept_phrases
+
+    def count(self, snap: Snapshot, word: str, cap: int) -> tuple[int, bool]:
+        """Chunks matching ``word`` (as one quoted FTS5 phrase), counted up to ``cap``; and
+        whether that is exact (below the cap). Reads at most ``cap`` doclist entries."""
         with self._lock:
-            df = self._df.get(term)
-        if df is not None:
-            return df
-        tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
-        tokens = list(
-            tok(
-                term.encode(),
-                FTS5_TOKENIZE_QUERY,
-                None,
-                include_offsets=False,
-                include_colocated=False,
+            cached = self._counts.get(word)
+        if cached is not None and (cached[0] < cached[1] or cached[1] >= cap):
+            n = min(cached[0], cap)
+            return n, n < cap
+        f = snap.tables.fts
+        n = int(
+            scalar(
+                snap.conn,
+                f"SELECT count(*) FROM (SELECT rowid FROM {f} WHERE {f} MATCH ? LIMIT ?)",
+                ('"' + word.replace('"', '""') + '"', cap),
             )
         )
-        df = -1
-        if len(tokens) == 1:
-            row = snap.conn.execute(
-                f"SELECT doc FROM {snap.tables.vocab} WHERE term = ?", (str(tokens[0]),)
-            ).fetchone()
-            df = int(row[0]) if row else 0
         with self._lock:
-            self._df[term] = df
-        return df
+            self._counts[word] = (n, cap)
+        return n, n < cap
+
+
+class _Counter:
+    """The counts of one query's words, spending at most ``LOOKUP_BUDGET`` doclist entries:
+    (count, exact); not exact means "at least count" (its cap was reached)."""
+
+    def __init__(self, stats: TermStats, snap: Snapshot, enough: int) -> None:
+        self.stats, self.snap, self.enough = stats, snap, enough
+        self.left = LOOKUP_BUDGET
+        self.seen: dict[str, tuple[int, bool]] = {}
+
+    def count(self, word: str) -> tuple[int, bool]:
+        got = self.seen.get(word)
+        if got is None:
+            cap = min(self.enough, max(MIN_LOOKUP, self.left))
+            got = self.seen[word] = self.stats.count(self.snap, word, cap)
+            self.left = max(0, self.left - got[0])  # cached or not: same caps, same answer
+        return got
 
 
 class Stemmer:

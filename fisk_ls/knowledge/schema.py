@@ -67,6 +67,18 @@ def names(generation: int) -> Tables:
     )
 
 
+def required(generation: int, hybrid: bool, format_version: int = FORMAT_VERSION) -> list[str]:
+    """What a generation cannot work without (``sqlite_master`` names): its tables and the
+    triggers that keep the full-text index in step with the chunks (from format 3 also the
+    pending table the insert trigger writes). A writer goes on (and so drops other
+    generations) only when the manifest's generation has all of them."""
+    n = names(generation)
+    c = n.chunks
+    triggers = [f"{c}_ai", f"{c}_ad", f"{c}_au"]
+    pending = [n.pending] if format_version >= 3 else []
+    return [n.documents, c, n.fts, *pending, *triggers, *([n.vec] if hybrid else [])]
+
+
 def generation_ddl(generation: int) -> str:
     """Tables, indexes and triggers of one generation.
 

@@ -176,7 +176,8 @@ def connect_writer(store_dir: Path) -> apsw.Connection:
     try:
         conn = lib.Connection(str(path), flags=flags)
         conn.setbusytimeout(BUSY_TIMEOUT_MS)
-        conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        if scalar(conn, "PRAGMA auto_vacuum") != 2:  # setting it, even unchanged, writes page 1
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -190,6 +191,16 @@ def connect_writer(store_dir: Path) -> apsw.Connection:
         raise explain(exc, path) from exc
     enforce_modes(path)
     return conn
+
+
+def close_untouched(conn: apsw.Connection) -> None:
+    """Close without the checkpoint SQLite runs when the last connection closes: a store being
+    refused (foreign, incomplete, damaged) keeps its database file and ``-wal`` apart, exactly
+    as found, for the recovery to move aside."""
+    lib = _apsw()
+    with contextlib.suppress(lib.Error):
+        conn.config(lib.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
+    conn.close()
 
 
 def connect_reader(path: Path) -> apsw.Connection:

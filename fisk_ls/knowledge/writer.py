@@ -28,6 +28,7 @@ from .store import (
     IncompleteStore,
     Manifest,
     check_identity,
+    close_untouched,
     connect_reader,
     connect_writer,
     damaged,
@@ -46,6 +47,9 @@ from .store import (
 
 if TYPE_CHECKING:
     import apsw
+
+COMMITS_KEY = "commits"
+"""``rag_meta`` row counting the writer's commits (see ``Writer.stamp``)."""
 
 _GEN_TABLE = re.compile(
     r"^(?:documents|chunks|chunks_fts|chunks_vec|chunks_vocab|chunks_vq|chunks_pending)_(\d+)$"
@@ -103,10 +107,9 @@ class Writer:
     def _require_complete(self, manifest: Manifest) -> None:
         """Never go on (and so never drop other generations) unless the generation the
         manifest names exists whole."""
-        tables = set(self._tables())
-        n = manifest.tables
-        needed = [n.documents, n.chunks, n.fts] + ([n.vec] if manifest.hybrid else [])
-        missing = [t for t in needed if t not in tables]
+        present = {str(r[0]) for r in self.conn.execute("SELECT name FROM sqlite_master")}
+        needed = schema.required(manifest.generation, manifest.hybrid, manifest.format_version)
+        missing = [t for t in needed if t not in present]
         if missing:
             raise IncompleteStore(
                 f"the knowledge index {db_path(self.store_dir)} names generation "
@@ -162,6 +165,7 @@ class Writer:
         try:
             yield self.conn
             self.flush_fts()
+            self.stamp()
         except BaseException:
             self.conn.execute("ROLLBACK")
             self._sync_pending()
@@ -186,9 +190,23 @@ class Writer:
                 self.conn.execute(sql)
 
     def commit(self) -> None:
-        """Flush the pending FTS rows and commit the open transaction."""
+        """Flush the pending FTS rows, stamp, and commit the open transaction."""
         self.flush_fts()
+        self.stamp()
         self.conn.execute("COMMIT")
+
+    def stamp(self) -> None:
+        """Inside every write transaction, just before COMMIT: count the commit in ``rag_meta``.
+
+        So each commit rewrites the page that holds the store id, and any ``-wal`` a fisk-ls
+        writer leaves carries its store's id: replayed onto another store's database it
+        replaces that page and the id check refuses the store (``ForeignStore``) instead of
+        serving, or writing over, a mix of two indexes."""
+        self.conn.execute(
+            "INSERT INTO rag_meta(key, value) VALUES (?, '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+            (COMMITS_KEY,),
+        )
 
     @contextlib.contextmanager
     def batch(self, max_units: int = 256, max_seconds: float = 0.25) -> Iterator[Batch]:
@@ -383,8 +401,8 @@ def _open(store_dir: Path, lock: WriterLock, *, check: bool) -> Writer:
     try:
         return Writer(store_dir, lock, conn)
     except apsw.Error as exc:
-        conn.close()
+        close_untouched(conn)
         raise explain(exc, db_path(store_dir)) from exc
     except BaseException:
-        conn.close()
+        close_untouched(conn)
         raise

@@ -36,7 +36,8 @@ def register(ls: FiskLanguageServer) -> None:
 
 async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     """Arguments are checked on the event loop, so an over-long query is refused at once and
-    never occupies a worker thread; the search itself runs in a thread."""
+    never occupies a worker thread; the search itself runs on a thread of its lane (a long
+    query never holds up a short one: lanes.py)."""
     params = one_object(SEARCH, args, {"query", "topK"})
     try:
         query = check_query(params.get("query"), "query")
@@ -49,7 +50,7 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
         merged = failing_as_rpc(lambda: ls.projects.search(query, top_k))
         return results.search_result(merged)
 
-    return await asyncio.to_thread(run)
+    return await ls.search_lanes.run(query, run)
 
 
 def show(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:

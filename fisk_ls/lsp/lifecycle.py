@@ -66,12 +66,14 @@ async def initialized(ls: FiskLanguageServer, params: types.InitializedParams) -
 
 async def shutdown(ls: FiskLanguageServer, params: None) -> None:
     ls.closing = True
+    ls.search_lanes.close()
     await asyncio.to_thread(ls.projects.close)
 
 
 def exit_(ls: FiskLanguageServer, params: None) -> None:
     ls.exit_code = 0 if ls.closing else 1
     ls.closing = True
+    ls.search_lanes.close()
     ls.projects.close()  # a no-op after shutdown; an exit without shutdown still cleans up
 
 

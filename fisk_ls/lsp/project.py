@@ -20,7 +20,6 @@ from ..knowledge import (
     Knowledge,
     KnowledgeError,
     StoreError,
-    ignore_rules,
     resolve_settings,
 )
 from ..knowledge.citations import CitedChunk, parse_citation
@@ -76,8 +75,14 @@ def open_project(folder: Path, options: Options, hooks: QueueHooks) -> Project:
     queue = UpdateQueue(settings, hooks)
     watcher = None
     if options.watch:
-        rules = ignore_rules(settings)
-        watcher = Watcher(settings.roots, settings.store_dir, queue.add, ignored=rules.ignored)
+        rules = queue.rules
+        watcher = Watcher(
+            settings.roots,
+            settings.store_dir,
+            queue.add,
+            ignored=rules.ignored,
+            sources=rules.is_source,
+        )
     return Project(folder, options, Knowledge(settings), queue, watcher)
 
 

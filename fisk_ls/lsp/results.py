@@ -9,6 +9,7 @@ from typing import Any
 from ..knowledge import Hit, IndexStats, KnowledgeError
 from ..knowledge.citations import CitedChunk
 from ..knowledge.sanitize import one_line
+from ..knowledge.search import Location
 from .convert import (
     chunk_lines,
     hit_lines,
@@ -34,7 +35,31 @@ def hit_result(hit: Hit, root: Path) -> dict[str, Any]:
         "highlights": [list(r) for r in match.highlights] if match else [],
         "score": round(hit.score, 4),
         "location": unstructure(link),
+        "also": [also_result(where, hit, root) for where in hit.also],
     }
+
+
+def also_result(where: Location, hit: Hit, root: Path) -> dict[str, Any]:
+    """Another location of a collapsed hit's text (a near-identical copy): its citation and a
+    LocationLink to its chunk, selecting the lines at the same offset as the hit's matched lines
+    (the copies' text is the same), kept inside that chunk."""
+    lines = (where.start_line, where.end_line)
+    selection = copy_lines(hit.match.lines, hit_lines(hit), lines) if hit.match else None
+    return {
+        "citation": where.citation,
+        "location": unstructure(location_link(root / where.path, lines, selection=selection)),
+    }
+
+
+def copy_lines(
+    matched: tuple[int, int], chunk: tuple[int, int], copy: tuple[int, int]
+) -> tuple[int, int]:
+    """``matched`` (lines inside ``chunk``) moved to the same offset inside ``copy``, clamped to
+    the copy's lines (all 1-based, inclusive)."""
+    shift = copy[0] - chunk[0]
+    start = min(max(matched[0] + shift, copy[0]), copy[1])
+    end = min(max(matched[1] + shift, start), copy[1])
+    return start, end
 
 
 def show_result(chunk: CitedChunk, root: Path) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from .lanes import SearchLanes
 from .options import Options
 from .project import Projects
 from .protocol import FiskProtocol
@@ -40,6 +41,8 @@ class FiskLanguageServer(LanguageServer):
         self.option_errors: list[str] = []
         """From initializationOptions; each folder's workspace/configuration is laid over it."""
         self.projects = Projects()
+        self.search_lanes = SearchLanes()
+        """Short and long queries run on separate threads (lanes.py)."""
         self.ready = threading.Event()
         """Set once the projects exist (after ``initialized``); requests wait for it."""
         self.loop: asyncio.AbstractEventLoop | None = None

@@ -1,8 +1,8 @@
 """Freshness from the client: didSave and didChangeWatchedFiles → the projects' queues.
 
-``workspace/didChangeWatchedFiles`` is registered dynamically (for document globs) when the
-client allows it. Folder moves and deletes the client does not report reach the queue through
-the server's own watcher (knowledge/index/watcher.py).
+``workspace/didChangeWatchedFiles`` is registered dynamically (for document globs and the
+ignore files) when the client allows it. Folder moves and deletes the client does not report
+reach the queue through the server's own watcher (knowledge/index/watcher.py).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from .server import FiskLanguageServer
 
 log = logging.getLogger(__name__)
 GLOB = "**/*.{md,markdown,txt,text}"
+IGNORE_GLOB = "**/{.gitignore,.fiskignore}"
+"""An edited ignore file changes which files are documents: the queue answers with a full run."""
 REGISTRATION_ID = "fisk-watched-documents"
 
 
@@ -42,7 +44,10 @@ async def register_watched_files(ls: FiskLanguageServer) -> None:
     if not (watched and watched.dynamic_registration):
         return
     options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[types.FileSystemWatcher(glob_pattern=GLOB)]
+        watchers=[
+            types.FileSystemWatcher(glob_pattern=GLOB),
+            types.FileSystemWatcher(glob_pattern=IGNORE_GLOB),
+        ]
     )
     registration = types.Registration(
         id=REGISTRATION_ID,

@@ -200,3 +200,18 @@ def test_batching_and_padding_do_not_change_vectors(minilm: Path) -> None:
     assert sum(a * b for a, b in zip(alone, query, strict=True)) > 0.9999  # no prefixes here
     assert len(alone) == emb.probe_dimension() == 384
     emb.close()
+
+
+def test_the_indexing_session_is_freed_and_reloaded(minilm: Path) -> None:
+    from fisk_ls.knowledge.vectors.builtin import BuiltinEmbedder
+
+    emb = BuiltinEmbedder("all-MiniLM-L6-v2", model_dir=minilm)
+    try:
+        first = emb.embed_documents(["Dogs bark at night."])[0]
+        assert emb._docs is not None
+        emb.release_documents()
+        assert emb._docs is None  # what the background embedder calls once the backlog is empty
+        assert emb.embed_documents(["Dogs bark at night."])[0] == first
+    finally:
+        emb.close()
+    emb.release_documents()  # after close: nothing to free, no error

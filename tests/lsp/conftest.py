@@ -184,9 +184,9 @@ def watched(client: LanguageClient, *changes: tuple[Path, types.FileChangeType])
     )
 
 
-def lines_of(location: dict[str, Any]) -> str:
-    """The text of a LocationLink's targetRange, read from disk."""
+def lines_of(location: dict[str, Any], key: str = "targetRange") -> str:
+    """The text of a LocationLink's targetRange (or ``key``), read from disk."""
     path = Path(location["targetUri"].removeprefix("file://"))
-    rng = location["targetRange"]
+    rng = location[key]
     lines = path.read_text(encoding="utf-8").splitlines()
     return "\n".join(lines[rng["start"]["line"] : rng["end"]["line"]])

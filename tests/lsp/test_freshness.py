@@ -99,5 +99,23 @@ async def test_watched_files_registration(session: Session) -> None:
     assert options is not None
     watchers = options["watchers"] if isinstance(options, dict) else options.watchers
     assert [w["globPattern"] if isinstance(w, dict) else w.glob_pattern for w in watchers] == [
-        "**/*.{md,markdown,txt,text}"
+        "**/*.{md,markdown,txt,text}",
+        "**/{.gitignore,.fiskignore}",
     ]
+
+
+async def test_an_edited_fiskignore_takes_effect_without_a_reindex(session: Session) -> None:
+    """Issue 16: saving .fiskignore prunes what it now ignores; removing it brings it back."""
+    client, root = session.client, session.root
+    kept = root / "kept" / "heron.md"
+    kept.parent.mkdir(exist_ok=True)
+    kept.write_text("# Heron\n\nThe heron roost moves with the tide.\n")
+    watched(client, (kept, CREATED))
+    await poll(finds(client, "heron", "kept/heron.md#0"), timeout=10)
+    rules = root / ".fiskignore"
+    rules.write_text("kept/\n")
+    save(client, rules)
+    await poll(finds(client, "heron", None), timeout=10)
+    rules.unlink()
+    watched(client, (rules, DELETED))
+    await poll(finds(client, "heron", "kept/heron.md#0"), timeout=10)

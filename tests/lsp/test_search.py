@@ -108,3 +108,42 @@ async def test_a_hit_selects_the_paragraph_that_matched(
     assert (sel["start"]["line"], sel["end"]["line"]) == (10, 11)  # 0-based line 10 = line 11
     assert top["section"] == "Operations > Restarts"
     assert top["snippet"].startswith("To drain a node")
+
+
+async def test_near_duplicate_copies_are_one_result_with_their_locations_in_also(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Versioned copies of a page are one result; ``also`` lists the other copies, each with a
+    LocationLink to its chunk selecting the matched lines at the same place."""
+    base = tmp_path_factory.mktemp("also")
+    root = base / "proj"
+    page = (
+        "# Widgets\n\n## Restarts\n\n"
+        "The service keeps a small amount of state.\n\n"
+        "Operators rarely touch it.\n\n"
+        "Logs rotate every night.\n\n"
+        "To drain a frobnicator, cordon it and wait for the queue to empty.\n"
+    )
+    for version in ("v1", "v2", "v3"):
+        (root / version).mkdir(parents=True)
+        link = f"[docs](https://example.invalid/{version}/widgets)"  # differs per copy
+        (root / version / "widgets.md").write_text(page + f"\nSee {link}.\n")
+    (root / "other.md").write_text("# Other\n\nA frobnicator is drained before upgrades.\n")
+    async with lsp_session([root], base) as client:
+        await wait_indexed(client)
+        found = (await search(client, "drain frobnicator"))["results"]
+    copies = [r for r in found if "/widgets.md#" in r["citation"]]
+    assert len(copies) == 1, "the three copies are one result"
+    (top,) = copies
+    also = top["also"]
+    where = {top["citation"], *(a["citation"] for a in also)}
+    assert where == {f"{v}/widgets.md#0" for v in ("v1", "v2", "v3")}
+    selected = top["location"]["targetSelectionRange"]
+    assert (selected["start"]["line"], selected["end"]["line"]) == (10, 11)
+    for other in also:
+        link = other["location"]
+        assert link["targetUri"] == (root / other["citation"].split("#")[0]).resolve().as_uri()
+        assert link["targetRange"] == top["location"]["targetRange"]  # same layout
+        assert link["targetSelectionRange"] == selected
+        assert "drain a frobnicator" in lines_of(link, "targetSelectionRange")
+    assert next(r for r in found if r["citation"] == "other.md#0")["also"] == []

@@ -9,13 +9,20 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import apsw
 import pytest
 
-from fisk_ls.knowledge import Knowledge, KnowledgeError, Settings, index, resolve_settings
+from fisk_ls.knowledge import (
+    Knowledge,
+    KnowledgeError,
+    Settings,
+    index,
+    resolve_settings,
+    update_paths,
+)
 from fisk_ls.knowledge.doctor import run_checks
 from fisk_ls.knowledge.store import db_path
 from tests.conftest import write_docs
@@ -128,6 +135,30 @@ def test_manifest_naming_missing_tables_drops_nothing(settings: Settings) -> Non
     assert Knowledge(settings).search("backpressure").hits
 
 
+def test_manifest_naming_a_generation_without_its_triggers_drops_nothing(
+    settings: Settings,
+) -> None:
+    """Generation 2's tables exist but not the triggers that keep its full-text index in step
+    (a rebuild cut short, a stale -wal): the writer refuses instead of dropping generation 1."""
+    from fisk_ls.knowledge import schema
+
+    index(settings)
+    path = db_path(settings.store_dir)
+    conn = apsw.Connection(str(path))
+    conn.execute(schema.generation_ddl(2))
+    conn.execute("DROP TRIGGER chunks_2_ai")
+    conn.execute("UPDATE rag_meta SET value = '2' WHERE key = 'generation'")
+    conn.close()
+    with pytest.raises(KnowledgeError, match=r"chunks_2_ai.*nothing was dropped.*--reindex"):
+        index(settings)
+    conn = apsw.Connection(str(path))
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    conn.close()
+    assert set(schema.required(1, hybrid=False)) <= names  # generation 1 is all there
+    doctor = [c for c in run_checks(settings) if c.broken]
+    assert doctor and "chunks_2_ai" in doctor[0].detail and "--reindex" in doctor[0].detail
+
+
 def _second_store(tmp_path: Path, store_base: Path) -> Settings:
     other = tmp_path / "other"
     other.mkdir()
@@ -154,29 +185,56 @@ def test_database_from_another_store_is_refused(
     assert Knowledge(settings).search("backpressure").hits
 
 
-def test_foreign_wal_is_not_silently_replayed(
+def _leave_a_wal(settings: Settings, write: Callable[[], object]) -> Path:
+    """Run ``write`` (a fisk-ls write) while a reader pins a snapshot, so its commits stay in
+    the store's -wal (the checkpoint on close cannot pass the reader); return a copy of it."""
+    path = db_path(settings.store_dir)
+    reader = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM rag_meta").fetchall()
+    write()
+    wal = Path(f"{path}-wal")
+    assert wal.stat().st_size > 0
+    copy = path.parent / "left.wal"
+    shutil.copyfile(wal, copy)
+    reader.close()
+    return copy
+
+
+def test_foreign_wal_is_refused_and_nothing_changes(
     settings: Settings, tmp_path: Path, store_base: Path
 ) -> None:
+    """A -wal that another store's writer left (an index run adding a file, nothing touching
+    the manifest) put beside this store's database: search, index and doctor all refuse it
+    naming the recovery, the database and the -wal stay exactly as found, and --reindex moves
+    both aside and rebuilds. Before every commit stamped the store id's page, this served the
+    other store's chunks and let the next run write over the mix."""
     index(settings)
     other = _second_store(tmp_path, store_base)
     index(other)
-    # Leave a -wal in the other store: a reader holds it open while a writer commits.
-    writer = apsw.Connection(str(db_path(other.store_dir)))
-    writer.execute("PRAGMA wal_autocheckpoint=0")
-    writer.execute("UPDATE rag_meta SET value = value WHERE key = 'generation'")
-    writer.execute("INSERT INTO rag_meta(key, value) VALUES ('touched', '1')")
-    wal = Path(f"{db_path(other.store_dir)}-wal")
-    assert wal.stat().st_size > 0
+    (other.project_root / "new.md").write_text("# New\n\n" + "fresh words\n" * 50)
+    foreign = _leave_a_wal(other, lambda: update_paths(other, [other.project_root / "new.md"]))
+    path = db_path(settings.store_dir)
     for suffix in ("-wal", "-shm"):
-        Path(f"{db_path(settings.store_dir)}{suffix}").unlink(missing_ok=True)
-    shutil.copyfile(wal, Path(f"{db_path(settings.store_dir)}-wal"))
-    writer.close()
-    try:
-        result = Knowledge(settings).search("backpressure")
-    except KnowledgeError as exc:
-        assert "--reindex" in str(exc)
-    else:  # the -wal did not apply to this file (different salt): the index answers as before
-        assert result.status == "ok" and result.hits
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    shutil.copyfile(foreign, Path(f"{path}-wal"))
+    before = (path.read_bytes(), Path(f"{path}-wal").read_bytes())
+
+    with pytest.raises(KnowledgeError, match=r"does not belong to this store.*--reindex"):
+        Knowledge(settings).search("backpressure")
+    with pytest.raises(KnowledgeError, match=r"does not belong to this store.*nothing was changed"):
+        index(settings)
+    broken = [c for c in run_checks(settings) if c.broken]
+    assert [c.name for c in broken] == ["store identity"] and "--reindex" in broken[0].detail
+    assert (path.read_bytes(), Path(f"{path}-wal").read_bytes()) == before
+
+    stats = index(settings, rebuild=True)
+    (note,) = [n for n in stats.notes if "moved to" in n]
+    aside = Path(note.split("moved to ", 1)[1].split(" and ", 1)[0])
+    assert (aside.read_bytes(), Path(f"{aside}-wal").read_bytes()) == before
+    hits = Knowledge(settings).search("backpressure").hits
+    assert hits and {h.path for h in hits} <= {"docs/design.md", "notes.txt", "README.md"}
+    assert not [c for c in run_checks(settings) if c.broken]
 
 
 @contextlib.contextmanager

@@ -211,6 +211,29 @@ def test_backfill_embeds_the_backlog_in_rounds_in_the_background(
     emb.close()
 
 
+def test_backfill_lets_the_embedder_free_its_indexing_model_when_the_backlog_is_empty(
+    settings: Settings, fake_embed: FakeEmbedServer
+) -> None:
+    h = hybrid(settings, fake_embed)
+    emb = make_embedder(h)
+    assert emb is not None
+    index(h, embedder=emb, drain=False)
+    released: list[int] = []
+    emb.release_documents = lambda: released.append(1)  # type: ignore[union-attr]
+    worker = Backfill(h, emb, round_size=2)
+    worker.start()
+    try:
+        worker.kick()
+        assert worker.wait_idle(30)
+        assert released == [1]  # once, after the last round
+        worker.kick()  # nothing left to embed: nothing to free again
+        assert worker.wait_idle(30)
+        assert released == [1]
+    finally:
+        worker.stop()
+    emb.close()
+
+
 def test_backfill_drops_a_round_whose_chunks_changed(
     settings: Settings, fake_embed: FakeEmbedServer, project: Path
 ) -> None:

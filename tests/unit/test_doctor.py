@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from fisk_ls.knowledge import Settings, index, open_writer
-from fisk_ls.knowledge.doctor import run_checks
+from fisk_ls.knowledge.doctor import Check, run_checks
 
 
 def by_name(settings: Settings) -> dict[str, object]:
@@ -43,3 +43,28 @@ def test_loose_modes_are_reported(settings: Settings) -> None:
     checks = run_checks(settings)
     mode = next(c for c in checks if c.name == "knowledge.db mode")
     assert not mode.ok and "0644" in mode.detail
+
+
+def test_a_full_text_index_that_disagrees_with_its_chunks_is_reported(settings: Settings) -> None:
+    """Same number of rows, different words: a chunk's text changed behind the update trigger's
+    back. A count cannot see it; FTS5's integrity-check against the content table does, and
+    doctor runs it without writing to the store."""
+    from fisk_ls.knowledge.store import db_path
+
+    index(settings)
+    with open_writer(settings.store_dir) as w:
+        c = w.manifest.tables.chunks
+        (trigger,) = w.conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = ?", (f"{c}_au",)
+        ).fetchall()
+        w.conn.execute(f"DROP TRIGGER {c}_au")
+        w.conn.execute(f"UPDATE {c} SET body = 'walrus words' WHERE id = (SELECT min(id) FROM {c})")
+        w.conn.execute(trigger[0])
+    before = db_path(settings.store_dir).read_bytes()
+    fts = by_name(settings)["FTS consistency"]
+    assert isinstance(fts, Check)
+    assert not fts.ok and fts.fatal
+    assert "does not match the chunks" in fts.detail and "--reindex" in fts.detail
+    assert db_path(settings.store_dir).read_bytes() == before  # doctor wrote nothing
+    index(settings, rebuild=True)  # the recovery it names works
+    assert by_name(settings)["FTS consistency"].ok  # type: ignore[attr-defined]

@@ -152,6 +152,12 @@ CREATE TRIGGER {c}_ad AFTER DELETE ON {c} BEGIN
   INSERT INTO {f}({f}, rowid, section, body, cjk, doc)
   VALUES ('delete', old.id, old.section, old.body, old.cjk, old.doc);
 END;
+CREATE TRIGGER {c}_au AFTER UPDATE OF section, body, cjk, doc ON {c} BEGIN
+  INSERT INTO {f}({f}, rowid, section, body, cjk, doc)
+  VALUES ('delete', old.id, old.section, old.body, old.cjk, old.doc);
+  INSERT INTO {f}(rowid, section, body, cjk, doc)
+  VALUES (new.id, new.section, new.body, new.cjk, new.doc);
+END;
 UPDATE rag_meta SET value = '2' WHERE key = 'format_version';
 """
 
@@ -194,3 +200,8 @@ def test_the_flush_reads_only_the_pending_chunks(settings: Settings) -> None:
         plan = [str(r[3]) for r in w.conn.execute("EXPLAIN QUERY PLAN " + select)]
     assert plan[0] == "SCAN p"
     assert plan[1].startswith("SEARCH c USING INTEGER PRIMARY KEY")
+
+
+def test_a_format_3_generation_without_its_pending_table_is_incomplete() -> None:
+    assert schema.names(4).pending in schema.required(4, hybrid=False)
+    assert schema.names(4).pending not in schema.required(4, hybrid=False, format_version=2)

@@ -49,6 +49,10 @@ def add(snap: Snapshot, vectors: np.ndarray, first_id: int = 1) -> None:
         knn.insert(snap.conn, snap.tables, rows)
 
 
+def ids(scored: knn.Scored) -> list[int]:
+    return [cid for cid, _ in scored]
+
+
 def recall(found: list[int], truth: list[int]) -> float:
     return len(set(found) & set(truth)) / len(truth)
 
@@ -60,8 +64,8 @@ def test_quantized_recall_at_10(snap: Snapshot) -> None:
     coarse = knn.CoarseIndex()
     scores = []
     for q in queries:
-        truth = knn.exact(snap, q.tolist(), 10)
-        found = knn.nearest(snap, q.tolist(), 10, coarse, exact_below=1000)
+        truth = ids(knn.exact(snap, q.tolist(), 10))
+        found = ids(knn.nearest(snap, q.tolist(), 10, coarse, exact_below=1000))
         scores.append(recall(found, truth))
     assert coarse.loads == 1
     assert np.mean(scores) >= 0.98, np.mean(scores)
@@ -72,8 +76,15 @@ def test_ranking_matches_exact_order(snap: Snapshot) -> None:
     add(snap, data)
     q = data[17].tolist()
     found = knn.nearest(snap, q, 5, knn.CoarseIndex(), exact_below=100)
-    assert found[0] == 18  # the vector itself (ids start at 1)
-    assert found == knn.exact(snap, q, 5)
+    assert found[0][0] == 18  # the vector itself (ids start at 1)
+    truth = knn.exact(snap, q, 5)
+    assert ids(found) == ids(truth)
+    # Both passes give the true cosine (vec0's L2 distance converted, or the float re-score).
+    x = np.asarray(q, dtype=np.float32)
+    for (cid, got), (_, want) in zip(found, truth, strict=True):
+        assert got == pytest.approx(float(data[cid - 1] @ x), abs=1e-5)
+        assert want == pytest.approx(got, abs=1e-5)
+    assert found[0][1] == pytest.approx(1.0, abs=1e-5)
 
 
 def test_small_indexes_are_searched_exactly(snap: Snapshot) -> None:
@@ -81,7 +92,7 @@ def test_small_indexes_are_searched_exactly(snap: Snapshot) -> None:
     coarse = knn.CoarseIndex()
     q = clustered(1, 5, seed=5)[0].tolist()
     assert coarse.search(snap, q, 10, exact_below=knn.EXACT_BELOW) is None
-    assert knn.nearest(snap, q, 10, coarse) == knn.exact(snap, q, 10)
+    assert ids(knn.nearest(snap, q, 10, coarse)) == ids(knn.exact(snap, q, 10))
     assert coarse.loads == 0  # nothing was loaded for a small index
 
 
@@ -97,7 +108,7 @@ def test_other_dimensions_are_searched_exactly() -> None:
     conn.executemany(f"INSERT INTO {s.tables.vec}(chunk_id, embedding) VALUES (?, ?)", rows)
     knn.insert(conn, s.tables, rows)
     assert conn.execute(f"SELECT count(*) FROM {s.tables.vq}").fetchone()[0] == 0
-    assert knn.nearest(s, x[3].tolist(), 3, knn.CoarseIndex(), exact_below=1)[0] == 4
+    assert knn.nearest(s, x[3].tolist(), 3, knn.CoarseIndex(), exact_below=1)[0][0] == 4
     conn.close()
 
 
@@ -108,11 +119,11 @@ def test_refresh_appends_and_reloads_after_many_deletes(snap: Snapshot) -> None:
     q = data[1700].tolist()
     knn.nearest(snap, q, 5, coarse, exact_below=100)
     add(snap, data[1500:], first_id=1501)
-    assert knn.nearest(snap, q, 1, coarse, exact_below=100) == [1701]  # the new row is found
+    assert ids(knn.nearest(snap, q, 1, coarse, exact_below=100)) == [1701]  # the new row
     assert coarse.loads == 1  # appended, not reloaded
     with snap.conn:
         snap.conn.execute(f"DELETE FROM {snap.tables.vq} WHERE chunk_id > 1000")
         snap.conn.execute(f"DELETE FROM {snap.tables.vec} WHERE chunk_id > 1000")
-    found = knn.nearest(snap, q, 5, coarse, exact_below=100)
+    found = ids(knn.nearest(snap, q, 5, coarse, exact_below=100))
     assert coarse.loads == 2 and all(cid <= 1000 for cid in found)
-    assert found == knn.exact(snap, q, 5)
+    assert found == ids(knn.exact(snap, q, 5))

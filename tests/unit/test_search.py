@@ -205,6 +205,19 @@ def test_json_output_lists_the_other_locations(tmp_path: Path, store_base: Path)
         k.close()
 
 
+def test_text_output_names_the_other_copies(tmp_path: Path, store_base: Path) -> None:
+    from fisk_ls.cli.render import search_text
+
+    docs = {f"v{v}/page.md": "# Page\n\nThe same words about gizmos.\n" for v in range(1, 6)}
+    s = make(tmp_path / "p", store_base, docs)
+    k = Knowledge(s)
+    try:
+        text = search_text(k.search("gizmos"))
+    finally:
+        k.close()
+    assert "Also in 4 files: v2/page.md#0, v3/page.md#0, v4/page.md#0, and 1 more" in text
+
+
 def test_own_headings_of_a_label() -> None:
     from fisk_ls.knowledge.search import own_headings
 

@@ -159,3 +159,16 @@ def test_the_watcher_reports_only_documents_and_folders(
         assert project / "node_modules" / "x.md" not in everything
     finally:
         watcher.stop()
+
+
+def test_an_edited_info_exclude_reaches_the_queue(settings: Settings, project: Path) -> None:
+    """``.git/info/exclude`` lies in a folder the watcher skips and is no document; the watcher
+    still hands it over, and the queue's full run prunes what it now ignores (issue 16)."""
+    (project / ".git" / "info").mkdir(parents=True)
+    runner = Runner(settings)
+    try:
+        assert "docs/design.md" in docs(settings)
+        (project / ".git" / "info" / "exclude").write_text("docs/\n")
+        assert wait_for(lambda: "docs/design.md" not in docs(settings))
+    finally:
+        runner.close()

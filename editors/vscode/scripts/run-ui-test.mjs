@@ -1,13 +1,20 @@
 // One UI test through the real web workbench (editor-testing.md §2.3, §2.4): code-server with the
 // packaged .vsix installed, headless chromium via playwright-core. Command palette → "Fisk: Search
-// Knowledge" → type a query → accept the first item → the editor shows the cited file and line.
-// Screenshots go to $ARTIFACTS_DIR. Prints "N passed, N failed"; exit code 0 only when it passed.
+// Knowledge" → type a query → the first row shows the snippet with the matched words marked and
+// "also in 2 files" → accept it → the editor selects the matched paragraph (its line and length) →
+// search again, the row's "Also in 2 files" button → a pick of the two copies → accept → the copy
+// opens with the same paragraph selected. The fixture holds three copies of
+// docs/releases/2.x/upgrading.md whose matching words are in the 4th paragraph of a section.
+// Screenshots go to $ARTIFACTS_DIR (scripts/test.sh copies them over media/ only with
+// FISK_UPDATE_SCREENSHOTS=1). Prints "N passed, N failed"; exit code 0 only when it passed.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { freePort, launchBrowser, makeSandbox, QUIET_SETTINGS, requireEnv, startGroup, tail, waitHttp, writeJson, fiskLog } from './lib/sandbox.mjs';
 
-const QUERY = 'install pip virtual environment';
+const QUERY = 'drain the radar relay';
+const PARAGRAPH = 'Drain the radar relay';
+const COPIES = 2;
 const artifacts = process.env.ARTIFACTS_DIR || path.resolve(new URL('../../..', import.meta.url).pathname, 'artifacts');
 const vsix = requireEnv('FISK_VSIX');
 const codeServer = requireEnv('FISK_CODE_SERVER');
@@ -46,27 +53,63 @@ try {
   await fiskItem.first().waitFor({ timeout: 60000 });
   step(`status bar: ${(await fiskItem.first().innerText()).trim()}`);
 
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.fill('>Fisk: Search Knowledge');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Fisk: Search Knowledge' }).first().waitFor();
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget input[placeholder*="Search the workspace docs"]').waitFor();
-  await page.keyboard.type(QUERY, { delay: 30 });
-  const first = page.locator('.quick-input-list .monaco-list-row').first();
-  await first.locator('.label-description', { hasText: /\.md:\d+$/ }).waitFor({ timeout: 20000 });
+  const openSearch = async () => {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('>Fisk: Search Knowledge');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Fisk: Search Knowledge' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget input[placeholder*="Search the workspace docs"]').waitFor();
+    await page.keyboard.type(QUERY, { delay: 30 });
+    const row = page.locator('.quick-input-list .monaco-list-row').first();
+    await row.locator('.label-description', { hasText: /\.md:\d+/ }).waitFor({ timeout: 20000 });
+    return row;
+  };
+  // The lines the editor should select: the paragraph that matched, read from the workspace file.
+  const paragraphOf = (relpath) => {
+    const lines = fs.readFileSync(path.join(box.ws, relpath), 'utf8').split('\n');
+    const first = lines.findIndex((l) => l.startsWith(PARAGRAPH));
+    let last = first;
+    while (lines[last + 1]?.trim()) last++;
+    return { line: first + 1, chars: lines.slice(first, last + 1).join('\n').length };
+  };
+  const selectionShown = async (relpath) => {
+    const { line, chars } = paragraphOf(relpath);
+    const position = page.locator('[id="status.editor.selection"]', { hasText: `Ln ${line}, Col 1 (${chars} selected)` });
+    await position.waitFor({ timeout: 10000 });
+    return (await position.innerText()).trim();
+  };
+
+  let first = await openSearch();
   const reference = (await first.locator('.label-description').innerText()).trim();
-  const [, relpath, line] = /^(.+):(\d+)$/.exec(reference);
-  step(`first item: ${reference}`);
+  const [, relpath, line, also] = /^(.+):(\d+) · (also in \d+ files)$/.exec(reference) ?? [];
+  if (!relpath) throw new Error(`first row description "${reference}" is not "relpath:line · also in N files"`);
+  if (also !== `also in ${COPIES} files`) throw new Error(`expected "also in ${COPIES} files", got "${also}"`);
+  if (Number(line) !== paragraphOf(relpath).line) throw new Error(`${reference}: expected line ${paragraphOf(relpath).line}, the paragraph that matched`);
+  const snippet = (await first.innerText()).replace(/\s+/g, ' ');
+  if (!snippet.includes('«Drain» the «radar» «relay» first')) throw new Error(`the row does not show the marked snippet: "${snippet}"`);
+  step(`first item: ${reference}; snippet: ${snippet.slice(snippet.indexOf('«Drain»'), snippet.indexOf('«Drain»') + 60)}…`);
   await page.screenshot({ path: path.join(artifacts, 'vscode-search-picker.png') });
 
   await page.keyboard.press('Enter');
-  const tab = page.locator('.tabs-container .tab.active', { hasText: path.basename(relpath) });
-  await tab.waitFor({ timeout: 20000 });
-  const position = page.locator('[id="status.editor.selection"]', { hasText: new RegExp(`^Ln ${line}, Col 1 \\(\\d+ selected\\)`) });
-  await position.waitFor({ timeout: 10000 });
-  step(`editor: ${path.basename(relpath)}, ${(await position.innerText()).trim()}`);
+  await page.locator('.tabs-container .tab.active', { hasText: path.basename(relpath) }).waitFor({ timeout: 20000 });
+  step(`editor: ${relpath}, ${await selectionShown(relpath)}`);
   await page.screenshot({ path: path.join(artifacts, 'vscode-search-opened.png') });
+
+  first = await openSearch();
+  await first.hover();
+  await first.locator(`.action-label[aria-label="Also in ${COPIES} files"]`).click();
+  const others = page.locator('.quick-input-list .monaco-list-row', { hasText: 'upgrading.md' });
+  await page.locator('.quick-input-widget input[placeholder*="Open another copy"]').waitFor({ timeout: 10000 });
+  await others.nth(COPIES - 1).waitFor({ timeout: 10000 });
+  const names = (await others.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  if (names.length !== COPIES || names.some((n) => n.includes(relpath))) throw new Error(`the second pick lists ${JSON.stringify(names)}`);
+  const other = /(docs\/releases\/[\d.]+\/upgrading\.md)/.exec(names[0])[1];
+  step(`also: ${names.join(' | ')}`);
+  await page.screenshot({ path: path.join(artifacts, 'vscode-search-also.png') });
+  await page.keyboard.press('Enter');
+  await page.locator('.monaco-breadcrumbs', { hasText: path.dirname(other).split('/').pop() }).first().waitFor({ timeout: 20000 });
+  step(`copy: ${other}, ${await selectionShown(other)}`);
   ok = true;
 } catch (error) {
   console.log(`FAIL - UI test: ${error.stack ?? error}`);
@@ -77,7 +120,7 @@ try {
   await browser?.close().catch(() => undefined);
   await server?.stop();
 }
-console.log(ok ? 'ok   - palette → Fisk: Search Knowledge → accept → cited file and line' : '');
+console.log(ok ? 'ok   - palette → Fisk: Search Knowledge → marked snippet → accept → matched lines selected → also in 2 files → the copy on the same lines' : '');
 console.log(`${ok ? 1 : 0} passed, ${ok ? 0 : 1} failed`);
 if (ok) fs.rmSync(box.dir, { recursive: true, force: true });
 else console.log(`sandbox kept for inspection: ${box.dir}`);

@@ -137,12 +137,12 @@ if [[ $TIERS == *integration* ]]; then
     node scripts/build.mjs --tests || tier_failed=$((tier_failed + 1))
     suite "extension-host tests" node scripts/run-exthost-tests.mjs
     suite "extension-host tests, multi-root workspace" node scripts/run-exthost-tests.mjs --multiroot
-    rm -f "$ARTIFACTS_DIR/vscode-search-picker.png" "$ARTIFACTS_DIR/vscode-search-opened.png"
+    rm -f "$ARTIFACTS_DIR/vscode-search-picker.png" "$ARTIFACTS_DIR/vscode-search-opened.png" "$ARTIFACTS_DIR/vscode-search-also.png"
     suite "UI test (Playwright, headless chromium)" node scripts/run-ui-test.mjs
     # The README screenshots are a deliberate update: FISK_UPDATE_SCREENSHOTS=1 copies the new ones
     # into media/ (then commit them); otherwise they stay in $ARTIFACTS_DIR and the tree is untouched.
     if [ "${FISK_UPDATE_SCREENSHOTS:-0}" = 1 ]; then
-      for pair in vscode-search-picker.png:search.png vscode-search-opened.png:opened.png; do
+      for pair in vscode-search-picker.png:search.png vscode-search-opened.png:opened.png vscode-search-also.png:also.png; do
         shot=$ARTIFACTS_DIR/${pair%%:*}
         [ -f "$shot" ] && cp "$shot" "media/${pair##*:}" && echo "# updated media/${pair##*:} from $shot"
       done

@@ -215,6 +215,19 @@ class Backfill:
         finally:
             if reporter is not None:
                 reporter.end(last.embedded if last else 0, last.chunks if last else 0, error)
+            if error is None and last is not None and last.done:
+                self._release()
             if not self._kick.is_set():
                 self._idle.set()
         return error
+
+    def _release(self) -> None:
+        """The backlog is empty: let the embedder free what only indexing needs (the built-in
+        model's indexing session; an optional hook, other embedders have nothing to free)."""
+        release = getattr(self.embedder, "release_documents", None)
+        if release is None:
+            return
+        try:
+            release()
+        except Exception:  # freeing memory must never stop the loop
+            log.exception("could not release the indexing model for %s", self.settings.project_root)

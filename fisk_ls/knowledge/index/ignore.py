@@ -16,7 +16,9 @@ included, as in git):
 
 As in git, a file below an ignored folder stays ignored whatever a negation says. Patterns are
 matched by ``pathspec``'s ``GitIgnoreSpec`` (git's wildmatch semantics). Ignore files are re-read
-when their size or mtime changes, so a long-lived object (the watcher's) stays current.
+when their size or mtime changes, so a long-lived object (the watcher's) stays current;
+``is_source`` tells the update queue that a changed path is one of them (it then runs a full
+run, which removes what became ignored and adds what no longer is).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -211,31 +214,67 @@ class IgnoreRules:
         root: Path,
         *,
         repo_top: Path | None,
-        base_specs: tuple[_Spec, ...] = (),
+        base_sources: tuple[Path, ...] = (),
         exclude: tuple[str, ...] = (),
     ) -> None:
+        """``base_sources``: the repository-wide ignore files (git's global excludes file, then
+        ``.git/info/exclude``), read now and again whenever one of them changes."""
         self.root = Path(os.path.abspath(root))
         self.repo_top = repo_top
-        self._base = base_specs
+        self.base_sources = tuple(Path(os.path.abspath(p)) for p in base_sources)
+        self._base_stamp: tuple[tuple[int, int], ...] | None = None
+        self._base: tuple[_Spec, ...] = ()
+        self._base_lock = threading.Lock()
         self._exclude = _spec(str(self.root), exclude)
         self._folders: dict[str, tuple[tuple[int, int, int, int], tuple[_Spec, ...]]] = {}
+        self._base_specs()
 
     @classmethod
     def for_project(cls, root: Path, exclude: Iterable[str] = ()) -> IgnoreRules:
         """Rules for the project at ``root``: git's (in a repository), .fiskignore, ``exclude``."""
         root = Path(os.path.abspath(root))
         top = git_top(root)
-        base: list[_Spec] = []
+        sources: list[Path] = []
         if top is not None:
-            sources = [global_excludes_file(top)]
+            if (excludes := global_excludes_file(top)) is not None:
+                sources.append(excludes)
             common = _git_common_dir(top)
             if common is not None:
                 sources.append(common / "info" / "exclude")
-            for source in sources:
-                lines = _read_lines(source) if source is not None else None
-                if lines and (spec := _spec(str(top), lines)):
-                    base.append(spec)
-        return cls(root, repo_top=top, base_specs=tuple(base), exclude=tuple(exclude))
+        return cls(root, repo_top=top, base_sources=tuple(sources), exclude=tuple(exclude))
+
+    def is_source(self, path: Path | str) -> bool:
+        """Is ``path`` one of the files these rules come from (a ``.gitignore`` or
+        ``.fiskignore`` in the project or its repository, ``.git/info/exclude``, git's global
+        excludes file)? A change to one changes which documents the project has: the update
+        queue answers it with a full run (see queue.py)."""
+        full = os.path.abspath(path)
+        name = os.path.basename(full)
+        if name in (GITIGNORE, FISKIGNORE):
+            folder, root = os.path.dirname(full), str(self.root)
+            if folder == root or folder.startswith(root.rstrip("/") + "/"):
+                # One inside an ignored folder (node_modules/…/.gitignore) changes nothing.
+                return not self.ignored(folder, True)
+            top = str(self.repo_top) if self.repo_top is not None else root
+            # Above the root, only the folders on the way down from the repository's top count.
+            on_the_way = folder == top or folder.startswith(top.rstrip("/") + "/")
+            return on_the_way and root.startswith(folder.rstrip("/") + "/")
+        return any(full == str(p) for p in self.base_sources)
+
+    def _base_specs(self) -> tuple[_Spec, ...]:
+        """The repository-wide specs, re-read when a source file's size or mtime changed."""
+        stamp = tuple(_stamp(str(p)) for p in self.base_sources)
+        with self._base_lock:
+            if stamp == self._base_stamp:
+                return self._base
+            top = str(self.repo_top if self.repo_top is not None else self.root)
+            specs = []
+            for source in self.base_sources:
+                lines = _read_lines(source)
+                if lines and (spec := _spec(top, lines)):
+                    specs.append(spec)
+            self._base, self._base_stamp = tuple(specs), stamp
+            return self._base
 
     # -- the question ----------------------------------------------------------------------
 
@@ -264,7 +303,7 @@ class IgnoreRules:
         top = str(self.repo_top) if self.repo_top is not None else str(self.root)
         if not (folder == top or folder.startswith(top.rstrip("/") + "/")):
             top = folder
-        rules = FolderRules(self, top, tuple(self._base), ())._with_own_files()
+        rules = FolderRules(self, top, self._base_specs(), ())._with_own_files()
         rest = folder[len(top.rstrip("/")) + 1 :] if folder != top else ""
         for part in rest.split("/") if rest else []:
             rules = rules.child(part)

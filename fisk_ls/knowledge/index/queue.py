@@ -103,9 +103,12 @@ class UpdateQueue:
         clock: Callable[[], float] = time.monotonic,
         embedder: DocumentEmbedder | None = None,
     ) -> None:
-        from .. import index, update_paths  # the facade (imported late: it imports this module)
+        from .. import ignore_rules, index, update_paths  # the facade (imports this module)
 
         self.settings = settings
+        self.rules = ignore_rules(settings)
+        """The project's ignore rules, kept current (a watcher filters with ``rules.ignored``);
+        a changed ignore file among the added paths brings a full run (``add``)."""
         self.roots = roots
         self.hooks = hooks or QueueHooks()
         self.delay = delay
@@ -159,10 +162,20 @@ class UpdateQueue:
         return any(path == root or root in path.parents for root in roots)
 
     def add(self, paths: Iterable[Path]) -> int:
-        """Queue changed paths that lie under the indexed roots; returns how many were taken."""
-        taken = {p for p in paths if self.covers(p)}
+        """Queue changed paths that lie under the indexed roots; returns how many were taken.
+
+        A changed ignore file (``.gitignore``, ``.fiskignore``, ``.git/info/exclude``, git's
+        global excludes file: ``IgnoreRules.is_source``) changes which files are documents, so
+        it brings a full run after whatever runs now: it removes what became ignored and adds
+        what no longer is (the rules re-read the changed file on their next question)."""
+        paths = list(paths)
+        rules_changed = [p for p in paths if self.rules.is_source(p)]
+        if rules_changed:
+            log.info("ignore rules changed (%s): a full run follows", rules_changed[0])
+            self.request_full(after_running=True)
+        taken = {p for p in paths if self.covers(p)} - set(rules_changed)
         if not taken:
-            return 0
+            return len(rules_changed)
         with self._cond:
             now = self.clock()
             if not self._pending:
@@ -170,14 +183,20 @@ class UpdateQueue:
             self._pending.update(taken)
             self._last = now
             self._cond.notify_all()
-        return len(taken)
+        return len(taken) + len(rules_changed)
 
-    def request_full(self, rebuild: bool = False) -> Future[IndexStats]:
-        """Start a full run, or join the one running (or queued) that does at least as much."""
+    def request_full(
+        self, rebuild: bool = False, *, after_running: bool = False
+    ) -> Future[IndexStats]:
+        """Start a full run, or join the one running (or queued) that does at least as much.
+
+        ``after_running``: never join the running one (it walked with what was true before);
+        join or queue the next."""
         with self._cond:
             running = self._running
             if (
-                running is not None
+                not after_running
+                and running is not None
                 and not running.future.done()
                 and not running.cancel.is_set()
                 and (running.rebuild or not rebuild)
@@ -393,12 +412,15 @@ def watch(
         max_delay=max(debounce * 5, 2.0),
         embedder=embedder,
     )
-    from .. import ignore_rules
     from .watcher import Watcher
 
-    rules = ignore_rules(settings)
     watcher = Watcher(
-        existing, settings.store_dir, queue.add, ignored=rules.ignored, on_warn=on_warn
+        existing,
+        settings.store_dir,
+        queue.add,
+        ignored=queue.rules.ignored,
+        sources=queue.rules.is_source,
+        on_warn=on_warn,
     )
     queue.start()
     watcher.start()  # before the first run: what changes during it is queued, not lost

@@ -70,14 +70,17 @@ class Watcher:
         on_change: Callable[[set[Path]], object],
         *,
         ignored: Callable[[Path], bool] = lambda path: False,
+        sources: Callable[[Path], bool] = lambda path: False,
         on_warn: Callable[[str], None] | None = None,
     ) -> None:
         """``ignored``: the project's ignore rules (``knowledge.ignore_rules``): changes to
-        ignored paths never reach the queue."""
+        ignored paths never reach the queue. ``sources``: the files those rules come from
+        (``IgnoreRules.is_source``): their changes always do (``.git/info/exclude`` too)."""
         self.roots = tuple(Path(os.path.abspath(r)) for r in roots if r.exists())
         self.store_dir = store_dir
         self.on_change = on_change
         self.ignored = ignored
+        self.sources = sources
         self.on_warn = on_warn
         self.ready = threading.Event()
         """Set once the OS watches are in place (or the watcher gave up)."""
@@ -99,9 +102,16 @@ class Watcher:
         import watchfiles
 
         dirs = sorted({str(r if r.is_dir() else r.parent) for r in self.roots})
+        default = watchfiles.DefaultFilter()
+
+        def keep(change: watchfiles.Change, raw: str) -> bool:
+            # watchfiles' default filter drops everything under .git, info/exclude included.
+            return default(change, raw) or self.sources(Path(os.path.abspath(raw)))
+
         try:
             for changes in watchfiles.watch(
                 *dirs,
+                watch_filter=keep,
                 debounce=DEBOUNCE_MS,
                 step=STEP_MS,
                 stop_event=self._stop,
@@ -113,8 +123,8 @@ class Watcher:
                 paths = {
                     p
                     for _, raw in changes
-                    if relevant(p := Path(os.path.abspath(raw)), self.roots, self.store_dir)
-                    and not self.ignored(p)
+                    if self.sources(p := Path(os.path.abspath(raw)))
+                    or (relevant(p, self.roots, self.store_dir) and not self.ignored(p))
                 }
                 if paths:
                     self.on_change(paths)

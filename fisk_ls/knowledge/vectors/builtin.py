@@ -16,6 +16,7 @@ weights' SHA-256, so other weights (int8 vs fp32, a retrained model) never share
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -71,6 +72,19 @@ def lower_thread_priority(nice: int = NICE) -> bool:
     except OSError:
         return False
     return True
+
+
+def trim_heap() -> None:
+    """Return freed heap pages to the system (glibc's ``malloc_trim``; nothing elsewhere):
+    onnxruntime's buffers are freed into malloc's arenas, which keep them otherwise."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # musl, or no libc.so.6
+        pass
 
 
 def _modules() -> tuple[Any, Any, Any]:
@@ -190,6 +204,20 @@ class BuiltinEmbedder:
             session, tokenizer = query or self._load(1)
             self._dim = len(self._run(session, [tokenizer.encode(PROBE_TEXT)])[0])
         return self._dim
+
+    def release_documents(self) -> None:
+        """The backlog is empty: free the indexing session and give the heap back (about 300
+        MB of the language server's RSS, bench/lsp_embed.py); the next batch of documents loads
+        it again (a fraction of a second). Queries keep their own session."""
+        with self._lock:
+            worker = None if self._closed else self._worker
+        if worker is not None:
+            worker.submit(self._drop_documents).result()
+
+    def _drop_documents(self) -> None:
+        self._docs = None  # on the worker: the only thread that uses it
+        gc.collect()
+        trim_heap()
 
     def close(self) -> None:
         with self._lock:

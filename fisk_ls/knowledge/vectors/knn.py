@@ -42,9 +42,13 @@ if TYPE_CHECKING:
 
     from ..store import Snapshot
 
+Scored = list[tuple[int, float]]
+"""(chunk id, cosine similarity to the query), best first, ties by id."""
+
 EXACT_BELOW = 5_000
 """Indexes with fewer vectors than this are searched exactly: there both take a few ms, and
 above it exact grows linearly while the coarse pass stays flat (``bench/knn.py --sweep``)."""
+
 HAMMING_SHARE = 0.125
 """Share of the index the sign-bit pass keeps for the int8 pass."""
 HAMMING_MIN = 4000
@@ -89,15 +93,16 @@ def delete_document(conn: apsw.Connection, tables: Tables, doc_id: int) -> None:
     )
 
 
-def exact(snap: Snapshot, vector: Sequence[float], limit: int) -> list[int]:
-    """Brute-force vec0 KNN; ties by id."""
+def exact(snap: Snapshot, vector: Sequence[float], limit: int) -> Scored:
+    """Brute-force vec0 KNN; ties by id. vec0 gives the L2 distance d between unit vectors,
+    so the cosine is 1 - d²/2."""
     v = snap.tables.vec
     rows = snap.conn.execute(
         f"SELECT chunk_id, distance FROM {v} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
         (pack(vector), limit),
     ).fetchall()
     ranked = sorted((float(d), int(c)) for c, d in rows)  # type: ignore[arg-type]
-    return [cid for _, cid in ranked]
+    return [(cid, 1.0 - d * d / 2) for d, cid in ranked]
 
 
 def nearest(
@@ -107,8 +112,9 @@ def nearest(
     coarse: CoarseIndex | None = None,
     *,
     exact_below: int | None = None,
-) -> list[int]:
-    """The ``limit`` chunks nearest to ``vector`` (a unit vector), best first, ties by id.
+) -> Scored:
+    """The ``limit`` chunks nearest to ``vector`` (a unit vector) with their cosine similarity,
+    best first, ties by id.
 
     ``exact_below`` defaults to ``EXACT_BELOW`` (read at call time, so a benchmark can move it).
     """
@@ -137,7 +143,7 @@ class CoarseIndex:
 
     def search(
         self, snap: Snapshot, vector: Sequence[float], limit: int, exact_below: int
-    ) -> list[int] | None:
+    ) -> Scored | None:
         """The three passes; None when exact KNN should answer instead."""
         try:
             import numpy as np
@@ -220,7 +226,7 @@ def _best(values: Any, n: int, *, largest: bool) -> Any:
     return np.argpartition(keyed, n - 1)[:n]
 
 
-def _rescore(snap: Snapshot, query: Any, chosen: list[int], limit: int) -> list[int]:
+def _rescore(snap: Snapshot, query: Any, chosen: list[int], limit: int) -> Scored:
     import numpy as np
 
     found: list[int] = []
@@ -237,7 +243,7 @@ def _rescore(snap: Snapshot, query: Any, chosen: list[int], limit: int) -> list[
     # Unit vectors: squared L2 distance is 2 - 2 cos, so the largest dot product is nearest.
     scores = np.einsum("ij,j->i", matrix, query)
     order = sorted(range(len(found)), key=lambda i: (-float(scores[i]), found[i]))
-    return [found[i] for i in order[:limit]]
+    return [(found[i], float(scores[i])) for i in order[:limit]]
 
 
 def _has_table(conn: apsw.Connection, name: str) -> bool:

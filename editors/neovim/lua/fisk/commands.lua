@@ -17,8 +17,8 @@ local status_messages = {
 }
 
 -- Jump to a LocationLink, or say why not.
-local function open(link, client, what)
-  local ok, jumped = pcall(location.jump, link, client)
+local function open(link, client, what, opts)
+  local ok, jumped = pcall(location.jump, link, client, opts)
   if not (ok and jumped) then
     notify.error(("cannot open %s%s"):format(what, ok and "" or (": " .. tostring(jumped))))
   end
@@ -29,14 +29,14 @@ local function show_items(items, query, quickfix, client)
   if quickfix then
     vim.fn.setqflist({}, " ", {
       title = "FiskSearch " .. query,
-      items = picker.qf_items(items),
+      items = picker.qf_items(items, true),
       context = { fisk = { query = query } },
     })
     vim.cmd("botright copen")
     return
   end
   picker.pick(items, { title = "Fisk: " .. query }, function(item)
-    open(item.location, client, item.citation)
+    open(item.location, client, item.citation, { matched = true })
   end)
 end
 
@@ -58,7 +58,8 @@ local function run_search(query, quickfix)
   end)
 end
 
---- :FiskSearch[!] [query]: picker, or with bang the quickfix list. Prompts without a query.
+--- :FiskSearch[!] [query]: picker, or with bang the quickfix list (each result on its matched
+--- lines, followed by its near-identical copies). Prompts without a query.
 ---@param query? string
 ---@param quickfix? boolean
 function M.search(query, quickfix)

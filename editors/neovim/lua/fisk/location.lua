@@ -19,10 +19,35 @@ function M.lines(link)
   return first, math.max(first, last)
 end
 
+--- 1-based first and last line a LocationLink selects (targetSelectionRange: for a search hit the
+--- lines that matched); the chunk's lines when it has none.
+---@param link table LocationLink
+---@return integer first, integer last
+function M.selection(link)
+  if link.targetSelectionRange then
+    return M.lines({ targetRange = link.targetSelectionRange })
+  end
+  return M.lines(link)
+end
+
 ---@param link table LocationLink
 ---@return string
 function M.filename(link)
   return vim.uri_to_fname(link.targetUri or link.uri)
+end
+
+--- The text of line `lnum` (1-based) of a file: from its buffer when loaded, else from disk; "" when
+--- the file cannot be read or is shorter.
+---@param filename string
+---@param lnum integer
+---@return string
+function M.line_text(filename, lnum)
+  local bufnr = vim.fn.bufnr(filename)
+  if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) then
+    return vim.api.nvim_buf_get_lines(bufnr, lnum - 1, lnum, false)[1] or ""
+  end
+  local ok, lines = pcall(vim.fn.readfile, filename, "", lnum)
+  return ok and lines[lnum] or ""
 end
 
 -- Briefly highlight the cited lines so the eye finds the whole chunk.
@@ -47,11 +72,12 @@ end
 --- Open the cited file in the current window (the previous one when in the quickfix window),
 --- pushed on the jumplist and tagstack, cursor at the link's targetSelectionRange: for a search
 --- hit the part of the chunk that matched, for a citation the chunk's first line
---- (docs/lsp-protocol.md). The whole chunk flashes.
+--- (docs/lsp-protocol.md). The whole chunk flashes, or with `opts.matched` the matched lines.
 ---@param link table LocationLink
 ---@param client? vim.lsp.Client for its position encoding
+---@param opts? {matched?: boolean}
 ---@return boolean ok
-function M.jump(link, client)
+function M.jump(link, client, opts)
   if vim.bo.buftype == "quickfix" then
     vim.cmd("wincmd p")
   end
@@ -59,7 +85,12 @@ function M.jump(link, client)
   if not vim.lsp.util.show_document(link, encoding, { focus = true }) then
     return false
   end
-  local first, last = M.lines(link)
+  local first, last
+  if opts and opts.matched then
+    first, last = M.selection(link)
+  else
+    first, last = M.lines(link)
+  end
   flash(vim.api.nvim_get_current_buf(), first, last)
   return true
 end

@@ -4,17 +4,29 @@ local location = require("fisk.location")
 
 local M = {}
 
+---@class fisk.Other
+---@field citation string  relpath#ordinal of a near-identical copy of the result's text
+---@field filename string
+---@field lnum integer     first matched line in that copy
+---@field end_lnum integer
+---@field location table   its LSP LocationLink
+
 ---@class fisk.Item
 ---@field citation string  relpath#ordinal
----@field section string   heading path of the chunk
----@field snippet string   one line
+---@field section string   heading path of the part that matched
+---@field snippet string   one line around the match, plain
+---@field marked string    the same with the matched words in «»
+---@field spans integer[][] byte ranges [start, end) of the matched words in `snippet`
 ---@field score number
 ---@field filename string  absolute path
 ---@field relpath string   path relative to the project root
----@field lnum integer     first cited line (1-based)
----@field end_lnum integer last cited line
+---@field lnum integer     first matched line (1-based; targetSelectionRange)
+---@field end_lnum integer last matched line
+---@field chunk integer[]  {first, last} line of the whole cited chunk (targetRange)
+---@field also fisk.Other[] the other copies of the text (other versions of the page), best first
 ---@field location table   the LSP LocationLink
----@field label string     "section  relpath:line  snippet" (line: where the match starts)
+---@field label string     "section  relpath:line  snippet" with the matched words in «»
+---@field plain_label string the same without the «» (for fuzzy filtering)
 
 M.snippet_width = 120
 
@@ -26,6 +38,43 @@ local function one_line(text, width)
   return text
 end
 
+-- "relpath#3" -> "relpath" (the last `#` splits, so a path may itself contain `#`)
+local function relpath_of(citation, filename)
+  return (citation or ""):match("^(.*)#[^#]*$") or vim.fn.fnamemodify(filename, ":~:.")
+end
+
+--- "also in 2 files" (or "in 2 more places" when a copy is in the result's own file); nil without copies.
+---@param item fisk.Item
+---@return string?
+function M.also_text(item)
+  local n = #item.also
+  if n == 0 then
+    return nil
+  end
+  local files, same = {}, false
+  for _, other in ipairs(item.also) do
+    local rel = relpath_of(other.citation, other.filename)
+    same = same or rel == item.relpath or files[rel] ~= nil
+    files[rel] = true
+  end
+  if same then
+    return ("in %d more %s"):format(n, n == 1 and "place" or "places")
+  end
+  return ("also in %d %s"):format(n, n == 1 and "file" or "files")
+end
+
+local function others(also)
+  local out = {}
+  for _, a in ipairs(type(also) == "table" and also or {}) do
+    local link = type(a) == "table" and a.location
+    if type(link) == "table" and (link.targetUri or link.uri) and type(a.citation) == "string" then
+      local first, last = location.selection(link)
+      out[#out + 1] = { citation = a.citation, filename = location.filename(link), lnum = first, end_lnum = last, location = link }
+    end
+  end
+  return out
+end
+
 --- Turn the server's results into items every backend understands.
 ---@param results table[] `results` of fisk.knowledge.search
 ---@return fisk.Item[]
@@ -35,26 +84,32 @@ function M.items(results)
     local link = r.location
     if type(link) == "table" and (link.targetUri or link.uri) then
       local filename = location.filename(link)
-      local first, last = location.lines(link)
+      local first, last = location.selection(link)
+      local snippet = require("fisk.snippet").render(r.snippet, r.highlights, M.snippet_width)
       local item = {
         citation = r.citation or "",
         section = one_line(r.section, 80),
-        snippet = one_line(r.snippet, M.snippet_width),
+        snippet = snippet.plain,
+        marked = snippet.marked,
+        spans = snippet.spans,
         score = tonumber(r.score) or 0,
         filename = filename,
-        -- the last `#` splits a citation, so a path may itself contain `#`
-        relpath = (r.citation or ""):match("^(.*)#[^#]*$") or vim.fn.fnamemodify(filename, ":~:."),
+        relpath = relpath_of(r.citation, filename),
         lnum = first,
         end_lnum = last,
+        chunk = { location.lines(link) },
+        also = others(r.also),
         location = link,
       }
-      -- the line a jump lands on: where the match starts (targetSelectionRange), else the chunk's first
-      local selection = link.targetSelectionRange
-      local where = ("%s:%d"):format(item.relpath, selection and selection.start.line + 1 or first)
-      item.label = table.concat(
-        item.section ~= "" and { item.section, where, item.snippet } or { where, item.snippet },
-        "  "
-      )
+      -- the line a jump lands on: where the match starts
+      local where = ("%s:%d"):format(item.relpath, first)
+      local also = M.also_text(item)
+      if also then
+        where = where .. " (" .. also .. ")"
+      end
+      local head = item.section ~= "" and (item.section .. "  " .. where) or where
+      item.label = head .. "  " .. item.marked
+      item.plain_label = head .. "  " .. item.snippet
       items[#items + 1] = item
     end
   end
@@ -71,19 +126,34 @@ function M.root(item)
   end
 end
 
---- Quickfix entries: filename, lnum, end_lnum, text.
+--- Quickfix entries on the matched lines: filename, lnum, col, end_lnum, text (section │ the
+--- snippet with the matched words in «»). With `also`, each result's copies follow it.
 ---@param items fisk.Item[]
-function M.qf_items(items)
-  return vim.tbl_map(function(item)
-    return {
+---@param also? boolean
+function M.qf_items(items, also)
+  local out = {}
+  for _, item in ipairs(items) do
+    local text = item.section ~= "" and (item.section .. " │ " .. item.marked) or item.marked
+    out[#out + 1] = {
       filename = item.filename,
       lnum = item.lnum,
-      end_lnum = item.end_lnum,
       col = 1,
-      text = item.section ~= "" and (item.section .. " │ " .. item.snippet) or item.snippet,
+      end_lnum = item.end_lnum,
+      text = text,
       user_data = { citation = item.citation },
     }
-  end, items)
+    for _, other in ipairs(also and item.also or {}) do
+      out[#out + 1] = {
+        filename = other.filename,
+        lnum = other.lnum,
+        col = 1,
+        end_lnum = other.end_lnum,
+        text = ("(copy of %s) %s"):format(item.relpath, text),
+        user_data = { citation = other.citation, copy_of = item.citation },
+      }
+    end
+  end
+  return out
 end
 
 local available = {

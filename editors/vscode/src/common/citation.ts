@@ -40,8 +40,16 @@ export function hitRange(link: LocationLink): LspRange {
   return link.targetSelectionRange ?? link.targetRange;
 }
 
-/** Opens the cited file and selects `range`'s lines (default: the whole cited chunk), cursor on the first one. */
-export async function openLocation(link: LocationLink, range: LspRange = link.targetRange): Promise<vscode.TextEditor> {
+/**
+ * Opens the cited file and selects `range`'s lines (default: the whole cited chunk), cursor on the first
+ * one, and scrolls them into view: `reveal` InCenter puts them in the middle of the editor (a search hit),
+ * the default scrolls only when they are off screen (a citation).
+ */
+export async function openLocation(
+  link: LocationLink,
+  range: LspRange = link.targetRange,
+  reveal: vscode.TextEditorRevealType = vscode.TextEditorRevealType.InCenterIfOutsideViewport,
+): Promise<vscode.TextEditor> {
   const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(link.targetUri));
   const { first, last } = citedLines(range);
   const lastLine = Math.min(last, document.lineCount - 1);
@@ -50,6 +58,11 @@ export async function openLocation(link: LocationLink, range: LspRange = link.ta
   const editor = await vscode.window.showTextDocument(document, { selection: new vscode.Range(start, end), preview: true });
   // The show option's range puts the cursor at its end; select backwards so the cursor is on the first line.
   editor.selection = new vscode.Selection(end, start);
-  editor.revealRange(new vscode.Range(start, start), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  editor.revealRange(new vscode.Range(start, end), reveal);
   return editor;
+}
+
+/** Opens a search hit (or another location of it): the matched lines selected, centred in the editor. */
+export function openMatch(link: LocationLink): Promise<vscode.TextEditor> {
+  return openLocation(link, hitRange(link), vscode.TextEditorRevealType.InCenter);
 }

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { citationFromEditor, hitRange, openLocation, parseCitation } from './citation';
+import { citationFromEditor, openLocation, openMatch, parseCitation } from './citation';
 import { Commands, INSTALL_COMMAND, ServerCommands } from './constants';
 import { errorMessage, getLog, logError, logInfo } from './log';
 import { IndexStatus, ReindexResult, SearchHit, SearchResult, ServerNotRunningError, ShowResult } from './protocol';
 import { SearchPicker } from './search';
-import { Notice } from './searchItems';
+import { Notice, otherItems, otherTitle } from './searchItems';
 import { FiskServer } from './server';
 import { getSettings } from './settings';
 import { StatusBar, statusLines } from './status';
@@ -14,14 +14,16 @@ export function registerCommands(server: FiskServer, status: StatusBar): vscode.
   const picker = new SearchPicker({
     search: (query, token) => searchKnowledge(server, status, query, undefined, token),
     // A search hit opens on the part that matched; a citation (Open Citation) selects its whole chunk.
-    open: (hit: SearchHit) => guarded(() => openLocation(hit.location, hitRange(hit.location))),
+    open: (hit: SearchHit) => guarded(() => openMatch(hit.location)),
+    openAlso: (hit: SearchHit) => guarded(() => openAlso(hit)),
     copy: (citation) => copyCitation(citation),
     act: async (notice) => runNotice(notice),
   });
   return [
     vscode.commands.registerCommand(Commands.search, async (query?: unknown) =>
-      (await picker.show(typeof query === 'string' ? query : selectedText(vscode.window.activeTextEditor)))?.citation,
+      picker.show(typeof query === 'string' ? query : selectedText(vscode.window.activeTextEditor)),
     ),
+    vscode.commands.registerCommand(Commands.openAlso, (hit?: unknown) => guarded(() => openAlso(asHit(hit)))),
     vscode.commands.registerCommand(Commands.openCitation, (citation?: unknown) =>
       guarded(() => openCitation(server, typeof citation === 'string' ? citation : undefined)),
     ),
@@ -53,6 +55,29 @@ export function selectedText(editor: vscode.TextEditor | undefined): string {
   }
   const text = editor.document.getText(editor.selection).trim();
   return text.length <= 200 && !text.includes('\n') ? text : '';
+}
+
+/** The other locations of a hit (near-identical copies) in a pick; opens the chosen one on its matched lines. */
+async function openAlso(hit: SearchHit): Promise<string | undefined> {
+  const items = otherItems(hit);
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage(`Fisk: ${hit.citation} has no other locations.`);
+    return undefined;
+  }
+  const choice = await vscode.window.showQuickPick(items, { title: otherTitle(hit), placeHolder: 'Open another copy of this result' });
+  if (choice === undefined) {
+    return undefined;
+  }
+  await openMatch(choice.location);
+  return choice.citation;
+}
+
+function asHit(value: unknown): SearchHit {
+  const hit = value as Partial<SearchHit> | undefined;
+  if (typeof hit?.citation !== 'string' || typeof hit.section !== 'string' || !Array.isArray(hit.also ?? [])) {
+    throw new Error('fisk.openAlso expects a search result (from fisk.knowledge.search) as its argument');
+  }
+  return hit as SearchHit;
 }
 
 async function openCitation(server: FiskServer, given?: string): Promise<ShowResult | undefined> {

@@ -23,6 +23,8 @@ export const Commands = {
   showStatus: 'fisk.showStatus',
   restartServer: 'fisk.restartServer',
   showLog: 'fisk.showLog',
+  /** Hidden from the palette: a search result's "also in N files" button (argument: the SearchHit). */
+  openAlso: 'fisk.openAlso',
 } as const;
 
 /** `workspace/executeCommand` commands the server implements (docs/lsp-protocol.md). */

@@ -18,12 +18,28 @@ export interface LocationLink {
 
 export type SearchStatus = 'ok' | 'index_not_built' | 'index_empty' | 'no_terms';
 
+/** A `[start, end)` range of Unicode code points in a snippet. */
+export type Highlight = [number, number];
+
+/** Another location of a result's text (a near-identical copy, e.g. another version of the page). */
+export interface OtherLocation {
+  citation: string;
+  location: LocationLink;
+}
+
 export interface SearchHit {
   citation: string;
+  /** Heading path of the part of the chunk that matched. */
   section: string;
+  /** One line around the matched words. */
   snippet: string;
+  /** The matched words in `snippet` (absent from older servers). */
+  highlights?: Highlight[];
   score: number;
+  /** targetSelectionRange: the lines that matched. */
   location: LocationLink;
+  /** The other copies collapsed into this result, best first (absent from older servers). */
+  also?: OtherLocation[];
 }
 
 export interface SearchResult {

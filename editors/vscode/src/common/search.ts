@@ -1,18 +1,20 @@
 import * as vscode from 'vscode';
 import { SearchHit, SearchResult } from './protocol';
-import { failureNotice, hitItem, Notice, noticeFor, noticeItem, PickItem, searchTitle } from './searchItems';
+import { failureNotice, HitButton, hitItem, Notice, noticeFor, noticeItem, PickItem, searchTitle } from './searchItems';
 
 export const SEARCH_DELAY_MS = 150;
 
 export interface SearchPickerDeps {
   search(query: string, token: vscode.CancellationToken): Promise<SearchResult>;
   open(hit: SearchHit): Promise<unknown>;
+  /** The "also in N files" button: pick one of the hit's other locations and open it; resolves with its citation. */
+  openAlso(hit: SearchHit): Promise<string | undefined>;
   copy(citation: string): Promise<unknown>;
   act(notice: Notice): Promise<unknown>;
   delayMs?: number;
 }
 
-const COPY_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('copy'), tooltip: 'Copy citation' };
+const COPY_BUTTON: HitButton = { iconPath: new vscode.ThemeIcon('copy'), tooltip: 'Copy citation', action: 'copy' };
 
 /**
  * `Fisk: Search Knowledge`: a QuickPick that searches as you type. Requests are debounced and a
@@ -21,8 +23,8 @@ const COPY_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('c
 export class SearchPicker {
   constructor(private readonly deps: SearchPickerDeps) {}
 
-  /** Shows the picker; resolves with the accepted hit (after opening it) or undefined. */
-  show(initialQuery = ''): Promise<SearchHit | undefined> {
+  /** Shows the picker; resolves with the citation it opened (an accepted hit, or one of its other locations) or undefined. */
+  show(initialQuery = ''): Promise<string | undefined> {
     const picker = vscode.window.createQuickPick<PickItem>();
     picker.title = searchTitle();
     picker.placeholder = 'Search the workspace docs';
@@ -33,8 +35,7 @@ export class SearchPicker {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let inFlight: vscode.CancellationTokenSource | undefined;
     let generation = 0;
-    let accepted: SearchHit | undefined;
-    let opening: Promise<unknown> = Promise.resolve();
+    let opening: Promise<string | undefined> = Promise.resolve(undefined);
 
     const run = (query: string): void => {
       inFlight?.cancel();
@@ -70,15 +71,23 @@ export class SearchPicker {
       );
     };
 
-    return new Promise<SearchHit | undefined>((resolve) => {
+    return new Promise<string | undefined>((resolve) => {
       const subscriptions: vscode.Disposable[] = [
         picker.onDidChangeValue((value) => {
           clearTimeout(timer);
           timer = setTimeout(() => run(value), this.deps.delayMs ?? SEARCH_DELAY_MS);
         }),
         picker.onDidTriggerItemButton((event) => {
-          if ('hit' in event.item) {
-            void this.deps.copy(event.item.hit.citation);
+          if (!('hit' in event.item)) {
+            return;
+          }
+          const { hit } = event.item;
+          if ((event.button as HitButton).action === 'also') {
+            // The other locations replace this picker (a second pick of them).
+            opening = this.deps.openAlso(hit);
+            picker.hide();
+          } else {
+            void this.deps.copy(hit.citation);
           }
         }),
         picker.onDidAccept(() => {
@@ -87,10 +96,10 @@ export class SearchPicker {
             return;
           }
           if ('hit' in item) {
-            accepted = item.hit;
-            opening = this.deps.open(item.hit);
+            const { citation } = item.hit;
+            opening = this.deps.open(item.hit).then(() => citation);
           } else {
-            opening = this.deps.act(item.notice);
+            opening = this.deps.act(item.notice).then(() => undefined);
           }
           picker.hide();
         }),
@@ -101,10 +110,7 @@ export class SearchPicker {
           inFlight?.dispose();
           vscode.Disposable.from(...subscriptions).dispose();
           picker.dispose();
-          opening.then(
-            () => resolve(accepted),
-            () => resolve(undefined),
-          );
+          opening.then(resolve, () => resolve(undefined));
         }),
       ];
       picker.show();

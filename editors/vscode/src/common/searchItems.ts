@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { hitRange } from './citation';
 import { errorMessage } from './log';
-import { SearchHit, SearchResult, ServerNotRunningError } from './protocol';
+import { LocationLink, SearchHit, SearchResult, ServerNotRunningError } from './protocol';
+import { escapeIcons, markSnippet } from './snippet';
 
 /** What accepting a notice row does. */
 export type NoticeAction = 'reindex' | 'openSettings' | 'showLog' | 'restartServer' | 'none';
@@ -21,6 +22,17 @@ export interface NoticeItem extends vscode.QuickPickItem {
 }
 
 export type PickItem = HitItem | NoticeItem;
+
+/** An item button and what it does. */
+export interface HitButton extends vscode.QuickInputButton {
+  action: 'copy' | 'also';
+}
+
+/** A row of the "also in N files" pick: one other location of a result. */
+export interface OtherItem extends vscode.QuickPickItem {
+  citation: string;
+  location: LocationLink;
+}
 
 export const SNIPPET_LENGTH = 160;
 export const SEARCH_TITLE = 'Fisk: Search Knowledge';
@@ -47,15 +59,55 @@ export function oneLine(text: string, max = SNIPPET_LENGTH): string {
   return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
 }
 
-export function hitItem(hit: SearchHit, copyButton: vscode.QuickInputButton): HitItem {
+/**
+ * A result row: its section, `relpath:line` of the matched lines (and how many other files hold the
+ * same text), and the snippet around the match with the matched words «marked» (see snippet.ts).
+ * Buttons: the other locations (when there are any), then copy citation.
+ */
+export function hitItem(hit: SearchHit, copyButton: HitButton): HitItem {
+  const also = alsoText(hit);
+  const buttons: HitButton[] = also ? [{ iconPath: new vscode.ThemeIcon('files'), tooltip: capitalised(also), action: 'also' }, copyButton] : [copyButton];
   return {
-    label: `$(book) ${hit.section.trim() || relpathOf(hit.citation)}`,
-    description: lineReference(hit),
-    detail: oneLine(hit.snippet),
+    label: `$(book) ${escapeIcons(hit.section.trim() || relpathOf(hit.citation))}`,
+    description: escapeIcons(lineReference(hit)) + (also ? ` · ${also}` : ''),
+    detail: markSnippet(hit.snippet, hit.highlights, SNIPPET_LENGTH),
     alwaysShow: true,
-    buttons: [copyButton],
+    buttons,
     hit,
   };
+}
+
+/** "also in 3 files" (or "in 2 more places" when a copy is in the result's own file); undefined without copies. */
+export function alsoText(hit: SearchHit): string | undefined {
+  const also = hit.also ?? [];
+  if (also.length === 0) {
+    return undefined;
+  }
+  const own = relpathOf(hit.citation);
+  const files = new Set(also.map((other) => relpathOf(other.citation)));
+  if (files.size === also.length && !files.has(own)) {
+    return `also in ${files.size} ${files.size === 1 ? 'file' : 'files'}`;
+  }
+  return `in ${also.length} more ${also.length === 1 ? 'place' : 'places'}`;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The rows of the "also in N files" pick: `relpath:line` of each copy's matched lines, best first. */
+export function otherItems(hit: SearchHit): OtherItem[] {
+  return (hit.also ?? []).map((other) => ({
+    label: `$(file) ${escapeIcons(relpathOf(other.citation))}`,
+    description: `line ${hitRange(other.location).start.line + 1}`,
+    citation: other.citation,
+    location: other.location,
+  }));
+}
+
+/** Title of the "also in N files" pick. */
+export function otherTitle(hit: SearchHit): string {
+  return `Fisk: ${hit.section.trim() || relpathOf(hit.citation)}, ${alsoText(hit) ?? 'no other locations'}`;
 }
 
 export function noticeItem(notice: Notice): NoticeItem {

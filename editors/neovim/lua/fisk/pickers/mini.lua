@@ -1,4 +1,7 @@
--- mini.pick: items with path/lnum/end_lnum, so its default preview shows the cited lines.
+-- mini.pick: items with path and the matched region (lnum, col, end_lnum, end_col), so its default
+-- preview highlights the lines that matched (MiniPickPreviewRegion) and choosing lands on them.
+local location = require("fisk.location")
+
 local M = {}
 
 ---@param items fisk.Item[]
@@ -11,7 +14,10 @@ function M.pick(items, opts, on_choice)
       text = item.label,
       path = item.filename,
       lnum = item.lnum,
+      col = 1,
       end_lnum = item.end_lnum,
+      -- 1-based, exclusive (MiniPick-source-items): just past the last matched line's last byte
+      end_col = #location.line_text(item.filename, item.end_lnum) + 1,
       fisk = item,
     }
   end, items)

@@ -1,4 +1,7 @@
--- snacks.nvim picker: file items with positions, so its file previewer shows the cited lines.
+-- snacks.nvim picker: file items with the matched lines as pos..end_pos, so its file previewer
+-- highlights them (SnacksPickerSearch); the matched words are highlighted in the list.
+local location = require("fisk.location")
+
 local M = {}
 
 ---@param items fisk.Item[]
@@ -8,10 +11,11 @@ function M.pick(items, opts, on_choice)
   local Snacks = require("snacks")
   local entries = vim.tbl_map(function(item)
     return {
-      text = item.label,
+      text = item.plain_label, -- what the picker's filter matches
       file = item.filename,
       pos = { item.lnum, 0 },
-      end_pos = { item.end_lnum, 0 },
+      -- {row, col}: col 0-based, exclusive, so the whole last line is in the region
+      end_pos = { item.end_lnum, #location.line_text(item.filename, item.end_lnum) },
       fisk = item,
     }
   end, items)
@@ -28,8 +32,18 @@ function M.pick(items, opts, on_choice)
         ret[#ret + 1] = { "  " }
       end
       ret[#ret + 1] = { ("%s:%d"):format(item.relpath, item.lnum), "SnacksPickerFile" }
+      local also = require("fisk.picker").also_text(item)
+      if also then
+        ret[#ret + 1] = { " (" .. also .. ")", "SnacksPickerComment" }
+      end
       ret[#ret + 1] = { "  " }
-      ret[#ret + 1] = { item.snippet, "SnacksPickerComment" }
+      local at = 0
+      for _, span in ipairs(item.spans) do
+        ret[#ret + 1] = { item.snippet:sub(at + 1, span[1]), "SnacksPickerComment" }
+        ret[#ret + 1] = { item.snippet:sub(span[1] + 1, span[2]), "SnacksPickerMatch" }
+        at = span[2]
+      end
+      ret[#ret + 1] = { item.snippet:sub(at + 1), "SnacksPickerComment" }
       return ret
     end,
     confirm = function(p, entry)

@@ -1,4 +1,5 @@
--- telescope.nvim: results with a preview of the cited lines.
+-- telescope.nvim: results with a preview of the matched lines: its grep previewer highlights
+-- lnum..lnend (TelescopePreviewLine) and centres them.
 local M = {}
 
 ---@param items fisk.Item[]
@@ -21,10 +22,11 @@ function M.pick(items, opts, on_choice)
           return {
             value = item,
             display = item.label,
-            ordinal = item.label,
+            ordinal = item.plain_label,
             filename = item.filename,
             path = item.filename,
             lnum = item.lnum,
+            lnend = item.end_lnum,
             col = 1,
           }
         end,

@@ -13,7 +13,7 @@ import type { LocationLink, ReindexResult, ShowResult, IndexStatus } from '../..
 import { note, runAll, test, waitFor } from './harness';
 
 const EXTENSION_ID = 'fisk.fisk-ls';
-const FIXTURE_FILES = 4;
+const FIXTURE_FILES = 7;
 let api: FiskApi;
 
 function root(): vscode.Uri {
@@ -23,9 +23,14 @@ function root(): vscode.Uri {
 }
 
 /** Accepts the first QuickPick row as soon as the picker has one; resolves with the command's result. */
-async function searchAndAccept(query: string): Promise<string | undefined> {
+function searchAndAccept(query: string): Promise<string | undefined> {
+  return acceptFirst('fisk.search', query);
+}
+
+/** Runs `command`, accepting the first row of the QuickPick it shows; resolves with the command's result. */
+async function acceptFirst(command: string, ...args: unknown[]): Promise<string | undefined> {
   let done = false;
-  const result = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', query)).finally(() => (done = true));
+  const result = Promise.resolve(vscode.commands.executeCommand<string | undefined>(command, ...args)).finally(() => (done = true));
   await waitFor('the picker to accept a result', async () => {
     if (!done) {
       await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
@@ -106,6 +111,37 @@ test('Fisk: Search Knowledge opens the first hit and selects its lines', async (
   assert.equal(citation, expected.citation);
   // A hit opens on the part of the chunk that matched (docs/lsp-protocol.md: select targetSelectionRange).
   assertShowsLocation(expected.location, expected.location.targetSelectionRange);
+}, 40000);
+
+test('a hit lands on the paragraph that matched, with its words highlighted; its copies open on the same lines', async () => {
+  // docs/releases/2.{0,1,2}/upgrading.md: three copies of a page; the words are in the 4th paragraph of its section.
+  const query = 'drain the radar relay';
+  const expected = (await api.search(query)).results[0];
+  assert.match(expected.citation, /^docs\/releases\/2\.[012]\/upgrading\.md#0$/);
+  assert.equal(expected.section, 'Upgrading Lighthouse > Before you upgrade');
+  const lines = fs.readFileSync(vscode.Uri.parse(expected.location.targetUri).fsPath, 'utf8').split('\n');
+  const paragraph = lines.findIndex((line) => line.startsWith('Drain the radar relay'));
+  const selected = expected.location.targetSelectionRange;
+  assert.deepEqual([selected.start.line, selected.end.line], [paragraph, paragraph + 3], 'the three lines of the paragraph');
+  const words = (expected.highlights ?? []).map(([a, b]) => Array.from(expected.snippet).slice(a, b).join('').toLowerCase());
+  assert.deepEqual([...new Set(words)].sort(), ['drain', 'radar', 'relay']);
+
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  assert.equal(await searchAndAccept(query), expected.citation);
+  assertShowsLocation(expected.location, selected);
+  const editor = vscode.window.activeTextEditor;
+  assert.ok(editor?.visibleRanges.some((r) => r.contains(editor.selection)), 'the matched lines are on screen');
+
+  const also = expected.also ?? [];
+  assert.deepEqual(
+    [expected.citation, ...also.map((a) => a.citation)].sort(),
+    ['2.0', '2.1', '2.2'].map((v) => `docs/releases/${v}/upgrading.md#0`),
+    'one result for the three copies; also names the other two',
+  );
+  assert.equal(await acceptFirst('fisk.openAlso', expected), also[0].citation);
+  assertShowsLocation(also[0].location, also[0].location.targetSelectionRange);
+  assert.ok(vscode.window.activeTextEditor?.document.lineAt(also[0].location.targetSelectionRange.start.line).text.startsWith('Drain the radar relay'));
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 }, 40000);
 
 test('Fisk: Open Citation opens the cited lines; an unknown citation opens nothing', async () => {

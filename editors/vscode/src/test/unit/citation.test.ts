@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
-import { FakeDocument, mock, Position, Selection, Uri } from './mock/vscode';
+import { FakeDocument, mock, Position, Selection, TextEditorRevealType, Uri } from './mock/vscode';
 import { reset } from './helpers';
-import { citationFromEditor, citedLines, openLocation, parseCitation } from '../../common/citation';
+import { citationFromEditor, citedLines, openLocation, openMatch, parseCitation } from '../../common/citation';
 
 beforeEach(reset);
 
@@ -49,6 +49,20 @@ test('opening a location selects the cited lines with the cursor on the first', 
   assert.deepEqual([selection.active.line, selection.active.character], [3, 0]);
   assert.deepEqual([selection.anchor.line, selection.anchor.character], [5, 'line 5'.length]);
   assert.equal(mock.revealed[0].start.line, 3);
+  assert.equal(mock.revealTypes[0], TextEditorRevealType.InCenterIfOutsideViewport, 'a citation scrolls only when off screen');
+});
+
+test('opening a search hit selects the matched lines and reveals them centred', async () => {
+  mock.documents.set('/ws/docs/a.md', Array.from({ length: 80 }, (_, i) => `line ${i}`).join('\n'));
+  await openMatch({
+    targetUri: 'file:///ws/docs/a.md',
+    targetRange: { start: { line: 40, character: 0 }, end: { line: 60, character: 0 } },
+    targetSelectionRange: { start: { line: 52, character: 0 }, end: { line: 55, character: 0 } },
+  });
+  const { selection } = mock.shown[0].editor;
+  assert.deepEqual([selection.active.line, selection.anchor.line, selection.anchor.character], [52, 54, 'line 54'.length]);
+  assert.deepEqual([mock.revealed[0].start.line, mock.revealed[0].end.line], [52, 54], 'the matched lines are revealed');
+  assert.equal(mock.revealTypes[0], TextEditorRevealType.InCenter);
 });
 
 test('a range past the end of the file is clamped to the last line', async () => {

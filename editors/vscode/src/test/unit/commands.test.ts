@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { beforeEach, mock as nodeMock, test } from 'node:test';
 import { FakeLanguageClient } from './mock/languageclient';
-import { FakeDocument, mock, Position, Selection, Uri } from './mock/vscode';
+import { FakeDocument, mock, Position, Selection, TextEditorRevealType, Uri } from './mock/vscode';
 import { fakeServerExecutable, flush, hit, reset, result } from './helpers';
 import { registerCommands } from '../../common/commands';
 import { createLog } from '../../common/log';
@@ -142,6 +142,45 @@ test('search: the picker sends the query with topK from settings and opens the a
   } finally {
     nodeMock.timers.reset();
   }
+});
+
+test('the "also in N files" button opens a pick of the other copies; the chosen one opens on its matched lines, centred', async () => {
+  nodeMock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    await activateWith();
+    mock.documents.set('/ws/docs/v2/install.md', DOC);
+    const copies = hit('docs/install.md#2', 4);
+    const other = hit('docs/v2/install.md#2', 10).location;
+    other.targetSelectionRange = { start: { line: 12, character: 0 }, end: { line: 14, character: 0 } };
+    copies.also = [{ citation: 'docs/v2/install.md#2', location: other }];
+    FakeLanguageClient.handlers.set('fisk.knowledge.search', () => result([copies]));
+    mock.quickPickAnswer = (items) => items[0];
+    const done = run('fisk.search', 'install');
+    await flush();
+    const picker = mock.quickPicks[0];
+    const item = picker.items[0];
+    picker.button.fire({ item, button: item.buttons[0] });
+    assert.equal(await done, 'docs/v2/install.md#2');
+    const [pick] = mock.shownPicks;
+    assert.equal(pick.options.title, 'Fisk: Install > pip, also in 1 file');
+    assert.deepEqual(pick.items.map((i: { label: string }) => i.label), ['$(file) docs/v2/install.md']);
+    assert.equal(mock.shown[0].document.uri.fsPath, '/ws/docs/v2/install.md');
+    const { selection } = mock.shown[0].editor;
+    assert.deepEqual([selection.start.line, selection.end.line], [12, 13], "the copy's matched lines");
+    assert.equal(mock.revealTypes[0], TextEditorRevealType.InCenter);
+  } finally {
+    nodeMock.timers.reset();
+  }
+});
+
+test('fisk.openAlso refuses an argument that is not a search result', async () => {
+  await activateWith();
+  assert.equal(await run('fisk.openAlso', 'docs/install.md#2'), undefined);
+  assert.match(mock.messages[0].text, /fisk\.openAlso expects a search result/);
+  const lonely = hit('docs/install.md#2', 4);
+  assert.equal(await run('fisk.openAlso', lonely), undefined);
+  assert.match(mock.messages[1].text, /has no other locations/);
+  assert.equal(mock.shownPicks.length, 0);
 });
 
 test('search starts from a short one-line selection', async () => {

@@ -29,6 +29,11 @@ test('every contributed command is registered, and every registered command is c
   FakeLanguageClient.reset();
 });
 
+test('fisk.openAlso (a search result\'s "also in N files" button) is hidden from the command palette', () => {
+  const hidden = (manifest.contributes.menus?.commandPalette ?? []).filter((m: { when?: string }) => m.when === 'false');
+  assert.deepEqual(hidden.map((m: { command: string }) => m.command), [Commands.openAlso]);
+});
+
 test('every setting the code reads is contributed with a description', () => {
   getSettings();
   assert.ok(mock.accessed.size >= 10);

@@ -15,6 +15,7 @@ interface Call {
 function setup() {
   const calls: Call[] = [];
   const opened: SearchHit[] = [];
+  const others: SearchHit[] = [];
   const copied: string[] = [];
   const acted: Notice[] = [];
   const picker = new SearchPicker({
@@ -24,10 +25,11 @@ function setup() {
       return answer.promise;
     },
     open: async (h) => opened.push(h),
+    openAlso: async (h) => (others.push(h), h.also?.[0]?.citation),
     copy: async (c) => copied.push(c),
     act: async (n) => acted.push(n),
   });
-  return { picker, calls, opened, copied, acted };
+  return { picker, calls, opened, others, copied, acted };
 }
 
 function current(): FakeQuickPick<any> {
@@ -79,7 +81,7 @@ test('an initial query searches at once; accepting opens the hit and resolves wi
   await flush();
   assert.equal(current().title, 'Fisk: Search Knowledge — lexical');
   current().acceptItem(1);
-  assert.equal((await shown)?.citation, 'docs/b.md#2');
+  assert.equal(await shown, 'docs/b.md#2');
   assert.deepEqual(opened.map((h) => h.citation), ['docs/b.md#2']);
   assert.equal(current().disposed, true);
   nodeMock.timers.reset();
@@ -92,6 +94,29 @@ test('the item button copies the citation', async () => {
   await flush();
   current().button.fire({ item: current().items[0], button: current().items[0].buttons[0] });
   assert.deepEqual(copied, ['docs/a.md#4']);
+  nodeMock.timers.reset();
+});
+
+test('a result with copies has an "also in N files" button that opens the pick of them instead', async () => {
+  const { picker, calls, opened, others, copied } = setup();
+  const shown = picker.show('x');
+  const copies = hit('docs/v1/a.md#4', 0);
+  copies.also = [
+    { citation: 'docs/v2/a.md#4', location: hit('docs/v2/a.md#4', 0).location },
+    { citation: 'docs/v3/a.md#4', location: hit('docs/v3/a.md#4', 0).location },
+  ];
+  calls[0].answer.resolve(result([copies, hit('docs/b.md#1', 0)]));
+  await flush();
+  const [first, second] = current().items;
+  assert.deepEqual(first.buttons.map((b: { tooltip: string }) => b.tooltip), ['Also in 2 files', 'Copy citation']);
+  assert.deepEqual(second.buttons.map((b: { tooltip: string }) => b.tooltip), ['Copy citation']);
+  current().button.fire({ item: first, button: first.buttons[1] });
+  assert.deepEqual(copied, ['docs/v1/a.md#4'], 'the copy button is still there');
+  current().button.fire({ item: first, button: first.buttons[0] });
+  assert.equal(await shown, 'docs/v2/a.md#4', 'resolves with the location opened from the second pick');
+  assert.deepEqual(others.map((h) => h.citation), ['docs/v1/a.md#4']);
+  assert.deepEqual(opened, [], 'the result itself is not opened');
+  assert.equal(current().disposed, true, 'the search picker made way for the second pick');
   nodeMock.timers.reset();
 });
 

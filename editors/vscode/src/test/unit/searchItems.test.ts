@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import { ThemeIcon } from './mock/vscode';
 import { hit, result } from './helpers';
 import { ServerNotRunningError } from '../../common/protocol';
-import { failureNotice, hitItem, lineReference, noticeFor, oneLine, relpathOf, searchTitle } from '../../common/searchItems';
+import { alsoText, failureNotice, HitButton, hitItem, lineReference, noticeFor, oneLine, otherItems, otherTitle, relpathOf, searchTitle } from '../../common/searchItems';
 
-const button = { iconPath: new ThemeIcon('copy') as never, tooltip: 'Copy citation' };
+const button: HitButton = { iconPath: new ThemeIcon('copy') as never, tooltip: 'Copy citation', action: 'copy' };
 
 test('an item shows the section, relpath:line (1-based) and a one-line snippet', () => {
   const item = hitItem(hit('docs/install.md#2', 12), button);
@@ -20,6 +20,52 @@ test('the line shown is where the match starts (targetSelectionRange), not the c
   const h = hit('docs/install.md#2', 12);
   h.location.targetSelectionRange = { start: { line: 15, character: 0 }, end: { line: 17, character: 0 } };
   assert.equal(lineReference(h), 'docs/install.md:16');
+});
+
+test('the detail is the snippet with the matched words marked', () => {
+  const h = hit('docs/install.md#2', 12);
+  h.snippet = 'Drain the radar relay before an upgrade.';
+  h.highlights = [[0, 5], [16, 21]];
+  assert.equal(hitItem(h, button).detail, '«Drain» the radar «relay» before an upgrade.');
+});
+
+test('a result with copies says so in its description and gets a button for them', () => {
+  const h = hit('docs/v1/up.md#0', 12);
+  h.also = [{ citation: 'docs/v2/up.md#0', location: hit('docs/v2/up.md#0', 30).location }];
+  const item = hitItem(h, button);
+  assert.equal(item.description, 'docs/v1/up.md:13 · also in 1 file');
+  assert.deepEqual(item.buttons?.map((b) => (b as HitButton).action), ['also', 'copy']);
+  assert.equal(item.buttons?.[0].tooltip, 'Also in 1 file');
+  assert.equal(hitItem(hit('docs/a.md#1', 0), button).description, 'docs/a.md:1', 'no copies, no mention');
+});
+
+test('copies in the same file are places, not files', () => {
+  const h = hit('docs/a.md#1', 0);
+  h.also = [{ citation: 'docs/a.md#7', location: hit('docs/a.md#7', 40).location }, { citation: 'docs/b.md#7', location: hit('docs/b.md#7', 40).location }];
+  assert.equal(alsoText(h), 'in 2 more places');
+  assert.equal(alsoText(hit('docs/a.md#1', 0)), undefined);
+});
+
+test('the second pick lists each other location at its matched line', () => {
+  const h = hit('docs/v1/up.md#0', 12, 'Upgrading > Before you upgrade');
+  const other = hit('docs/v2/up.md#0', 30).location;
+  other.targetSelectionRange = { start: { line: 36, character: 0 }, end: { line: 38, character: 0 } };
+  h.also = [{ citation: 'docs/v2/up.md#0', location: other }];
+  const [item] = otherItems(h);
+  assert.equal(item.label, '$(file) docs/v2/up.md');
+  assert.equal(item.description, 'line 37');
+  assert.equal(item.citation, 'docs/v2/up.md#0');
+  assert.equal(item.location, other);
+  assert.equal(otherTitle(h), 'Fisk: Upgrading > Before you upgrade, also in 1 file');
+  assert.deepEqual(otherItems(hit('docs/a.md#1', 0)), []);
+});
+
+test('icon syntax in document text is shown as written', () => {
+  const h = hit('docs/a.md#1', 0, 'Use $(sync) in labels');
+  h.snippet = 'Write $(sync~spin) for a spinner';
+  const item = hitItem(h, button);
+  assert.equal(item.label, '$(book) Use \\$(sync) in labels');
+  assert.equal(item.detail, 'Write \\$(sync~spin) for a spinner');
 });
 
 test('an item without a section falls back to the path', () => {

@@ -213,6 +213,9 @@ export const mock = {
   statusItems: [] as any[],
   shown: [] as { document: FakeDocument; options: any; editor: any }[],
   revealed: [] as Range[],
+  revealTypes: [] as (TextEditorRevealType | undefined)[],
+  quickPickAnswer: undefined as ((items: any[]) => any) | undefined,
+  shownPicks: [] as { items: any[]; options: any }[],
   logLines: [] as string[],
   workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
   activeTextEditor: undefined as any,
@@ -233,6 +236,9 @@ export const mock = {
     this.statusItems = [];
     this.shown = [];
     this.revealed = [];
+    this.revealTypes = [];
+    this.quickPickAnswer = undefined;
+    this.shownPicks = [];
     this.logLines = [];
     this.workspaceFolders = undefined;
     this.activeTextEditor = undefined;
@@ -277,6 +283,10 @@ export const window = {
   showInformationMessage: message('info'),
   showWarningMessage: message('warning'),
   showErrorMessage: message('error'),
+  showQuickPick: (items: any[], options: any) => {
+    mock.shownPicks.push({ items, options });
+    return Promise.resolve(mock.quickPickAnswer?.(items));
+  },
   showInputBox: (options: any) => {
     mock.inputOptions.push(options);
     return Promise.resolve(mock.inputAnswer);
@@ -288,7 +298,14 @@ export const window = {
   withProgress: (_options: unknown, task: (progress: unknown, token: unknown) => Promise<unknown>) =>
     task({ report: () => undefined }, new CancellationTokenSource().token),
   showTextDocument: (document: FakeDocument, options: any) => {
-    const editor = { document, selection: options?.selection, revealRange: (r: Range) => mock.revealed.push(r) };
+    const editor = {
+      document,
+      selection: options?.selection,
+      revealRange: (r: Range, type?: TextEditorRevealType) => {
+        mock.revealed.push(r);
+        mock.revealTypes.push(type);
+      },
+    };
     mock.shown.push({ document, options, editor });
     return Promise.resolve(editor);
   },

@@ -1,0 +1,315 @@
+-- Precise results against the real server: quickfix entries on the matched lines (lnum, col,
+-- end_lnum) of a paragraph deep in a section, the matched words marked, near-duplicate copies in
+-- the quickfix list with :FiskSearch!, vim.ui.select labels, the jump's highlight, and what each
+-- picker adapter hands its plugin (stand-ins for telescope, fzf-lua, snacks and mini.pick that
+-- record the calls; their field names follow the plugins' previewers).
+local H = dofile(vim.fs.dirname(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2))) .. "/helpers.lua")
+
+local paragraphs = {
+  "The service keeps a small amount of state in memory and on disk.",
+  "",
+  "Operators normally never need to touch it during daily work.",
+  "",
+  "Logs rotate every night and are kept for two weeks by default.",
+  "",
+  "To drain a frobnicator before a restart, cordon it first",
+  "and wait for its queue to empty completely.",
+  "",
+  "Afterwards the node rejoins the cluster on its own.",
+}
+local page = H.lines("# Widgets", "", "## Restarts", "", paragraphs)
+local root = H.workspace({
+  ["ops.md"] = H.lines("# Operations", "", "## Restarts", "", paragraphs),
+  -- three versioned copies of one page: they differ only in a link target
+  ["v1/widgets.md"] = H.lines(page, "", "See [the notes](https://example.invalid/v1/notes)."),
+  ["v2/widgets.md"] = H.lines(page, "", "See [the notes](https://example.invalid/v2/notes)."),
+  ["v3/widgets.md"] = H.lines(page, "", "See [the notes](https://example.invalid/v3/notes)."),
+  ["notes.md"] = H.lines("# Notes", "", "Unrelated text about 𠮷野家 and a frobnicator."),
+})
+local ops = root .. "/ops.md"
+
+H.run("precise_spec", function()
+  vim.cmd.cd(root)
+  local client
+  H.test("setup and index", function()
+    require("fisk").setup()
+    require("fisk.location").flash_ms = 600000 -- the highlight is checked, not its timer
+    vim.cmd.edit(ops)
+    client = H.client(0)
+    H.wait_indexed(client)
+  end)
+  if not client then
+    return
+  end
+
+  local function search(query)
+    local result
+    require("fisk.api").search(query, {}, function(err, r)
+      result = err and { error = err } or r
+    end)
+    H.wait(15000, function()
+      return result
+    end, "search " .. query)
+    H.assert(not result.error, result.error)
+    return require("fisk.picker").items(result.results)
+  end
+
+  local drain = H.line_of(ops, "To drain a frobnicator")
+
+  H.test(":FiskSearch! lands on the 4th paragraph: lnum, col and end_lnum of the matched lines", function()
+    local e
+    for _, entry in ipairs(H.search_qf("drain frobnicator restart")) do
+      e = e or (entry.filename == ops and entry) or nil
+    end
+    H.assert(e, "ops.md is in the quickfix list")
+    H.eq(drain, e.lnum, "lnum: the paragraph's first line, not the section's heading")
+    H.eq(1, e.col, "col")
+    H.eq(drain + 1, e.end_lnum, "end_lnum: the paragraph's last line")
+    H.match(e.text, "^Operations > Restarts │ To «drain» a «frobnicator» before a «restart»", "text")
+    H.eq(nil, e.user_data.copy_of, "not a copy")
+  end)
+
+  H.test(":FiskSearch! adds a result's near-identical copies after it", function()
+    local qf = H.search_qf("drain frobnicator restart")
+    local at
+    for i, e in ipairs(qf) do
+      if e.filename:match("/v%d/widgets%.md$") and not e.user_data.copy_of then
+        at = i
+        break
+      end
+    end
+    H.assert(at, "a widgets.md result: " .. vim.inspect(qf))
+    local main, copies = qf[at], { qf[at + 1], qf[at + 2] }
+    local files = { [main.filename] = true }
+    for _, c in ipairs(copies) do
+      H.assert(c and c.user_data.copy_of == main.user_data.citation, "a copy follows its result: " .. vim.inspect(c))
+      H.match(c.filename, "/v%d/widgets%.md$", "a copy's file")
+      H.eq(main.lnum, c.lnum, "a copy's lnum (same layout)")
+      H.eq(main.end_lnum, c.end_lnum, "a copy's end_lnum")
+      H.eq(1, c.col, "a copy's col")
+      H.match(c.text, "^%(copy of v%d/widgets%.md%) Widgets > Restarts │", "a copy's text")
+      files[c.filename] = true
+    end
+    H.eq(3, vim.tbl_count(files), "three different files")
+    local widgets = vim.tbl_filter(function(e)
+      return e.filename:match("/v%d/widgets%.md$") ~= nil
+    end, qf)
+    H.eq(3, #widgets, "each copy once")
+  end)
+
+  H.test("vim.ui.select shows the section, relpath:line, 'also in N files' and the marked snippet", function()
+    vim.cmd("only")
+    vim.cmd.edit(root .. "/notes.md")
+    local labels, chosen
+    local orig = vim.ui.select
+    vim.ui.select = function(items, opts, on_choice)
+      labels = vim.tbl_map(opts.format_item, items)
+      for _, item in ipairs(items) do
+        chosen = chosen or (item.filename == ops and item) or nil
+      end
+      on_choice(chosen)
+    end
+    vim.cmd("FiskSearch drain frobnicator restart")
+    H.wait(15000, function()
+      return vim.api.nvim_buf_get_name(0) == ops
+    end, "the jump to ops.md")
+    vim.ui.select = orig
+    local copy_label = vim.tbl_filter(function(l)
+      return l:find("widgets.md:", 1, true) ~= nil
+    end, labels)[1]
+    H.match(copy_label or "", "^Widgets > Restarts  v%d/widgets%.md:%d+ %(also in 2 files%)  To «drain» a «frobnicator»", "label of the copies")
+    local label = vim.tbl_filter(function(l)
+      return l:find("ops.md:", 1, true) ~= nil
+    end, labels)[1]
+    H.eq(("Operations > Restarts  ops.md:%d  To «drain» a «frobnicator» before a «restart», cordon it first and wait for its queue to empty completely."):format(drain), label, "label")
+    H.eq(drain, vim.fn.line("."), "cursor on the matched paragraph")
+    local ns = vim.api.nvim_get_namespaces()["fisk.cited"]
+    local marks = vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })
+    H.eq(1, #marks, "one highlight")
+    H.eq({ drain - 1, drain }, { marks[1][2], marks[1][4].end_row }, "the matched lines are highlighted, not the chunk")
+  end)
+
+  local items = search("drain frobnicator restart")
+  local item = vim.tbl_filter(function(i)
+    return i.filename == ops
+  end, items)[1]
+
+  H.test("the item: matched lines, the chunk, spans of the matched words in the plain snippet", function()
+    H.eq({ drain, drain + 1 }, { item.lnum, item.end_lnum }, "lnum, end_lnum")
+    H.assert(item.chunk[1] < drain and item.chunk[2] >= drain + 1, "the chunk holds the lines: " .. vim.inspect(item.chunk))
+    local words = vim.tbl_map(function(s)
+      return item.snippet:sub(s[1] + 1, s[2])
+    end, item.spans)
+    H.eq({ "drain", "frobnicator", "restart" }, words, "spans")
+    H.eq({}, item.also, "no copies")
+  end)
+
+  -- Stand-ins for the picker plugins: record what the adapter passes, then choose the first entry.
+  local function with_modules(mods, fn)
+    local saved = {}
+    for name, mod in pairs(mods) do
+      saved[name], package.loaded[name] = package.loaded[name], mod
+    end
+    local ok, err = pcall(fn)
+    for name in pairs(mods) do
+      package.loaded[name] = saved[name]
+    end
+    assert(ok, err)
+  end
+
+  H.test("telescope: the grep previewer gets lnum..lnend of the matched lines", function()
+    local entries, chosen
+    local replaced
+    with_modules({
+      ["telescope.pickers"] = {
+        new = function(_, spec)
+          return {
+            find = function()
+              spec.attach_mappings(0)
+              replaced()
+            end,
+          }
+        end,
+      },
+      ["telescope.finders"] = {
+        new_table = function(t)
+          entries = vim.tbl_map(t.entry_maker, t.results)
+        end,
+      },
+      ["telescope.config"] = { values = { generic_sorter = function() end, grep_previewer = function() end } },
+      ["telescope.actions"] = {
+        close = function() end,
+        select_default = { replace = function(_, f) replaced = f end },
+      },
+      ["telescope.actions.state"] = {
+        get_selected_entry = function()
+          return entries[1]
+        end,
+      },
+    }, function()
+      require("fisk.pickers.telescope").pick({ item }, { title = "t", options = {} }, function(i)
+        chosen = i
+      end)
+    end)
+    local e = entries[1]
+    H.eq({ drain, drain + 1, 1 }, { e.lnum, e.lnend, e.col }, "lnum, lnend, col")
+    H.eq(ops, e.filename, "filename")
+    H.eq(item.label, e.display, "display: the marked label")
+    H.assert(not e.ordinal:find("«", 1, true), "ordinal without marks: " .. e.ordinal)
+    H.eq(item, chosen, "choosing")
+  end)
+
+  H.test("snacks: pos..end_pos cover the matched lines; the matched words are highlighted in the list", function()
+    local spec
+    with_modules({ snacks = { picker = { pick = function(s) spec = s end } } }, function()
+      require("fisk.pickers.snacks").pick({ item }, { title = "t", options = {} }, function() end)
+    end)
+    local e = spec.items[1]
+    local last = vim.fn.readfile(ops)[drain + 1]
+    H.eq({ drain, 0 }, e.pos, "pos")
+    H.eq({ drain + 1, #last }, e.end_pos, "end_pos: to the end of the last matched line")
+    local chunks = spec.format(e)
+    local matched = {}
+    for _, c in ipairs(chunks) do
+      if c[2] == "SnacksPickerMatch" then
+        matched[#matched + 1] = c[1]
+      end
+    end
+    H.eq({ "drain", "frobnicator", "restart" }, matched, "highlighted words")
+  end)
+
+  H.test("mini.pick: lnum, col, end_lnum, end_col make its preview highlight the matched region", function()
+    local spec
+    with_modules({ ["mini.pick"] = { start = function(s) spec = s end } }, function()
+      require("fisk.pickers.mini").pick({ item }, { title = "t", options = {} }, function() end)
+    end)
+    local e = spec.source.items[1]
+    local last = vim.fn.readfile(ops)[drain + 1]
+    H.eq({ drain, 1, drain + 1, #last + 1 }, { e.lnum, e.col, e.end_lnum, e.end_col }, "region (end_col exclusive)")
+    H.eq(ops, e.path, "path")
+  end)
+
+  H.test("fzf-lua: path:line:col lines, and its previewer subclass highlights every matched line", function()
+    local opts, lines
+    -- a stand-in for fzf-lua's class: extend() gives a subclass whose .super is the parent
+    -- fzf-lua's class (rxi/classic): extend() copies the metamethods, sets super; calling a
+    -- class makes an instance and runs its :new()
+    local Object = {}
+    Object.__index = Object
+    Object.new = function() end
+    function Object:extend()
+      local cls = {}
+      for k, v in pairs(self) do
+        if k:find("__") == 1 then
+          cls[k] = v
+        end
+      end
+      cls.__index, cls.super = cls, self
+      return setmetatable(cls, self)
+    end
+    function Object:__call(...)
+      local obj = setmetatable({}, self)
+      obj:new(...)
+      return obj
+    end
+    local base = Object:extend()
+    local base_new
+    base.new = function(_, o, o2)
+      base_new = { o, o2 }
+    end
+    local base_called
+    base.set_cursor_hl = function()
+      base_called = true
+    end
+    with_modules({
+      ["fzf-lua"] = {
+        fzf_exec = function(l, o)
+          lines, opts = l, o
+        end,
+      },
+      ["fzf-lua.previewer.builtin"] = { buffer_or_file = base },
+      ["fzf-lua.config"] = { globals = { previewers = { builtin = { syntax_limit_b = 7, _ctor = "the builtin's" } } } },
+    }, function()
+      require("fisk.pickers.fzf_lua").pick({ item }, { title = "t", options = {} }, function() end)
+    end)
+    H.match(lines[1], ("^ops%%.md:%d:1: Operations > Restarts │ To «drain»"):format(drain), "line")
+    H.eq(root, opts.cwd, "cwd")
+    local spec = opts.previewer
+    H.assert(type(spec) == "table" and type(spec._ctor) == "function", "a previewer spec: " .. vim.inspect(spec))
+    H.eq(7, spec.syntax_limit_b, "the user's builtin previewer options are kept")
+    local win = vim.api.nvim_get_current_win()
+    vim.fn.clearmatches(win)
+    local previewer = spec._ctor()(spec, { cwd = root }) -- as fzf-lua's Previewer.new does
+    H.eq({ spec, { cwd = root } }, base_new, "the builtin's new() gets the spec and the options")
+    previewer.win = { preview_winid = win }
+    previewer:set_cursor_hl({ path = "ops.md", line = drain, col = 1 })
+    H.assert(base_called, "the builtin set_cursor_hl still runs")
+    local pos = {}
+    for _, m in ipairs(vim.fn.getmatches(win)) do
+      if m.group == "FiskMatchedLines" then
+        for k = 1, 8 do
+          if m["pos" .. k] then
+            pos[#pos + 1] = m["pos" .. k][1]
+          end
+        end
+      end
+    end
+    H.eq({ drain, drain + 1 }, pos, "highlighted lines")
+    vim.fn.clearmatches(win)
+  end)
+
+  H.test("snippets: code points map to bytes (CJK beyond the BMP), bad ranges are ignored, cuts keep words whole", function()
+    local snippet = require("fisk.snippet")
+    local r = snippet.render("𠮷野家 and a frobnicator", { { 0, 3 }, { 10, 21 } }, 120)
+    H.eq("«𠮷野家» and a «frobnicator»", r.marked, "marked")
+    H.eq({ "𠮷野家", "frobnicator" }, vim.tbl_map(function(s)
+      return r.plain:sub(s[1] + 1, s[2])
+    end, r.spans), "spans are byte ranges in plain")
+    H.eq("«abc»defgh", snippet.render("abcdefgh", { { 5, 99 }, { 3, 1 }, { 0.5, 2 }, { 0, 3 }, { 1, 3 }, "x" }, 120).marked, "bad ranges")
+    H.eq("Run «pip» «install»", snippet.render("  Run\n\tpip   install  ", { { 7, 10 }, { 13, 20 } }, 120).marked, "whitespace")
+    local text = "alpha beta gamma delta epsilon zeta"
+    H.eq("alpha beta «gamma»…", snippet.render(text, { { 11, 22 } }, 24).marked, "a marked run cut between words")
+    H.eq("alpha beta…", snippet.render(text, { { 11, 22 } }, 18).marked, "never half a matched word")
+    H.eq("", snippet.render(nil, nil, 10).marked, "no snippet")
+  end)
+end)

@@ -1,0 +1,137 @@
+"""Pure: translated copies of a documentation site, and which of them a query is asking for.
+
+Doc sites keep one folder per language (Hugo ``content/en/``, ``content/ja/``; Docusaurus
+``i18n/fr/``; mkdocs ``docs/de/``), so a question asked in English meets the Portuguese and
+Japanese copies of the page it wants, and often one of them ranks first (it is shorter, or an
+identifier is all its BM25 can match). A reader wants the copy in the language they asked in.
+
+A *language folder* is a path segment that is a language tag (``ja``, ``pt-br``, ``zh_CN``);
+the folders are only taken as translations when the candidates of one query hold at least two
+different ones under the same parent, one of them in the query's language (so a repository
+whose ``docs/ml/`` and ``docs/ts/`` are topics, not Malayalam and Tsonga, is left alone). The
+query's language comes from its script (kana: Japanese, Hangul: Korean, other Han: Chinese) or,
+for Latin script, from its function words; a query with none (an identifier, a bare term) says
+nothing, and nothing is preferred: treating it as English lost Japanese and Chinese questions
+that were an identifier alone, asked of their own language's page (bench/tuning.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+
+LANGUAGES = frozenset(
+    {
+        *("ar", "bg", "bn", "ca", "cs", "da", "de", "el", "en", "es", "et", "fa", "fi", "fr"),
+        *("he", "hi", "hr", "hu", "id", "it", "ja", "ko", "lt", "lv", "ms", "nb", "nl", "no"),
+        *("pl", "pt", "ro", "ru", "sk", "sl", "sr", "sv", "th", "tr", "uk", "ur", "vi", "zh"),
+    }
+)
+"""ISO 639-1 codes of the languages documentation sites are commonly translated into."""
+
+_TAG = re.compile(r"^(?P<base>[a-z]{2})(?:[-_][a-z]{2,4})?$", re.IGNORECASE)
+
+OTHER_LANGUAGE = 0.5
+"""Score factor for a translated copy in another language than the query's."""
+
+_FUNCTION_WORDS: dict[str, frozenset[str]] = {
+    lang: frozenset(words.split())
+    for lang, words in {
+        "en": "the a an is are was what how why when where which who does do can should i my to"
+        " of in for with and or not it this that from on by",
+        "es": "el la los las de del que en y un una por con para es se su al lo como más pero"
+        " sus cuando está qué cómo cuándo dónde porque sin sobre este esta entre también hay"
+        " puedo puede debo cuál",
+        "pt": "o os as de do da dos das que em e um uma por com para é se seu sua ao como mais"
+        " mas quando está não qual quais onde porque sem sobre este esta entre também posso"
+        " pode devo",
+        "fr": "le la les de du des que et un une est en pour avec dans sur pas ne qui ce cette"
+        " comment quand où pourquoi je peut dois quel quelle sont",
+        "de": "der die das den dem des und ist ein eine einen mit für nicht ich wie was wann wo"
+        " warum kann muss auf im zu von",
+        "it": "il lo la gli le di del della che e un una è per con non come quando dove perché"
+        " posso può devo sono nel nella",
+    }.items()
+}
+"""Frequent function words per language (Latin script), to tell the query's language."""
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
+
+
+def language_of_path_segment(segment: str) -> str | None:
+    """The base language code a folder name stands for (``pt-BR`` → ``pt``), else None."""
+    m = _TAG.match(segment)
+    if m is None:
+        return None
+    base = m.group("base").lower()
+    return base if base in LANGUAGES else None
+
+
+def query_language(text: str) -> str | None:
+    """The language a query is written in, or None when its script says nothing we handle."""
+    kana = hangul = han = latin = 0
+    for ch in text:
+        o = ord(ch)
+        if 0x3040 <= o <= 0x30FF or 0x31F0 <= o <= 0x31FF:
+            kana += 1
+        elif 0xAC00 <= o <= 0xD7AF or 0x1100 <= o <= 0x11FF:
+            hangul += 1
+        elif 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF:
+            han += 1
+        elif (ch.isascii() and ch.isalpha()) or 0xC0 <= o <= 0x24F:
+            latin += 1
+    if kana:
+        return "ja"
+    if hangul:
+        return "ko"
+    if han:
+        return "zh"
+    if not latin:
+        return None
+    words = [w.casefold() for w in _WORD.findall(text)]
+    counts = {lang: sum(w in fw for w in words) for lang, fw in _FUNCTION_WORDS.items()}
+    best = max(counts.values())
+    if best == 0:  # an identifier or a bare term: any language's page may be the one wanted
+        return None
+    leaders = [lang for lang, n in counts.items() if n == best]
+    if "en" in leaders:
+        return "en"
+    return leaders[0] if len(leaders) == 1 else None
+
+
+def copies_language(path: str) -> list[tuple[str, str]]:
+    """(parent folder, language) for each language folder in ``path``."""
+    parts = path.split("/")[:-1]
+    out: list[tuple[str, str]] = []
+    for i, part in enumerate(parts):
+        lang = language_of_path_segment(part)
+        if lang is not None:
+            out.append(("/".join(parts[:i]), lang))
+    return out
+
+
+def prefer_query_language(
+    fused: Sequence[tuple[int, float]], paths: dict[int, str], query: str
+) -> list[tuple[int, float]]:
+    """``fused`` with translated copies in other languages than the query's scored down by
+    ``OTHER_LANGUAGE`` and re-sorted (ties by id); unchanged when the candidates show no
+    translations or the query's language is unknown."""
+    want = query_language(query)
+    if want is None:
+        return list(fused)
+    where: dict[int, list[tuple[str, str]]] = {}
+    seen: dict[str, set[str]] = defaultdict(set)
+    for cid, _ in fused:
+        found = copies_language(paths.get(cid, ""))
+        if found:
+            where[cid] = found
+            for parent, lang in found:
+                seen[parent].add(lang)
+    roots = {parent for parent, langs in seen.items() if len(langs) >= 2 and want in langs}
+    if not roots:
+        return list(fused)
+    out = []
+    for cid, score in fused:
+        other = any(parent in roots and lang != want for parent, lang in where.get(cid, ()))
+        out.append((cid, score * OTHER_LANGUAGE if other else score))
+    return sorted(out, key=lambda item: (-item[1], item[0]))
