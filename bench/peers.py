@@ -98,11 +98,23 @@ def loadavg() -> list[float]:
 
 
 def mirror(src: Path, name: str) -> Path:
+    """A hard-link copy of ``src`` that is a project of its own: the mirror lies inside this
+    repository, so without a ``.git`` of its own fisk-ls would take the repository's top as the
+    project root and index this checkout instead of the corpus."""
     dest = BENCH / "corpora" / name
     if not dest.exists():
         dest.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["cp", "-al", str(src), str(dest)], check=True)
-    return dest
+    dest.chmod(dest.stat().st_mode | 0o200)  # the mirror's own folder, not the corpus's
+    return own_project(dest)
+
+
+def own_project(folder: Path) -> Path:
+    """Make ``folder`` (under .bench/, inside this repository) the top of a repository of its
+    own, so fisk-ls takes it as the project root."""
+    if not (folder / ".git").exists():
+        subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    return folder
 
 
 def pick_target(root: Path) -> Path:
@@ -176,6 +188,8 @@ def measure_corpus(
         if rs
     }
     stats = json.loads(cold["fisk"][-1].stdout)
+    if int(stats.get("files", 0)) < files:
+        raise SystemExit(f"fisk-ls indexed {stats.get('files')} files of {root}, not {files}")
     res["fisk_index"] = {k: stats.get(k) for k in ("files", "chunks") if k in stats} or stats
     res["size_bytes"] = {"fisk": dir_bytes(fisk_store), "floor": dir_bytes(floor_store)}
     if tools.qmd:
@@ -342,11 +356,48 @@ def in_process(
     return out_d
 
 
+def import_profile(cmd: list[Any], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
+    """``python -X importtime`` of one command: how many modules it imports and the sum of
+    their own import times (the flag's overhead included, so compare runs with each other)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "fisk_ls.cli", *cmd],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = [
+        line.split("|")
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "self [us]" not in line
+    ]
+    names = {r[2].strip() for r in rows}
+    return {
+        "modules": len(rows),
+        "self_ms": round(sum(int(r[0].split(":")[1]) for r in rows) / 1000, 1),
+        "forbidden": sorted(
+            n
+            for n in names
+            if n.split(".")[0] in ("multiprocessing", "rich", "yaml")
+            or n.startswith(("fisk_ls.knowledge.index.", "fisk_ls.knowledge.writer"))
+        ),
+    }
+
+
 def startup(tools: Tools, runs: int) -> dict[str, Any]:
     log("start-up")
     home = WORK[0] / "startup-qmd"
+    proj = WORK[0] / "startup-fisk"
+    proj.mkdir(parents=True, exist_ok=True)
+    own_project(proj)
+    (proj / "a.md").write_text("# Jam\n\nMarmalade is made from citrus fruit.\n")
+    env = fisk_env(WORK[0] / "startup-fisk-store")
+    run([FISK, "knowledge", "index"], cwd=proj, env=env)
+    search = ["knowledge", "search", "marmalade", "--json"]
     cmds: dict[str, list[Any]] = {
         "fisk-ai --help": [FISK, "--help"],
+        "fisk-ai knowledge search --json (one-file index)": [FISK, *search],
         "python -c pass": [sys.executable, "-c", "pass"],
     }
     if tools.qmd:
@@ -355,8 +406,19 @@ def startup(tools: Tools, runs: int) -> dict[str, Any]:
     times: dict[str, list[float]] = {k: [] for k in cmds}
     for _ in range(max(5, runs)):
         for name, cmd in cmds.items():
-            times[name].append(run(cmd, env=qmd_env(home)).seconds)
-    return {k: {"median_s": med(v), "all_s": [round(x, 3) for x in v]} for k, v in times.items()}
+            fisk = name.startswith("fisk-ai knowledge")
+            r = run(cmd, cwd=proj if fisk else None, env=env if fisk else qmd_env(home))
+            times[name].append(r.seconds)
+    out: dict[str, Any] = {
+        k: {"median_s": med(v), "all_s": [round(x, 3) for x in v]} for k, v in times.items()
+    }
+    profiles = [import_profile(search, proj, env) for _ in range(max(3, runs))]
+    out["imports of `search` (-X importtime)"] = {
+        "modules": profiles[-1]["modules"],
+        "self_ms_median": med([p["self_ms"] for p in profiles]),
+        "forbidden": profiles[-1]["forbidden"],
+    }
+    return out
 
 
 def main() -> None:

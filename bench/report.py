@@ -380,7 +380,17 @@ def peers_section(p: dict[str, Any]) -> list[str]:
             "| command | seconds |",
             "|---|---|",
         ]
-        out += [f"| `{k}` | {v['median_s']} |" for k, v in st.items()]
+        out += [f"| `{k}` | {v['median_s']} |" for k, v in st.items() if "median_s" in v]
+        imp = next((v for k, v in st.items() if "median_s" not in v), None)
+        if imp:
+            bad = ", ".join(imp["forbidden"]) or "none"
+            out += [
+                "",
+                f"`python -X importtime -m fisk_ls.cli knowledge search --json`: "
+                f"{imp['modules']} modules, {imp['self_ms_median']} ms of import time (median, "
+                f"the flag's own overhead included); indexer, multiprocessing, rich, yaml "
+                f"imported: {bad}.",
+            ]
     out += [
         "",
         "How: cold = `fisk-ai knowledge index` on an empty store / `qmd update` on an empty "

@@ -11,8 +11,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from .display import display_text
 from .errors import CitationError
-from .index.chunker import display_text
 
 EXAMPLE = "docs/guide.md#3"
 

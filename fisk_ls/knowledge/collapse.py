@@ -13,18 +13,32 @@ from __future__ import annotations
 
 import hashlib
 import re
+import string
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
-_NON_WORD = re.compile(r"[\W_]+")
+_WORD = re.compile(r"[^\W_]+")
+_ASCII_WORDS = bytes(
+    c if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256)
+).translate(bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode()))
+"""A byte table: ASCII letters (lower-cased) and digits kept, every other byte a space."""
 
 
 def normalised(section: str, body: str) -> str:
-    """The text two near-identical chunks share (see the module docstring)."""
+    """The text two near-identical chunks share (see the module docstring): link targets and
+    URLs dropped, case folded, the words (runs of letters and digits) joined by one space.
+
+    Computed for every chunk at index time, so it takes the cheap paths that give the same
+    text: the URL pattern only runs when the text could hold one, and ASCII text (most
+    documentation) is folded and split by one byte-table ``translate``."""
     text = f"{section}\n{body}"
-    text = _LINK_TARGET.sub("]", text)
-    text = _URL.sub(" ", text)
-    return _NON_WORD.sub(" ", text.casefold()).strip()
+    if "](" in text:
+        text = _LINK_TARGET.sub("]", text)
+    if "://" in text or "www." in text.lower():  # each URL form holds one of these
+        text = _URL.sub(" ", text)
+    if text.isascii():
+        return " ".join(text.encode().translate(_ASCII_WORDS).decode().split())
+    return " ".join(_WORD.findall(text.casefold()))
 
 
 def text_key(section: str, body: str) -> str:

@@ -133,7 +133,11 @@ def _identity_check(conn: apsw.Connection, path: Path) -> Check:
 
 def _missing_tables(conn: apsw.Connection, manifest: Manifest) -> list[str]:
     names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
-    return [t for t in schema.required(manifest.generation, manifest.hybrid) if t not in names]
+    return [
+        t
+        for t in schema.required(manifest.generation, manifest.hybrid, manifest.format_version)
+        if t not in names
+    ]
 
 
 def _fts_check(conn: apsw.Connection, tables: Tables) -> Check:

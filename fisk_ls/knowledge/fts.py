@@ -243,7 +243,7 @@ def cjk_bigrams(run: str) -> list[str]:
 
 def cjk_column(text: str) -> str | None:
     """The ``cjk`` column value for a chunk: space-separated bigrams, or None without CJK."""
-    if not has_cjk(text):
+    if text.isascii() or not has_cjk(text):  # isascii: one pass in C, most chunks
         return None
     grams: list[str] = []
     for run in _CJK_RUN.findall(text):

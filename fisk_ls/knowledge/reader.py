@@ -34,7 +34,6 @@ from .store import Snapshot, Store, scalar
 from .vectors.backlog import Coverage, coverage, incomplete
 from .vectors.identity import VectorIdentity
 from .vectors.knn import CoarseIndex
-from .vectors.providers import make_embedder as make_embedder  # re-exported
 
 
 @dataclass(frozen=True)
@@ -78,6 +77,8 @@ class Knowledge:
         self.coarse: CoarseIndex | None = CoarseIndex() if coarse_knn else None
         self.embedder: QueryEmbedder | None = embedder
         if embedder is None and settings.embeddings is not None:
+            from .vectors.providers import make_embedder  # here: a lexical search never needs it
+
             self.embedder = make_embedder(settings)
 
     @property

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .citations import format_citation
+from .display import display_text
 from .errors import EmbeddingsError
 from .fts import heading_terms, match_expression, query_phrases, query_terms
-from .index.chunker import display_text
 from .languages import prefer_query_language
 from .lexical import Stemmer, TermStats, own_headings
 from .settings_schema import resolve_top_k

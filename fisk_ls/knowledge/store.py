@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 import threading
 import time
@@ -371,6 +370,8 @@ def check_identity(conn: apsw.Connection, store_dir: Path, built: bool) -> None:
 
 
 def new_store_id() -> str:
+    import secrets  # here: only a writer creating a store needs it (hmac, random: start-up)
+
     return secrets.token_hex(16)
 
 

@@ -112,9 +112,18 @@ def test_peers_table_shows_ratios_and_whether_3x_is_met() -> None:
         "top_k": 10,
         "load_avg_at_end": [1.0, 1.0, 1.0],
         "corpora": {"docs": _corpus(2.0, 7.0), "gone": {"skipped": "corpus not found: /x"}},
-        "startup": {"fisk-ai --help": {"median_s": 0.1}},
+        "startup": {
+            "fisk-ai --help": {"median_s": 0.1},
+            "imports of `search` (-X importtime)": {
+                "modules": 150,
+                "self_ms_median": 40.0,
+                "forbidden": [],
+            },
+        },
     }
     text = "\n".join(report.peers_section(p))
+    assert "| `fisk-ai --help` | 0.1 |" in text
+    assert "150 modules, 40.0 ms of import time" in text and "imported: none." in text
     assert "| cold index | 2.0 s | 7.0 s | 3.50x | yes | 1.0 s | - |" in text
     assert "| search in-process p50 (100 calls) | 5.0 ms | 15.0 ms | 3.00x | yes |" in text
     assert "yes (goal < 250 MB)" in text

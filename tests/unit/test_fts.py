@@ -80,6 +80,9 @@ def fts_conn() -> apsw.Connection:
         " end_line, hash) VALUES (1, 0, 'Sec', 'hello world NEAR AND', NULL,"
         " 1, 1, 'h')"
     )
+    for sql in schema.fts_flush_sql(1):  # the writer does this before each commit
+        conn.execute(sql)
+    assert conn.execute(f"SELECT count(*) FROM {n.fts}_docsize").fetchone()[0] == 1
     return conn
 
 

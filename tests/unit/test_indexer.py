@@ -243,3 +243,22 @@ def test_a_no_change_run_reads_nothing_and_starts_no_worker(
     (project / "bulk3.md").write_text("# Bulk 3\n\nChanged.\n")
     index(settings)
     assert handed[-1] == 1  # just the changed file, examined inline
+
+
+def test_worker_processes_yield_every_outcome_in_order(project: Path) -> None:
+    """One or two chunking workers: the same outcomes, in the order of the jobs."""
+    from fisk_ls.knowledge.index.walk import Candidate
+
+    jobs = []
+    for i in range(examine.PARALLEL_MIN_FILES + 7):
+        path = project / f"w{i}.md"
+        path.write_text(f"# Page {i}\n\n{'word ' * (i % 50)}end {i}.\n")
+        st = path.stat()
+        jobs.append((f"w{i}.md", Candidate(path, st.st_size, st.st_mtime_ns, st.st_ino), None))
+    inline = [examine.examine(*job) for job in jobs]
+    for workers in (1, 2):
+        got = list(examine.examine_all(jobs, batch=16, depth=2, workers=workers))
+        assert [o.key for o in got] == [o.key for o in inline]
+        assert [o.prepared.rows for o in got if o.prepared] == [
+            o.prepared.rows for o in inline if o.prepared
+        ]

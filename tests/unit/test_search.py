@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings, update_paths
 from fisk_ls.knowledge.collapse import normalised, text_key
@@ -95,6 +99,52 @@ def test_normalised_text_ignores_link_targets_case_and_spacing() -> None:
     assert text_key("S", a) == text_key("S", b)
     assert text_key("Inputs", "None.") != text_key("Outputs", "None.")
     assert text_key("S", "one two") != text_key("S", "one three")
+
+
+def reference_normalised(section: str, body: str) -> str:
+    """The definition, spelled as plainly as possible (collapse.normalised takes short cuts)."""
+    text = f"{section}\n{body}"
+    text = re.sub(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)", "]", text)
+    text = re.sub(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", " ", text, flags=re.IGNORECASE)
+    return re.sub(r"[\W_]+", " ", text.casefold()).strip()
+
+
+pieces = st.sampled_from(
+    [
+        "](",
+        ")",
+        "[a]",
+        "(x y)",
+        "://",
+        "http",
+        "HTTPS://a.b",
+        "ftp",
+        "www.",
+        "WwW.x",
+        " ",
+        "\n",
+        "_",
+        "\t",
+        "ẞ",
+        "İ",
+        "K",
+        "ſ",
+        "µ",
+        "é",
+        "日本",
+        "\u00a0",
+        '"t"',
+        "-",
+        "a1",
+    ]
+)
+texts = st.one_of(st.text(max_size=60), st.lists(pieces, max_size=20).map("".join))
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, texts)
+def test_normalised_short_cuts_give_the_reference_text(section: str, body: str) -> None:
+    assert normalised(section, body) == reference_normalised(section, body)
 
 
 PAGE = """\

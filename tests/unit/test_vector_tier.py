@@ -18,7 +18,7 @@ from fisk_ls.knowledge import (
 )
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.doctor import run_checks
-from fisk_ls.knowledge.reader import make_embedder
+from fisk_ls.knowledge.vectors.providers import make_embedder
 from tests.support.fake_embed_server import FakeEmbedServer
 
 

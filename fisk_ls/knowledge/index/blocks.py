@@ -348,8 +348,9 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
         if fence:
             yield from close_para(i)
             ch, length = fence
+            marker = ch * length  # a closing line holds it: test that first (most lines fail)
             j = i + 1
-            while j < n and not fence_closes(lines[j], ch, length):
+            while j < n and (marker not in lines[j] or not fence_closes(lines[j], ch, length)):
                 j += 1
             closed = j < n
             end = j + 1 if closed else n

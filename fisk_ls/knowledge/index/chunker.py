@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..display import display_text
 from .blocks import MAX_HEADING_CHARS, Block, Heading, clean_heading, label_text, scan
 
 TARGET_CHARS = 1200
@@ -34,11 +35,6 @@ _FRONT_FIELD = re.compile(
     r"""^(?P<k>title|description)\s*[:=]\s*(?P<q>["']?)(?P<t>.*?)(?P=q)\s*$"""
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
-
-
-def display_text(section: str, text: str) -> str:
-    """The text a reader sees for a chunk: breadcrumb, blank line, body."""
-    return f"{section}\n\n{text}" if section else text
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """The worker side of an index run: read, hash and chunk files, with no database access.
 
-Large runs do this in one spawned worker process (``examine_all``), so reading and chunking
-(Python, GIL-bound) overlap with the SQLite writes in the indexing process; the worker exits
-when its parent dies, even by ``kill -9`` (``die_with_parent``).
+Large runs do this in a spawned worker process (``examine_all``), so reading and chunking
+(Python, GIL-bound) overlap with the SQLite writes in the indexing process; a worker exits when
+its parent dies, even by ``kill -9`` (``die_with_parent``).
 """
 
 from __future__ import annotations
@@ -125,12 +125,16 @@ def _examine_many(jobs: list[Job]) -> list[Outcome]:
 
 
 PARALLEL_MIN_FILES = 200
-"""Below this many files a run chunks inline; above, a worker process chunks ahead."""
+"""Below this many files a run chunks inline; above, worker processes chunk ahead."""
 
 
-def examine_all(jobs: Sequence[Job], batch: int = 32, depth: int = 4) -> Iterator[Outcome]:
-    """``examine`` over ``jobs`` in order. Large runs use one worker process, so reading and
-    chunking (Python, GIL-bound) overlap with SQLite inserts in this process."""
+def examine_all(
+    jobs: Sequence[Job], batch: int = 32, depth: int = 4, workers: int = 1
+) -> Iterator[Outcome]:
+    """``examine`` over ``jobs``, yielded in order. Large runs use ``workers`` processes, so
+    reading and chunking (Python, GIL-bound) overlap with the SQLite writes in this process;
+    ``depth`` batches per worker are in flight. One worker: a second one measured no faster on
+    the shared 2-core machine (bench/profile.md); more cores are untested."""
     if len(jobs) < PARALLEL_MIN_FILES:
         for job in jobs:
             yield examine(*job)
@@ -138,10 +142,11 @@ def examine_all(jobs: Sequence[Job], batch: int = 32, depth: int = 4) -> Iterato
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor  # here: most commands never chunk
 
+    n = max(1, workers)
     # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor and the
     # open SQLite connection, and would keep the lock alive after the parent is killed.
     pool = ProcessPoolExecutor(
-        max_workers=1,
+        max_workers=n,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=die_with_parent,
         initargs=(os.getpid(),),
@@ -149,7 +154,7 @@ def examine_all(jobs: Sequence[Job], batch: int = 32, depth: int = 4) -> Iterato
     try:
         batches = (list(jobs[i : i + batch]) for i in range(0, len(jobs), batch))
         window: deque[Future[list[Outcome]]] = deque(
-            pool.submit(_examine_many, b) for b in islice(batches, depth)
+            pool.submit(_examine_many, b) for b in islice(batches, depth * n)
         )
         while window:
             results = window.popleft().result()

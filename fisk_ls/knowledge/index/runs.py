@@ -2,8 +2,9 @@
 
 * A file whose size, mtime and inode are unchanged is skipped without being read; one whose
   bytes hash the same is only re-stamped.
-* Each file is written in its own short transaction (its document row, its chunks; FTS triggers
-  follow), so a crash or Ctrl-C leaves every document either old or new.
+* Each file is written atomically (a savepoint for its document row and chunks, inside a batch
+  that commits every 0.25 s; the batch's full-text rows are written in one statement just
+  before each commit, writer.py), so a crash or Ctrl-C leaves every document either old or new.
 * Reconciling removes only documents under the roots that were walked.
 * One unreadable, oversized, binary or non-UTF-8 file is skipped with a note; the run goes on.
 * ``rebuild`` (``--reindex``) fills a new generation and switches over at the end (writer.py).

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..index.chunker import display_text
+from ..display import display_text
 from ..store import scalar
 from . import knn
 
