@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from beir import build_project, ndcg_at, read_jsonl, read_qrels, to_docs
 from devset import _rank, section_match
-from devset_questions import CORPORA, CORPORA_DIR, Question, load
+from devset_questions import CORPORA, CORPORA_DIR, KINDS, Question, load
 from devset_stats import METRICS, RESAMPLES, bootstrap_ci, paired_diff, summarize
 from rerankers import SCORERS, FeatureCache, Scorer
 
@@ -182,6 +182,13 @@ def summarize_runs(
                 [r for r, q in zip(rs, questions, strict=True) if q.lang == lang], resamples
             )
             for lang in langs
+        }
+        run["by_kind"] = {
+            kind: summarize(
+                [r for r, q in zip(rs, questions, strict=True) if q.kind == kind], resamples
+            )
+            for kind in KINDS
+            if any(q.kind == kind for q in questions)
         }
         if name != "lexical":
             run["vs_lexical"] = {
