@@ -289,28 +289,25 @@ def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
     return out
 
 
-def _keys(snap: Snapshot, ids: Sequence[int]) -> dict[int, str]:
-    """Each chunk's near-duplicate key (its own id when the row has none)."""
-    if not ids:
-        return {}
-    c = snap.tables.chunks
-    marks = ",".join("?" * len(ids))
-    rows = snap.conn.execute(f"SELECT id, near FROM {c} WHERE id IN ({marks})", list(ids))
-    return {int(cid): str(near) or f"#{cid}" for cid, near in rows}
+class _Candidate(NamedTuple):
+    key: str
+    """The near-duplicate key (collapse.py; the chunk's own id when the row has none)."""
+    path: str
+    """The document's path (translated copies are told apart by their folders)."""
 
 
-def _paths(snap: Snapshot, fused: Sequence[tuple[int, float]]) -> dict[int, str]:
-    """Each candidate's document path (translated copies are told apart by their folders)."""
+def _candidates(snap: Snapshot, fused: Sequence[tuple[int, float]]) -> dict[int, _Candidate]:
+    """What ranking and collapsing need of each candidate, in one read."""
     if not fused:
         return {}
     d, c = snap.tables.documents, snap.tables.chunks
     marks = ",".join("?" * len(fused))
     rows = snap.conn.execute(
-        f"SELECT c.id, d.path FROM {c} c JOIN {d} d ON d.id = c.document_id"
+        f"SELECT c.id, c.near, d.path FROM {c} c JOIN {d} d ON d.id = c.document_id"
         f" WHERE c.id IN ({marks})",
         [cid for cid, _ in fused],
     )
-    return {int(cid): str(path) for cid, path in rows}
+    return {int(cid): _Candidate(str(near) or f"#{cid}", str(path)) for cid, near, path in rows}
 
 
 def _locations(snap: Snapshot, ids: Sequence[int]) -> dict[int, Location]:
@@ -334,11 +331,11 @@ def assemble(
     fused: Sequence[tuple[int, float]],
     ranks: dict[int, dict[str, int]],
     k: int,
+    keys: dict[int, str],
 ) -> list[Hit]:
-    """The best ``k`` hits of ``fused``, near-duplicates (equal ``chunks.near`` keys, see
-    collapse.py) collapsed into the best copy's ``also``, best first. Only the keys of the
-    candidates are read for grouping; text is read for the ``k`` hits alone."""
-    keys = _keys(snap, [cid for cid, _ in fused])
+    """The best ``k`` hits of ``fused``, near-duplicates (equal ``keys``: ``chunks.near``, see
+    collapse.py) collapsed into the best copy's ``also``, best first; a candidate without a
+    key is gone since it was read. Text is read for the ``k`` hits alone."""
     heads: list[tuple[int, float]] = []
     members: dict[int, list[int]] = {}
     groups: dict[str, int] = {}
@@ -429,13 +426,27 @@ def run_search(
     if not expression and not vector:
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
     fused, ranks = _fuse(lexical, vector)
-    hits = assemble(snap, prefer_query_language(fused, _paths(snap, fused), query), ranks, k)
+    hits = _hits(snap, query, fused, ranks, k)
     if len(hits) < k and len(lexical) == FANOUT:
         # Copies of the same page took the candidates: read deeper lexically and fuse again.
         lexical = boost_headings(snap, deep, heading)
         fused, ranks = _fuse(lexical, vector)
-        hits = assemble(snap, prefer_query_language(fused, _paths(snap, fused), query), ranks, k)
+        hits = _hits(snap, query, fused, ranks, k)
     return SearchResult(OK, tier, hits, degraded, reason)
+
+
+def _hits(
+    snap: Snapshot,
+    query: str,
+    fused: list[tuple[int, float]],
+    ranks: dict[int, dict[str, int]],
+    k: int,
+) -> list[Hit]:
+    """The top ``k`` hits: the query's language first among translated copies, then
+    near-duplicates collapsed."""
+    found = _candidates(snap, fused)
+    preferred = prefer_query_language(fused, {cid: c.path for cid, c in found.items()}, query)
+    return assemble(snap, preferred, ranks, k, {cid: c.key for cid, c in found.items()})
 
 
 def _fuse(
