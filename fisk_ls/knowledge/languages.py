@@ -116,9 +116,6 @@ def prefer_query_language(
     """``fused`` with translated copies in other languages than the query's scored down by
     ``OTHER_LANGUAGE`` and re-sorted (ties by id); unchanged when the candidates show no
     translations or the query's language is unknown."""
-    want = query_language(query)
-    if want is None:
-        return list(fused)
     where: dict[int, list[tuple[str, str]]] = {}
     seen: dict[str, set[str]] = defaultdict(set)
     for cid, _ in fused:
@@ -127,6 +124,11 @@ def prefer_query_language(
             where[cid] = found
             for parent, lang in found:
                 seen[parent].add(lang)
+    if not any(len(langs) >= 2 for langs in seen.values()):
+        return list(fused)  # no translations among the candidates (most projects)
+    want = query_language(query)
+    if want is None:
+        return list(fused)
     roots = {parent for parent, langs in seen.items() if len(langs) >= 2 and want in langs}
     if not roots:
         return list(fused)
