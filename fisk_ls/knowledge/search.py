@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .citations import format_citation
 from .display import display_text
@@ -273,20 +273,25 @@ class _Row(NamedTuple):
     end_line: int
 
 
-def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
+def _chunk_rows(snap: Snapshot, ids: Sequence[int], columns: str) -> list[Any]:
+    """``columns`` (of chunk ``c`` and its document ``d``) after the chunk id, for ``ids``."""
     if not ids:
-        return {}
+        return []
     d, c = snap.tables.documents, snap.tables.chunks
     marks = ",".join("?" * len(ids))
-    rows = snap.conn.execute(
-        f"SELECT c.id, d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line"
-        f" FROM {c} c JOIN {d} d ON d.id = c.document_id WHERE c.id IN ({marks})",
+    return snap.conn.execute(
+        f"SELECT c.id, {columns} FROM {c} c JOIN {d} d ON d.id = c.document_id"
+        f" WHERE c.id IN ({marks})",
         list(ids),
-    )
-    out: dict[int, _Row] = {}
-    for cid, path, ordinal, section, body, start, end in rows:
-        out[int(cid)] = _Row(str(path), int(ordinal), str(section), str(body), int(start), int(end))
-    return out
+    ).fetchall()
+
+
+def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
+    rows = _chunk_rows(snap, ids, "d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line")
+    return {
+        int(cid): _Row(str(path), int(ordinal), str(section), str(body), int(start), int(end))
+        for cid, path, ordinal, section, body, start, end in rows
+    }
 
 
 class _Candidate(NamedTuple):
@@ -298,28 +303,12 @@ class _Candidate(NamedTuple):
 
 def _candidates(snap: Snapshot, fused: Sequence[tuple[int, float]]) -> dict[int, _Candidate]:
     """What ranking and collapsing need of each candidate, in one read."""
-    if not fused:
-        return {}
-    d, c = snap.tables.documents, snap.tables.chunks
-    marks = ",".join("?" * len(fused))
-    rows = snap.conn.execute(
-        f"SELECT c.id, c.near, d.path FROM {c} c JOIN {d} d ON d.id = c.document_id"
-        f" WHERE c.id IN ({marks})",
-        [cid for cid, _ in fused],
-    )
+    rows = _chunk_rows(snap, [cid for cid, _ in fused], "c.near, d.path")
     return {int(cid): _Candidate(str(near) or f"#{cid}", str(path)) for cid, near, path in rows}
 
 
 def _locations(snap: Snapshot, ids: Sequence[int]) -> dict[int, Location]:
-    if not ids:
-        return {}
-    d, c = snap.tables.documents, snap.tables.chunks
-    marks = ",".join("?" * len(ids))
-    rows = snap.conn.execute(
-        f"SELECT c.id, d.path, c.ordinal, c.start_line, c.end_line"
-        f" FROM {c} c JOIN {d} d ON d.id = c.document_id WHERE c.id IN ({marks})",
-        list(ids),
-    )
+    rows = _chunk_rows(snap, ids, "d.path, c.ordinal, c.start_line, c.end_line")
     return {
         int(cid): Location(str(path), int(ordinal), int(start), int(end))
         for cid, path, ordinal, start, end in rows
