@@ -1,8 +1,8 @@
 """The cold-index floor: raw apsw inserts of naive paragraph chunks into the same schema.
 
 No change detection, no CommonMark, no per-file atomicity: read every file, split on blank
-lines, pack paragraphs to ~1000 characters, insert into the same chunks + FTS5 tables in one
-transaction, the full-text rows in one statement before the commit, as the writer does
+lines, pack paragraphs to ~1000 characters, insert into the same chunk, body and FTS5 tables in
+one transaction (bodies shared as the indexer shares them, index/rows.py), the full-text rows in one statement before the commit, as the writer does
 (schema.fts_flush_sql). The cold index is measured against this in the same run (bench/run.py).
 
     python bench/floor.py CORPUS_DIR STORE_DIR
@@ -18,6 +18,10 @@ from pathlib import Path
 import apsw
 
 from fisk_ls.knowledge import schema
+from fisk_ls.knowledge.index.examine import ChunkRow
+from fisk_ls.knowledge.index.rows import insert_chunks
+
+NO_HASH, NO_NEAR = "00" * 16, "n:" + "00" * 16
 
 
 def floor(corpus: Path, store: Path) -> dict[str, float]:
@@ -30,7 +34,7 @@ def floor(corpus: Path, store: Path) -> dict[str, float]:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute(schema.generation_ddl(1))
-    n = names = schema.names(1)
+    n = schema.names(1)
     files = chunks = 0
     conn.execute("BEGIN")
     for dirpath, dirnames, filenames in os.walk(corpus):
@@ -52,10 +56,14 @@ def floor(corpus: Path, store: Path) -> dict[str, float]:
                 buf = f"{buf}\n\n{para}" if buf else para
             if buf.strip():
                 rows.append(buf)
-            conn.executemany(
-                f"INSERT INTO {names.chunks}(document_id, ordinal, body, start_line, end_line,"
-                " hash) VALUES (?, ?, ?, 0, 0, '')",
-                [(doc_id, i, body) for i, body in enumerate(rows)],
+            insert_chunks(
+                conn,
+                n,
+                doc_id,
+                [
+                    ChunkRow(i, "", body, None, 0, 0, NO_HASH, NO_NEAR, schema.text_key(body))
+                    for i, body in enumerate(rows)
+                ],
             )
             chunks += len(rows)
     for sql in schema.fts_flush_sql(1):

@@ -89,7 +89,7 @@ class Manifest:
 
     @property
     def tables(self) -> schema.Tables:
-        return schema.names(self.generation)
+        return schema.names(self.generation, self.format_version)
 
 
 def db_path(store_dir: Path) -> Path:

@@ -52,7 +52,8 @@ COMMITS_KEY = "commits"
 """``rag_meta`` row counting the writer's commits (see ``Writer.stamp``)."""
 
 _GEN_TABLE = re.compile(
-    r"^(?:documents|chunks|chunks_fts|chunks_vec|chunks_vocab|chunks_vq|chunks_pending)_(\d+)$"
+    r"^(?:documents|chunks|chunks_fts|chunks_vec|chunks_vocab|chunks_vq|chunks_pending|chunk_rows"
+    r"|texts)_(\d+)$"
 )
 
 
@@ -247,7 +248,10 @@ class Writer:
         tables = self._tables()
         if schema.names(generation).vec in tables:
             self.ensure_vec()
-        for sql in schema.drop_generation_sql(generation):
+        views = frozenset(
+            str(r[0]) for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='view'")
+        )
+        for sql in schema.drop_generation_sql(generation, views):
             self.conn.execute(sql)
         self._pending.discard(generation)
 
@@ -313,7 +317,7 @@ class Writer:
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     def counts(self, generation: int | None = None) -> tuple[int, int]:
-        n = schema.names(generation or self.manifest.generation)
+        n = self.manifest.tables if generation is None else schema.names(generation)
         docs = scalar(self.conn, f"SELECT count(*) FROM {n.documents}")
         chunks = scalar(self.conn, f"SELECT count(*) FROM {n.chunks}")
         return int(docs), int(chunks)

@@ -146,17 +146,17 @@ def test_manifest_naming_a_generation_without_its_triggers_drops_nothing(
     path = db_path(settings.store_dir)
     conn = apsw.Connection(str(path))
     conn.execute(schema.generation_ddl(2))
-    conn.execute("DROP TRIGGER chunks_2_ai")
+    conn.execute("DROP TRIGGER chunk_rows_2_ai")
     conn.execute("UPDATE rag_meta SET value = '2' WHERE key = 'generation'")
     conn.close()
-    with pytest.raises(KnowledgeError, match=r"chunks_2_ai.*nothing was dropped.*--reindex"):
+    with pytest.raises(KnowledgeError, match=r"chunk_rows_2_ai.*nothing was dropped.*--reindex"):
         index(settings)
     conn = apsw.Connection(str(path))
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     conn.close()
     assert set(schema.required(1, hybrid=False)) <= names  # generation 1 is all there
     doctor = [c for c in run_checks(settings) if c.broken]
-    assert doctor and "chunks_2_ai" in doctor[0].detail and "--reindex" in doctor[0].detail
+    assert doctor and "chunk_rows_2_ai" in doctor[0].detail and "--reindex" in doctor[0].detail
 
 
 def _second_store(tmp_path: Path, store_base: Path) -> Settings:
@@ -309,7 +309,7 @@ def test_doctor_never_writes_or_waits_on_a_writer(settings: Settings) -> None:
     index(settings)
     with open_writer(settings.store_dir) as w:
         w.conn.execute("BEGIN IMMEDIATE")  # a writer paused mid-transaction
-        w.conn.execute(f"DELETE FROM {w.manifest.tables.chunks} WHERE id = 1")
+        w.conn.execute(f"DELETE FROM {w.manifest.tables.rows} WHERE id = 1")
         checks = run_checks(settings)
         w.conn.execute("ROLLBACK")
     assert not [c for c in checks if c.broken], checks

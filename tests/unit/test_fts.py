@@ -21,6 +21,9 @@ from fisk_ls.knowledge.fts import (
     query_phrases,
     query_terms,
 )
+from fisk_ls.knowledge.index.examine import ChunkRow
+from fisk_ls.knowledge.index.rows import insert_chunks
+from fisk_ls.knowledge.schema import text_key
 
 
 def test_natural_language_question() -> None:  # checklist 6 (stop words now dropped)
@@ -75,10 +78,12 @@ def fts_conn() -> apsw.Connection:
     conn.execute(schema.generation_ddl(1))
     n = schema.names(1)
     conn.execute(f"INSERT INTO {n.documents}(id, path) VALUES (1, 'a.md')")
-    conn.execute(
-        f"INSERT INTO {n.chunks}(document_id, ordinal, section, body, cjk, start_line,"
-        " end_line, hash) VALUES (1, 0, 'Sec', 'hello world NEAR AND', NULL,"
-        " 1, 1, 'h')"
+    body = "hello world NEAR AND"
+    insert_chunks(
+        conn,
+        n,
+        1,
+        [ChunkRow(0, "Sec", body, None, 1, 1, "ab" * 16, "n:" + "cd" * 16, text_key(body))],
     )
     for sql in schema.fts_flush_sql(1):  # the writer does this before each commit
         conn.execute(sql)

@@ -1,6 +1,8 @@
-"""Full-text rows written once per commit (schema format 3): whatever the sequence of inserts,
-deletes, edits and rolled-back savepoints, the FTS table holds exactly the chunks' current text
-after every commit, and an index of the older per-row-trigger layout is rebuilt."""
+"""Full-text rows written once per commit (schema format 3 on) and bodies shared between chunks
+(format 4): whatever the sequence of inserts, deletes, edits and rolled-back savepoints, the FTS
+table holds exactly the chunks' current text after every commit, every stored body is the body
+of as many chunks as it counts and of at least one, and an index of an older layout is read and
+then rebuilt."""
 
 from __future__ import annotations
 
@@ -15,9 +17,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Settings, index, remove, resolve_settings, schema, update_paths
-from fisk_ls.knowledge.schema import Tables
+from fisk_ls.knowledge.fts_check import fts_mismatch
+from fisk_ls.knowledge.index.examine import ChunkRow
+from fisk_ls.knowledge.index.rows import insert_chunks
+from fisk_ls.knowledge.schema import Tables, text_key
 from fisk_ls.knowledge.store import db_path, scalar
 from fisk_ls.knowledge.writer import Writer, open_writer
+from tests.support.old_layouts import write_format_3_store
 
 WORDS = [f"w{i}" for i in range(8)]  # unicode61 + porter leave these tokens as they are
 
@@ -33,10 +39,19 @@ def content_ids(conn: apsw.Connection, tables: Tables, word: str) -> set[int]:
 
 
 def assert_consistent(conn: apsw.Connection, tables: Tables) -> None:
-    """FTS5's own check against the content table, no chunk left pending, and every word
-    finds exactly the chunks whose text holds it."""
-    conn.execute(f"INSERT INTO {tables.fts}({tables.fts}, rank) VALUES ('integrity-check', 1)")
+    """FTS5's own check, no chunk left pending, every word finds exactly the chunks whose text
+    holds it, the fresh-index comparison doctor runs agrees, and the bodies' counts are right."""
+    conn.execute(f"INSERT INTO {tables.fts}({tables.fts}) VALUES ('integrity-check')")
+    assert fts_mismatch(conn, tables) is None
     assert scalar(conn, f"SELECT count(*) FROM {tables.pending}") == 0
+    if tables.rows != tables.chunks:
+        refs = conn.execute(
+            f"SELECT t.refs, (SELECT count(*) FROM {tables.rows} r WHERE r.text_id = t.id)"
+            f" FROM {tables.texts} t"
+        ).fetchall()
+        assert all(stored == real > 0 for stored, real in refs), refs
+        orphans = f"SELECT count(*) FROM {tables.rows} WHERE text_id NOT IN (SELECT id FROM {tables.texts})"
+        assert scalar(conn, orphans) == 0
     chunks = scalar(conn, f"SELECT count(*) FROM {tables.chunks}")
     assert scalar(conn, f"SELECT count(*) FROM {tables.fts}_docsize") == chunks
     for word in WORDS:
@@ -54,6 +69,7 @@ op = st.one_of(
     st.tuples(st.just("insert"), texts),
     st.tuples(st.just("delete"), st.integers(0, 50)),
     st.tuples(st.just("edit"), st.integers(0, 50), texts),
+    st.tuples(st.just("retitle"), texts),
     st.tuples(st.just("failed_unit"), st.lists(st.tuples(st.just("insert"), texts), max_size=3)),
     st.just(("commit",)),
 )
@@ -72,10 +88,11 @@ def test_any_sequence_of_chunk_writes_leaves_fts_equal_to_chunks(ops: list[tuple
             return ids[i % len(ids)] if ids else None
 
         def insert(text: str) -> None:
-            conn.execute(
-                f"INSERT INTO {t.chunks}(document_id, ordinal, section, body, start_line,"
-                " end_line, hash) VALUES (?, 0, '', ?, 1, 1, '')",
-                (doc, text),
+            insert_chunks(
+                conn,
+                t,
+                doc,
+                [ChunkRow(0, "", text, None, 1, 1, "ab" * 16, "n:" + "cd" * 16, text_key(text))],
             )
 
         conn.execute("BEGIN IMMEDIATE")
@@ -83,9 +100,19 @@ def test_any_sequence_of_chunk_writes_leaves_fts_equal_to_chunks(ops: list[tuple
             if o[0] == "insert":
                 insert(o[1])
             elif o[0] == "delete" and (cid := existing(o[1])) is not None:
-                conn.execute(f"DELETE FROM {t.chunks} WHERE id = ?", (cid,))
+                conn.execute(f"DELETE FROM {t.rows} WHERE id = ?", (cid,))
             elif o[0] == "edit" and (cid := existing(o[1])) is not None:
-                conn.execute(f"UPDATE {t.chunks} SET body = ? WHERE id = ?", (o[2], cid))
+                conn.execute(
+                    f"INSERT INTO {t.texts}(key, body) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    (text_key(o[2]), o[2]),
+                )
+                conn.execute(
+                    f"UPDATE {t.rows} SET text_id = (SELECT id FROM {t.texts} WHERE key = ?)"
+                    " WHERE id = ?",
+                    (text_key(o[2]), cid),
+                )
+            elif o[0] == "retitle":  # the document field, indexed with each of its chunks
+                conn.execute(f"UPDATE {t.documents} SET doc = ? WHERE id = ?", (o[1], doc))
             elif o[0] == "failed_unit":
                 with pytest.raises(RuntimeError), w.transaction():  # a savepoint
                     for _, text in o[1]:
@@ -165,8 +192,8 @@ UPDATE rag_meta SET value = '2' WHERE key = 'format_version';
 def test_a_format_2_index_is_written_through_its_triggers_then_rebuilt(
     settings: Settings, project: Path
 ) -> None:
-    index(settings)
-    t = schema.names(1)
+    write_format_3_store(settings.store_dir, {"notes.txt": ["cats here"], "a.md": ["dogs"]})
+    t = schema.names(1, format_version=2)
     raw = apsw.Connection(str(db_path(settings.store_dir)))  # behind the writer's back
     try:
         with raw:
@@ -178,12 +205,12 @@ def test_a_format_2_index_is_written_through_its_triggers_then_rebuilt(
         assert w.outdated
         conn, t = w.conn, w.manifest.tables
         conn.execute(f"INSERT INTO {t.fts}({t.fts}, rank) VALUES ('integrity-check', 1)")
-        assert not fts_ids(conn, t, "cats")
+        assert not fts_ids(conn, t, "cats") and fts_ids(conn, t, "dogs")
     (project / "notes.txt").write_text("cats again\n")
     stats = update_paths(settings, [project / "notes.txt"])
     assert stats.first_build  # rebuilt whole into the new layout
     with open_writer(settings.store_dir) as w:
-        assert not w.outdated and w.manifest.format_version == schema.FORMAT_VERSION == 3
+        assert not w.outdated and w.manifest.format_version == schema.FORMAT_VERSION == 4
         assert_consistent(w.conn, w.manifest.tables)
         assert fts_ids(w.conn, w.manifest.tables, "cats")
         assert fts_ids(w.conn, w.manifest.tables, "backpressure")
@@ -199,9 +226,45 @@ def test_the_flush_reads_only_the_pending_chunks(settings: Settings) -> None:
         select = insert[insert.index("SELECT") :]
         plan = [str(r[3]) for r in w.conn.execute("EXPLAIN QUERY PLAN " + select)]
     assert plan[0] == "SCAN p"
-    assert plan[1].startswith("SEARCH c USING INTEGER PRIMARY KEY")
+    assert plan[1].startswith("SEARCH r USING INTEGER PRIMARY KEY")  # the chunk rows
+    assert all(step.startswith("SEARCH") for step in plan[1:]), plan  # body, document by id
 
 
 def test_a_format_3_generation_without_its_pending_table_is_incomplete() -> None:
     assert schema.names(4).pending in schema.required(4, hybrid=False)
     assert schema.names(4).pending not in schema.required(4, hybrid=False, format_version=2)
+
+
+def test_versioned_copies_share_one_stored_body(settings: Settings, project: Path) -> None:
+    """The same page in two version folders: its bodies are stored once, each copy is found,
+    and a body goes only with the last chunk that holds it."""
+    page = "# Get-Widget\n\nGets a widget.\n\n## Examples\n\nGet-Widget -Name zebrafish\n"
+    for version in ("v1", "v2"):
+        (project / version).mkdir()
+        (project / version / "get-widget.md").write_text(page)
+    index(settings)
+
+    def state() -> tuple[int, int, set[str]]:
+        with open_writer(settings.store_dir) as w:
+            t = w.manifest.tables
+            bodies = scalar(w.conn, f"SELECT count(*) FROM {t.texts} WHERE body LIKE '%zebrafish%'")
+            rows = scalar(
+                w.conn,
+                f"SELECT count(*) FROM {t.chunks} WHERE body LIKE '%zebrafish%'",
+            )
+            paths = {
+                str(r[0])
+                for r in w.conn.execute(
+                    f"SELECT d.path FROM {t.fts} f JOIN {t.chunks} c ON c.id = f.rowid"
+                    f" JOIN {t.documents} d ON d.id = c.document_id WHERE {t.fts} MATCH 'zebrafish'"
+                )
+            }
+            assert_consistent(w.conn, t)
+            return int(bodies), int(rows), paths
+
+    assert state() == (1, 2, {"v1/get-widget.md", "v2/get-widget.md"})
+    remove(settings, ["v1"], cwd=project)
+    assert state() == (1, 1, {"v2/get-widget.md"})
+    (project / "v2" / "get-widget.md").write_text(page.replace("zebrafish", "okapi"))
+    update_paths(settings, [project / "v2" / "get-widget.md"])
+    assert state() == (0, 0, set())

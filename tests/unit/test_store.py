@@ -232,12 +232,11 @@ def test_an_older_format_is_rebuilt_by_the_next_writer(tmp_path: Path) -> None:
     """A store written by an older fisk-ls keeps answering, and the next run (even an editor's
     one-file update) rebuilds it into the current layout."""
     from fisk_ls.knowledge import resolve_settings, schema, update_paths
+    from tests.support.old_layouts import write_format_3_store
 
     (tmp_path / "a.md").write_text("# Alpha\n\nmarmalade recipe\n")
     settings = resolve_settings(cwd=tmp_path, store_base=tmp_path / "stores")
-    index(settings)
-    with open_writer(settings.store_dir) as w:
-        w.conn.execute("UPDATE rag_meta SET value='1' WHERE key='format_version'")
+    write_format_3_store(settings.store_dir, {"a.md": ["marmalade recipe"]})
     with open_writer(settings.store_dir) as w:
         assert w.outdated
     kb = Knowledge(settings)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Literal, NamedTuple
 
-from .. import fts
+from .. import fts, schema
 from ..collapse import text_key
 from .chunker import Chunk, chunk_document
 from .files import CHANGED_NOTE, read_document
@@ -39,7 +39,8 @@ class Existing:
 
 
 class ChunkRow(NamedTuple):
-    """One chunk as written (the chunks table's columns after document_id, in order)."""
+    """One chunk as written: its row (the columns of ``chunk_rows`` after ``document_id``, with
+    the body in place of ``text_id``) and ``key``, its body's digest in ``texts``."""
 
     ordinal: int
     section: str
@@ -48,8 +49,8 @@ class ChunkRow(NamedTuple):
     start_line: int
     end_line: int
     hash: str
-    doc: str
     near: str
+    key: bytes
 
 
 @dataclass
@@ -60,6 +61,8 @@ class Prepared:
     title: str
     existing: Existing | None
     rows: list[ChunkRow] = field(default_factory=list)
+    about: str = ""
+    """What names the whole document (``documents.doc``, a full-text field of each chunk)."""
 
 
 OutcomeKind = Literal["unchanged", "touched", "unreadable", "changing", "changed"]
@@ -108,12 +111,12 @@ def examine(key: str, cand: Candidate, existing: Existing | None) -> Outcome:
             ch.start_line,
             ch.end_line,
             chunk_hash(ch),
-            about,
             text_key(ch.section, ch.text),
+            schema.text_key(ch.text),
         )
         for ch in doc.chunks
     ]
-    prep = Prepared(key, cand, digest, doc.title, existing, rows)
+    prep = Prepared(key, cand, digest, doc.title, existing, rows, about)
     return Outcome(key, cand, existing, "changed", prepared=prep)
 
 

@@ -44,6 +44,7 @@ from ..vectors.tier import (
 )
 from .examine import Existing, Job, Outcome, Prepared, examine_all
 from .ignore import IgnoreRules
+from .rows import insert_chunks
 from .walk import (
     Candidate,
     in_skipped_dir,
@@ -152,9 +153,10 @@ class Indexer:
         stats = IndexStats(dry_run=dry_run)
         candidates = self._collect(roots, stats)
         generation = self.writer.manifest.generation
+        tables = self.writer.manifest.tables
         if rebuild and not dry_run:
             generation = self.writer.begin_rebuild()
-        tables = schema.names(generation)
+            tables = schema.names(generation)
         vectors: VectorTier | None = None
         try:
             existing = {} if rebuild else self._existing(tables)
@@ -419,17 +421,18 @@ class Indexer:
             self._write(prep, tables, vectors)
 
     def _write(self, prep: Prepared, tables: Tables, vectors: dict[str, bytes] | None) -> None:
-        """One file's document row and chunks (and the chunks' cached ``vectors``), atomically."""
-        d, c = tables.documents, tables.chunks
+        """One file's document row and chunks (and the chunks' cached ``vectors``), atomically.
+        A body already stored (another chunk's, e.g. a versioned copy of the page) is shared."""
+        d, r = tables.documents, tables.rows
         cand = prep.candidate
         with self.writer.transaction() as conn:
             doc_id = scalar(
                 conn,
                 f"INSERT INTO {d}(path, title, size, mtime_ns, inode, hash, chunk_count,"
-                " indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
-                " title=excluded.title, size=excluded.size, mtime_ns=excluded.mtime_ns,"
+                " indexed_at, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE"
+                " SET title=excluded.title, size=excluded.size, mtime_ns=excluded.mtime_ns,"
                 " inode=excluded.inode, hash=excluded.hash, chunk_count=excluded.chunk_count,"
-                " indexed_at=excluded.indexed_at RETURNING id",
+                " indexed_at=excluded.indexed_at, doc=excluded.doc RETURNING id",
                 (
                     prep.key,
                     prep.title,
@@ -439,22 +442,19 @@ class Indexer:
                     prep.digest,
                     len(prep.rows),
                     time.time(),
+                    prep.about,
                 ),
             )
             if prep.existing is not None:
                 if self._has_vec:
                     delete_vectors(conn, tables, doc_id)
-                conn.execute(f"DELETE FROM {c} WHERE document_id = ?", (doc_id,))
-            conn.executemany(
-                f"INSERT INTO {c}(document_id, ordinal, section, body, cjk, start_line, end_line,"
-                " hash, doc, near) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(doc_id, *row) for row in prep.rows],
-            )
+                conn.execute(f"DELETE FROM {r} WHERE document_id = ?", (doc_id,))
+            insert_chunks(conn, tables, doc_id, prep.rows)
             if vectors:
                 store_chunk_vectors(conn, tables, doc_id, vectors)
 
     def _delete(self, keys: Sequence[str], tables: Tables) -> None:
-        d, c = tables.documents, tables.chunks
+        d, r = tables.documents, tables.rows
         for key in keys:
             with self.writer.transaction() as conn:
                 row = conn.execute(f"SELECT id FROM {d} WHERE path = ?", (key,)).fetchone()
@@ -462,5 +462,5 @@ class Indexer:
                     continue
                 if self._has_vec:
                     delete_vectors(conn, tables, row[0])
-                conn.execute(f"DELETE FROM {c} WHERE document_id = ?", (row[0],))
+                conn.execute(f"DELETE FROM {r} WHERE document_id = ?", (row[0],))
                 conn.execute(f"DELETE FROM {d} WHERE id = ?", (row[0],))

@@ -97,10 +97,10 @@ def store(
         blob = vectors.get(item.hash)
         if blob is None:
             continue
-        changed = conn.execute(
-            f"UPDATE {tables.chunks} SET embedded = 1"
-            " WHERE id = ? AND hash = ? AND embedded = 0 RETURNING id",
-            (item.chunk_id, item.hash),
+        changed = conn.execute(  # the view compares the hash as text, whatever the format
+            f"UPDATE {tables.rows} SET embedded = 1 WHERE id = ? AND embedded = 0 AND EXISTS"
+            f" (SELECT 1 FROM {tables.chunks} c WHERE c.id = ? AND c.hash = ?) RETURNING id",
+            (item.chunk_id, item.chunk_id, item.hash),
         ).fetchall()
         if changed:
             conn.execute(
@@ -126,6 +126,6 @@ def store_chunk_vectors(
         conn.executemany(f"INSERT INTO {tables.vec}(chunk_id, embedding) VALUES (?, ?)", known)
         knn.insert(conn, tables, known)
         conn.executemany(
-            f"UPDATE {tables.chunks} SET embedded = 1 WHERE id = ?", [(cid,) for cid, _ in known]
+            f"UPDATE {tables.rows} SET embedded = 1 WHERE id = ?", [(cid,) for cid, _ in known]
         )
     return len(known)
