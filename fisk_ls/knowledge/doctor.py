@@ -144,7 +144,7 @@ def _fts_check(conn: apsw.Connection, tables: Tables) -> Check:
     """Every chunk has its full-text row, and the index says what the chunks say: FTS5's own
     integrity-check against the content table, on a private copy (fts_check.py), since it is
     spelled as an INSERT and doctor never writes to a store or takes its lock."""
-    chunks = int(scalar(conn, f"SELECT count(*) FROM {tables.chunks}"))
+    chunks = int(scalar(conn, f"SELECT count(*) FROM {tables.rows}"))
     docsize = int(scalar(conn, f"SELECT count(*) FROM {tables.fts}_docsize"))
     detail = f"{chunks} chunks, {docsize} indexed rows"
     if chunks != docsize:

@@ -3,6 +3,7 @@ of the index) and the index tokenizer's stems for heading matches."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,30 @@ MIN_LOOKUP = 1_000
 so a rare word late in a long query is still known to be rare (and kept)."""
 
 
+def indexed_rows(snap: Snapshot) -> int:
+    """How many chunks the full-text index holds: the row count FTS5 keeps for BM25 at the
+    head of its averages record (``%_data`` row 1, an SQLite varint), one primary-key read. A
+    ``count(*)`` reads every chunk row (0.26 s for 150k chunks in a new process) and is only
+    the fallback, for an index without the record."""
+    row = snap.conn.execute(f"SELECT block FROM {snap.tables.fts}_data WHERE id = 1").fetchone()
+    if row and isinstance(row[0], bytes) and row[0]:
+        with contextlib.suppress(IndexError):
+            return varint(row[0])
+    return int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.rows}"))
+
+
+def varint(data: bytes) -> int:
+    """The SQLite varint at the start of ``data``: big-endian 7-bit groups, the high bit set
+    on all but the last; a 9th byte carries 8 bits."""
+    value = 0
+    for i in range(8):
+        byte = data[i]
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value
+    return (value << 8) | data[8]
+
+
 class TermStats:
     """Chunk counts of query words (capped: only "how many, up to N" is ever needed) and the
     chunk count of the index, cached per state of the index (a long-lived reader pays each
@@ -62,7 +87,7 @@ class TermStats:
         with self._lock:
             if state == self._state:
                 return self._total
-        total = int(scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.chunks}"))
+        total = indexed_rows(snap)
         with self._lock:
             self._state, self._total, self._counts = state, total, {}
         return total

@@ -187,7 +187,7 @@ class Knowledge:
                 return StoreStats(store=str(self.settings.store_dir), built=False)
             t = snap.tables
             docs = scalar(snap.conn, f"SELECT count(*) FROM {t.documents}")
-            chunks = scalar(snap.conn, f"SELECT count(*) FROM {t.chunks}")
+            chunks = scalar(snap.conn, f"SELECT count(*) FROM {t.rows}")
             m = snap.manifest
             vectors = coverage(snap.conn, t, int(chunks)).embedded if m.hybrid else 0
         wal = Path(f"{path}-wal")

@@ -319,7 +319,7 @@ class Writer:
     def counts(self, generation: int | None = None) -> tuple[int, int]:
         n = self.manifest.tables if generation is None else schema.names(generation)
         docs = scalar(self.conn, f"SELECT count(*) FROM {n.documents}")
-        chunks = scalar(self.conn, f"SELECT count(*) FROM {n.chunks}")
+        chunks = scalar(self.conn, f"SELECT count(*) FROM {n.rows}")
         return int(docs), int(chunks)
 
 

@@ -5,13 +5,14 @@ earlier queries left in the cache. Structural only: no timing."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, index, lexical, resolve_settings
-from fisk_ls.knowledge.lexical import TermStats
+from fisk_ls.knowledge import Knowledge, Settings, index, lexical, remove, resolve_settings
+from fisk_ls.knowledge.lexical import TermStats, indexed_rows, varint
 from fisk_ls.knowledge.store import Snapshot, scalar
 
 N_DOCS = 40
@@ -143,3 +144,39 @@ def test_the_deep_read_is_one_scan(knowledge: Knowledge, monkeypatch: pytest.Mon
     monkeypatch.setattr(search, "bm25_ids", spy)
     assert knowledge.search("filler", top_k=20).hits
     assert calls == [search.FANOUT * search.DEEPER]
+
+
+@given(st.integers(min_value=0, max_value=2**64 - 1))
+def test_varint_reads_what_sqlite_writes(value: int) -> None:
+    """The encoding of SQLite's sqlite3PutVarint: 7-bit groups, 8 bits in a 9th byte."""
+    if value < 2**56:
+        groups = [value & 0x7F]
+        v = value >> 7
+        while v:
+            groups.append((v & 0x7F) | 0x80)
+            v >>= 7
+        data = bytes(reversed(groups))
+    else:
+        data = bytes([((value >> (8 + 7 * (7 - i))) & 0x7F) | 0x80 for i in range(8)])
+        data += bytes([value & 0xFF])
+    assert varint(data + b"\x00tail") == value
+
+
+def test_the_indexed_row_count_follows_inserts_and_deletes(
+    settings: Settings, project: Path
+) -> None:
+    index(settings)
+    kb = Knowledge(settings)
+    try:
+        with kb.store.snapshot() as snap:
+            assert snap is not None
+            counted = scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.rows}")
+            assert indexed_rows(snap) == counted > 0
+        first = next(p for p in sorted(project.rglob("*.md")))
+        remove(settings, [str(first)], cwd=project)
+        with kb.store.snapshot() as snap:
+            assert snap is not None
+            counted2 = scalar(snap.conn, f"SELECT count(*) FROM {snap.tables.rows}")
+            assert indexed_rows(snap) == counted2 < counted
+    finally:
+        kb.close()

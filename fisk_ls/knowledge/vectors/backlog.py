@@ -58,18 +58,18 @@ class Pending:
 
 
 def coverage(conn: apsw.Connection, tables: Tables, chunks: int | None = None) -> Coverage:
-    total = int(scalar(conn, f"SELECT count(*) FROM {tables.chunks}")) if chunks is None else chunks
-    waiting = int(scalar(conn, f"SELECT count(*) FROM {tables.chunks} WHERE embedded = 0"))
+    total = int(scalar(conn, f"SELECT count(*) FROM {tables.rows}")) if chunks is None else chunks
+    waiting = int(scalar(conn, f"SELECT count(*) FROM {tables.rows} WHERE embedded = 0"))
     return Coverage(total - waiting, total)
 
 
 def incomplete(conn: apsw.Connection, tables: Tables) -> Coverage | None:
     """The coverage when some chunks still wait for a vector, else None (cheap when complete:
     one lookup in the partial index)."""
-    waiting = int(scalar(conn, f"SELECT count(*) FROM {tables.chunks} WHERE embedded = 0"))
+    waiting = int(scalar(conn, f"SELECT count(*) FROM {tables.rows} WHERE embedded = 0"))
     if not waiting:
         return None
-    total = int(scalar(conn, f"SELECT count(*) FROM {tables.chunks}"))
+    total = int(scalar(conn, f"SELECT count(*) FROM {tables.rows}"))
     return Coverage(total - waiting, total)
 
 
