@@ -37,8 +37,19 @@ piece = st.one_of(
     st.sampled_from(FILLER),
     st.text(max_size=4),
 )
-bodies = st.lists(piece, max_size=160).map("".join)
+soup = st.lists(piece, max_size=160).map("".join)
+# Paragraphs of a few shared words between blank lines, headings and fences, so that several
+# parts hold query words and a later one can beat an earlier one.
+FEW = ["node", "nodes", "drain", "retries", "retry", "配置", "café", "x", "the"]
+BREAKS = ["\n\n", "\n", "\n\n## Sub\n\n", "\n# Top\n", "\n```\n", "\n~~~\n", "\n\n    \n"]
+BREAKS += ["\n  ```\n", "\n\t```x\n", "\n    ~~~\n", "\n````\n"]
+paragraph = st.lists(st.sampled_from([*FEW, *SPACE[:3], *CONTROL[:2]]), min_size=1, max_size=12)
+structured = st.lists(
+    st.tuples(paragraph.map(" ".join), st.sampled_from(BREAKS)), min_size=1, max_size=10
+).map(lambda blocks: "".join(text + gap for text, gap in blocks))
+bodies = st.one_of(soup, structured)
 queries = st.one_of(
+    st.lists(st.sampled_from(FEW), min_size=1, max_size=4).map(" ".join),
     st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join),
     st.lists(st.one_of(st.sampled_from(WORDS), st.text(max_size=6)), max_size=5).map(" ".join),
 )
