@@ -6,10 +6,15 @@ enough to be cut."""
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import apsw
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from fisk_ls.knowledge.index.chunker import chunk_document
 from fisk_ls.knowledge.match import fts_tokenizer, locate, query_tokens
 from tests.support import match_reference as ref
 
@@ -53,6 +58,15 @@ queries = st.one_of(
     st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join),
     st.lists(st.one_of(st.sampled_from(WORDS), st.text(max_size=6)), max_size=5).map(" ".join),
 )
+QUESTIONS = [
+    "get the ip address of a network adapter",
+    "how do I restart a service remotely",
+    "configure the collector exporter endpoint",
+    "what does -WhatIf do",
+    "trace context propagation",
+    "the",
+    "配置",
+]
 sections = st.sampled_from(["", "A > B", "Title", "A > B > C > D", "Ops > Restarts"])
 
 
@@ -115,3 +129,30 @@ def test_locate_is_identical_to_the_reference_on_any_text(
     body: str, query: str, start: int
 ) -> None:
     check(body, "S", start, 0, query)
+
+
+def test_real_documentation_gives_identical_matches(corpora: Path) -> None:
+    """Chunks of real docs (PowerShell's and OpenTelemetry's: code fences, tables, lists, merged
+    sections, a few non-ASCII pages), each with a question-like query and three of its own words."""
+    rng = random.Random(15)
+    files = [
+        *sorted((corpora / "windows-powershell-docs").rglob("*.md"))[::97][:120],
+        *sorted((corpora / "opentelemetry-io" / "content").rglob("*.md"))[::23][:120],
+    ]
+    if not files:
+        pytest.skip("no PowerShell or OpenTelemetry docs found")
+    compared = 0
+    for path in files:
+        for chunk in chunk_document(path.read_text(encoding="utf-8", errors="replace")).chunks:
+            words = chunk.text.split()
+            own = " ".join(rng.sample(words, min(3, len(words))))
+            for query in (rng.choice(QUESTIONS), own):
+                lines = (chunk.start_line, chunk.end_line)
+                got = locate(chunk.text, chunk.section, lines, query, TOKENIZE)
+                assert got == ref.locate(chunk.text, chunk.section, lines, query, TOKENIZE), (
+                    path,
+                    chunk.ordinal,
+                    query,
+                )
+                compared += 1
+    assert compared > 1000
