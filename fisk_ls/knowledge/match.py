@@ -64,16 +64,18 @@ def parts(body: str, section: str) -> list[_Part]:
     """Paragraph-like parts of a chunk body. A heading (of a merged section) starts a new
     section path and travels with the paragraph under it; a code fence is one part."""
     lines = body.split("\n")
-    at = _line_starts(lines)
+    before = _lengths_before(lines)
     return [
-        _Part(body[at[first] : at[last + 1] - 1].rstrip("\n"), first, last, name)
+        _Part(body[before[first] + first : before[last + 1] + last].rstrip("\n"), first, last, name)
         for first, last, name in _spans(lines, section)
     ]
 
 
-def _line_starts(lines: list[str]) -> list[int]:
-    """Character offset of each line in the text they were split from, and one past its end."""
-    return list(accumulate(map((1).__add__, map(len, lines)), initial=0))
+def _lengths_before(lines: list[str]) -> list[int]:
+    """For each line (and one past the last), the characters of the lines before it: line ``i``
+    starts at ``before[i] + i`` in the text they were split from, and ends at
+    ``before[i + 1] + i``."""
+    return list(accumulate(map(len, lines), initial=0))
 
 
 _MAY_OPEN = frozenset(" #`~")  # first characters of a heading or fence line
@@ -231,14 +233,14 @@ def locate(
     # parts after the one holding the last matched word cannot win
     spans = _spans(body_lines, section, body.count("\n", 0, found[-1][0]) if found else 0)
     blank = not spans  # then the whole body is the part, as it is
-    at = _line_starts(body_lines)
+    before = _lengths_before(body_lines)
     best, best_score = (spans or [(0, 0, section)])[0], (0, 0)
     best_ranges: list[tuple[int, int]] = []
     k, n = 0, len(found)  # found is in order, each range on one line, so in at most one part
     for span in spans:
         if k == n:
             break
-        a, b = at[span[0]], at[span[1] + 1] - 1
+        a, b = before[span[0]] + span[0], before[span[1] + 1] + span[1]
         while k < n and found[k][0] < a:
             k += 1
         inside: list[tuple[int, int]] = []
@@ -255,8 +257,8 @@ def locate(
     last = min(max(body_first + last_part, first), end_line)
     if not best_ranges and first_part == 0 and start_line < body_first:
         first = start_line  # nothing matched: the section heading above the body
-    a = at[first_part]
-    text = body if blank else body[a : at[last_part + 1] - 1].rstrip("\n")
+    a = before[first_part] + first_part
+    text = body if blank else body[a : before[last_part + 1] + last_part].rstrip("\n")
     snippet, highlights = _snippet(text, best_ranges)
     words = tuple(dict.fromkeys(snippet[x:y] for x, y in highlights))
     return Match((first, last), part_section, snippet, highlights, words, a)
