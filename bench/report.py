@@ -105,6 +105,23 @@ def lsp_section(r: dict[str, Any]) -> list[str]:
     ]
 
 
+def match_section(r: dict[str, Any]) -> list[str]:
+    load = ", ".join(f"{x:.2f}" for x in r["loadavg"])
+    return [
+        "## Match location (PowerShell docs, in-process, bench/match_speed.py)",
+        "",
+        f"What the lines, section, snippet and highlights of each hit add to a search: top "
+        f"{r['top_k']}, {r['chunks']} chunks, {r['queries']} queries × {r['rounds']} rounds, "
+        f"load average at the end {load}.",
+        "",
+        "| measure | result | target | met |",
+        "|---|---|---|---|",
+        f"| search alone p50 / p95 | {r['search_p50_ms']} / {r['search_p95_ms']} ms | - | - |",
+        f"| added by match location p50 / p95 | {r['match_p50_ms']} / {r['match_p95_ms']} ms | "
+        f"p50 < 2 ms | {ok(r['match_p50_ms'] < 2)} |",
+    ]
+
+
 def embed_section(r: dict[str, Any]) -> list[str]:
     ours, polite, rude = r["ours"], r["ours_with_searches"], r["ours_with_searches_nice0"]
     model = r["model_only"]
@@ -480,6 +497,9 @@ def main() -> None:
     lsp = load(folder, "lsp.json")
     if lsp:
         lines += [*lsp_section(lsp), ""]
+    match = load(folder, "match.json")
+    if match:
+        lines += [*match_section(match), ""]
     embed = load(folder, "embed_speed.json")
     if embed:
         lines += [*embed_section(embed), ""]

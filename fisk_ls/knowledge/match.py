@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from .fts import cjk_bigrams, has_cjk, query_terms
@@ -63,53 +64,76 @@ def parts(body: str, section: str) -> list[_Part]:
     """Paragraph-like parts of a chunk body. A heading (of a merged section) starts a new
     section path and travels with the paragraph under it; a code fence is one part."""
     lines = body.split("\n")
-    out: list[_Part] = []
+    before = _lengths_before(lines)
+    return [
+        _Part(body[before[first] + first : before[last + 1] + last].rstrip("\n"), first, last, name)
+        for first, last, name in _spans(lines, section)
+    ]
+
+
+def _lengths_before(lines: list[str]) -> list[int]:
+    """For each line (and one past the last), the characters of the lines before it: line ``i``
+    starts at ``before[i] + i`` in the text they were split from, and ends at
+    ``before[i + 1] + i``."""
+    return list(accumulate(map(len, lines), initial=0))
+
+
+_MAY_OPEN = frozenset(" #`~")  # first characters of a heading or fence line
+
+
+def _spans(lines: list[str], section: str, until: int | None = None) -> list[tuple[int, int, str]]:
+    """The parts of a body split into ``lines`` (see ``parts``) as (first line, last line,
+    section), 0-based and inclusive, in order; with ``until``, only those up to the one that
+    holds that line. One pass over the lines, no text copied: a part is a run of lines."""
+    stop = len(lines) if until is None else until
+    out: list[tuple[int, int, str]] = []
     names = section.split(" > ") if section else []
     current = section
-    buf: list[str] = []
+    pending = False  # lines start..(this one) belong to a part not yet closed
     start = 0
     fence: str | None = None
-    heading_only = False  # buf holds a heading (and blank lines) waiting for its paragraph
-
-    def flush(end: int) -> None:
-        nonlocal buf, heading_only
-        if any(line.strip() for line in buf):
-            out.append(_Part("\n".join(buf).rstrip("\n"), start, end, current))
-        buf, heading_only = [], False
-
+    heading_only = False  # the open part holds a heading (and blank lines) waiting for text
     for i, line in enumerate(lines):
         if fence is not None:
-            buf.append(line)
             if line.strip().startswith(fence):
-                fence = None
-                flush(i)
+                out.append((start, i, current))
+                if i >= stop:
+                    return out
+                fence, pending, start = None, False, i + 1
+            continue
+        if not line or line.isspace():
+            if not heading_only:
+                if pending:
+                    out.append((start, i - 1, current))
+                    if i - 1 >= stop:
+                        return out
+                    pending = False
                 start = i + 1
             continue
-        if m := _ATX.match(line):
-            flush(i - 1)
-            names = _descend(names, len(m.group(1)), m.group(2).strip())
-            current = " > ".join(names)
-            buf, start, heading_only = [line], i, True
-            continue
-        if m := _FENCE.match(line):
-            if not heading_only:
-                flush(i - 1)
-                start = i
-            fence, heading_only = m.group(1), False
-            buf.append(line)
-            continue
-        if not line.strip():
-            if heading_only:
-                buf.append(line)
+        if line[0] in _MAY_OPEN:
+            if m := _ATX.match(line):
+                if pending:
+                    out.append((start, i - 1, current))
+                    if i - 1 >= stop:
+                        return out
+                names = _descend(names, len(m.group(1)), m.group(2).strip())
+                current = " > ".join(names)
+                pending, start, heading_only = True, i, True
                 continue
-            flush(i - 1)
-            start = i + 1
-            continue
-        if not buf:
-            start = i
-        buf.append(line)
+            if m := _FENCE.match(line):
+                if not heading_only:
+                    if pending:
+                        out.append((start, i - 1, current))
+                        if i - 1 >= stop:
+                            return out
+                    start = i
+                fence, heading_only, pending = m.group(1), False, True
+                continue
+        if not pending:
+            start, pending = i, True
         heading_only = False
-    flush(len(lines) - 1)
+    if pending:
+        out.append((start, len(lines) - 1, current))
     return out
 
 
@@ -152,17 +176,9 @@ def query_tokens(query: str, tokenize: Tokenizer) -> tuple[set[str], set[str]]:
     return stems, grams
 
 
-def _char_offsets(text: str) -> Callable[[int], int]:
-    """Byte offset (UTF-8) → character offset in ``text``."""
-    if text.isascii():
-        return lambda b: b
-    table: dict[int, int] = {}
-    at = 0
-    for i, ch in enumerate(text):
-        table[at] = i
-        at += len(ch.encode("utf-8"))
-    table[at] = len(text)
-    return lambda b: table.get(b, len(text))
+def _chars(raw: bytes, offset: int) -> int:
+    """Byte offset (UTF-8, at a character boundary, as the tokenizer reports) → character offset."""
+    return len(raw[:offset].decode("utf-8"))
 
 
 def find_terms(
@@ -171,11 +187,11 @@ def find_terms(
     """[start, end) character ranges in ``text`` of words the query's terms match."""
     found: list[tuple[int, int]] = []
     if stems:
-        to_char = _char_offsets(text)
-        for start, end, token in tokenize(text):
-            if token in stems:
-                found.append((to_char(start), to_char(end)))
-    if grams:
+        found = [(start, end) for start, end, token in tokenize(text) if token in stems]
+        if found and not text.isascii():
+            raw = text.encode("utf-8")
+            found = [(_chars(raw, start), _chars(raw, end)) for start, end in found]
+    if grams and not text.isascii():  # CJK is never ASCII
         for run in _CJK_RUN.finditer(text):
             s = run.group(0)
             for i in range(max(len(s) - 1, 1)):
@@ -205,45 +221,90 @@ def locate(
 
     ``query`` is the query text, or its ``query_tokens`` (computed once for all hits). The body
     is tokenized once, as the index tokenized it (so what is highlighted is what the index
-    matched); parts are then scored by the distinct query words they hold."""
+    matched); parts are then scored by the distinct query words they hold (the first of equal
+    parts wins; a part without a query word never does)."""
     start_line, end_line = lines
+    body_lines = body.split("\n")
     # The body is the chunk's source lines ending at end_line (headings of merged sections
     # included); clamp in case a split paragraph made it longer than its span.
-    body_first = max(start_line, end_line - body.count("\n"))
+    body_first = max(start_line, end_line - (len(body_lines) - 1))
     stems, grams = query_tokens(query, tokenize) if isinstance(query, str) else query
     found = find_terms(body, stems, grams, tokenize) if stems or grams else []
-    candidates = parts(body, section) or [_Part(body, 0, 0, section)]
-    line_starts = [0]
-    for line in body.split("\n"):
-        line_starts.append(line_starts[-1] + len(line) + 1)
-    best, best_score, best_ranges = candidates[0], (0, 0), list[tuple[int, int]]()
-    for part in candidates:
-        a = line_starts[part.first]
-        b = a + len(part.text)
-        inside = [(x - a, y - a) for x, y in found if a <= x and y <= b]
-        score = (len({body[a + x : a + y].casefold() for x, y in inside}), len(inside))
-        if score > best_score:
-            best, best_score, best_ranges = part, score, inside
-    first = min(body_first + best.first, end_line)
-    last = min(max(body_first + best.last, first), end_line)
-    if not best_ranges and best.first == 0 and start_line < body_first:
+    # parts after the one holding the last matched word cannot win
+    spans = _spans(body_lines, section, body.count("\n", 0, found[-1][0]) if found else 0)
+    blank = not spans  # then the whole body is the part, as it is
+    before = _lengths_before(body_lines)
+    best, best_score = (spans or [(0, 0, section)])[0], (0, 0)
+    best_ranges: list[tuple[int, int]] = []
+    k, n = 0, len(found)  # found is in order, each range on one line, so in at most one part
+    for span in spans:
+        if k == n:
+            break
+        a, b = before[span[0]] + span[0], before[span[1] + 1] + span[1]
+        while k < n and found[k][0] < a:
+            k += 1
+        inside: list[tuple[int, int]] = []
+        while k < n and found[k][1] <= b:
+            x, y = found[k]
+            inside.append((x - a, y - a))
+            k += 1
+        if inside:
+            score = (len({body[a + x : a + y].casefold() for x, y in inside}), len(inside))
+            if score > best_score:
+                best, best_score, best_ranges = span, score, inside
+    first_part, last_part, part_section = best
+    first = min(body_first + first_part, end_line)
+    last = min(max(body_first + last_part, first), end_line)
+    if not best_ranges and first_part == 0 and start_line < body_first:
         first = start_line  # nothing matched: the section heading above the body
-    snippet, highlights = _snippet(best.text, best_ranges)
-    words = tuple(dict.fromkeys(snippet[a:b] for a, b in highlights))
-    return Match((first, last), best.section, snippet, highlights, words, line_starts[best.first])
+    a = before[first_part] + first_part
+    text = body if blank else body[a : before[last_part + 1] + last_part].rstrip("\n")
+    snippet, highlights = _snippet(text, best_ranges)
+    words = tuple(dict.fromkeys(snippet[x:y] for x, y in highlights))
+    return Match((first, last), part_section, snippet, highlights, words, a)
 
 
 _SPACES = re.compile(r"\s+")
+_CONTROL_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # what every CONTROLS match holds
+_OPEN, _CLOSE = "\x00", "\x01"  # marks around matched words, in text without control characters
 
 
 def _snippet(
     text: str, ranges: Sequence[tuple[int, int]], limit: int = SNIPPET_CHARS
 ) -> tuple[str, tuple[tuple[int, int], ...]]:
     """Control sequences removed, whitespace collapsed, cut around the first match; ``ranges``
-    moved into the result. Works on a window of the text around the first match, piece by
-    piece (plain text, matched word, plain text, …), so its cost does not grow with the part."""
+    (in order, disjoint) moved into the result. Works on a window of the text around the first
+    match, so its cost does not grow with the part."""
     centre = ranges[0][0] if ranges else 0
     lo, hi = max(0, centre - limit), min(len(text), centre + 2 * limit)
+    if _CONTROL_CHAR.search(text, lo, hi) is None:
+        joined, moved = _collapse_marked(text, ranges, lo, hi)
+    else:
+        joined, moved = _collapse_pieces(text, ranges, lo, hi)
+        moved = [(a, min(b, len(joined))) for a, b in moved if a < len(joined)]
+    if len(joined) <= limit and lo == 0 and hi == len(text):
+        return joined, tuple(moved)
+    first = moved[0][0] if moved else 0
+    begin = max(0, min(first - limit // 3, len(joined) - limit))
+    if begin:
+        cut = joined.rfind(" ", 0, begin + 1)
+        begin = cut + 1 if cut > begin - 20 else begin
+    end = min(len(joined), begin + limit)
+    if end < len(joined):
+        cut = joined.rfind(" ", begin, end)
+        end = cut if cut > end - 30 else end
+    lead = "…" if begin or lo else ""
+    tail = "…" if end < len(joined) or hi < len(text) else ""
+    shift = len(lead) - begin
+    kept = tuple((a + shift, b + shift) for a, b in moved if a >= begin and b <= end)
+    return lead + joined[begin:end] + tail, kept
+
+
+def _collapse_pieces(
+    text: str, ranges: Sequence[tuple[int, int]], lo: int, hi: int
+) -> tuple[str, list[tuple[int, int]]]:
+    """``text[lo:hi]`` cleaned piece by piece (plain text, matched word, plain text, …), so a
+    control sequence never swallows a matched word: the text and the matched words' ranges."""
     pieces: list[tuple[str, bool]] = []
     at = lo
     for a, b in ranges:
@@ -262,21 +323,30 @@ def _snippet(
             moved.append((length, length + len(piece)))
         out.append(piece)
         length += len(piece)
-    joined = "".join(out).rstrip()
-    moved = [(a, min(b, len(joined))) for a, b in moved if a < len(joined)]
-    if len(joined) <= limit and lo == 0 and hi == len(text):
-        return joined, tuple(moved)
-    first = moved[0][0] if moved else 0
-    begin = max(0, min(first - limit // 3, len(joined) - limit))
-    if begin:
-        cut = joined.rfind(" ", 0, begin + 1)
-        begin = cut + 1 if cut > begin - 20 else begin
-    end = min(len(joined), begin + limit)
-    if end < len(joined):
-        cut = joined.rfind(" ", begin, end)
-        end = cut if cut > end - 30 else end
-    lead = "…" if begin or lo else ""
-    tail = "…" if end < len(joined) or hi < len(text) else ""
-    shift = len(lead) - begin
-    kept = tuple((a + shift, b + shift) for a, b in moved if a >= begin and b <= end)
-    return lead + joined[begin:end] + tail, kept
+    return "".join(out).rstrip(), moved
+
+
+def _collapse_marked(
+    text: str, ranges: Sequence[tuple[int, int]], lo: int, hi: int
+) -> tuple[str, list[tuple[int, int]]]:
+    """``_collapse_pieces`` for a window without control characters, in one pass: matched words
+    hold no whitespace, so collapsing the whole window with each matched word between two marks
+    (control characters, hence absent from the window) gives the same text and ranges."""
+    marked: list[str] = []
+    at = lo
+    for a, b in ranges:
+        if b > hi:
+            break
+        if a >= at:
+            marked += [text[at:a], _OPEN, text[a:b], _CLOSE]
+            at = b
+    marked.append(text[at:hi])
+    flat = " ".join("".join(marked).split())  # the leading space goes, as the trailing one will
+    moved: list[tuple[int, int]] = []
+    pos = flat.find(_OPEN)
+    while pos >= 0:
+        close = flat.index(_CLOSE, pos)
+        shift = 2 * len(moved)
+        moved.append((pos - shift, close - shift - 1))
+        pos = flat.find(_OPEN, close)
+    return flat.replace(_OPEN, "").replace(_CLOSE, ""), moved
