@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from .citations import format_citation
 from .display import display_text
 from .errors import EmbeddingsError
-from .fts import heading_terms, match_expression, query_phrases, query_terms
+from .fts import heading_key, heading_terms, match_expression, query_phrases, query_terms
 from .languages import prefer_query_language
-from .lexical import Stemmer, TermStats, own_headings
+from .lexical import TermStats, own_headings
 from .settings_schema import resolve_top_k
 from .vectors import knn
 from .vectors.backlog import incomplete
@@ -226,8 +226,7 @@ def boost_headings(
     """``ranked`` with the heading boost of :func:`lexical_ids` applied, re-sorted."""
     if not heading or not ranked or HEADING_BOOST == 1.0:
         return ranked
-    stems = Stemmer(snap)
-    want = stems(" ".join(heading))
+    want = heading_key(" ".join(heading))
     c = snap.tables.chunks
     marks = ",".join("?" * len(ranked))
     sections: dict[int, str] = {
@@ -236,11 +235,15 @@ def boost_headings(
             f"SELECT id, section FROM {c} WHERE id IN ({marks})", [cid for cid, _ in ranked]
         )
     }
+    keys: dict[str, tuple[str, ...]] = {}
     boosted = [
         (
             cid,
             s * HEADING_BOOST
-            if any(stems(h) == want for h in own_headings(sections.get(cid, "")))
+            if any(
+                (keys[h] if h in keys else keys.setdefault(h, heading_key(h))) == want
+                for h in own_headings(sections.get(cid, ""))
+            )
             else s,
         )
         for cid, s in ranked
@@ -395,8 +398,14 @@ def run_search(
         require_match(snap.manifest, identity, empty=False)
     expression = query_expression(snap, query, term_stats)
     heading = heading_terms(query)
-    deep = bm25_ids(snap, expression, FANOUT * DEEPER) if expression else []
-    lexical = boost_headings(snap, deep[:FANOUT], heading)
+    # The heading boost sees every candidate read: a merged chunk's long label dilutes its
+    # BM25, so the section whose heading is the query can start below the first FANOUT.
+    deep = (
+        boost_headings(snap, bm25_ids(snap, expression, FANOUT * DEEPER), heading)
+        if expression
+        else []
+    )
+    lexical = deep[:FANOUT]
     vector: knn.Scored = []
     degraded, reason = False, None
     if identity is not None and snap.manifest.hybrid and query.strip():
@@ -418,7 +427,7 @@ def run_search(
     hits = _hits(snap, query, fused, ranks, k)
     if len(hits) < k and len(lexical) == FANOUT:
         # Copies of the same page took the candidates: read deeper lexically and fuse again.
-        lexical = boost_headings(snap, deep, heading)
+        lexical = deep
         fused, ranks = _fuse(lexical, vector)
         hits = _hits(snap, query, fused, ranks, k)
     return SearchResult(OK, tier, hits, degraded, reason)
