@@ -27,7 +27,7 @@ from .display import display_text
 from .errors import EmbeddingsError
 from .fts import heading_key, heading_terms, match_expression, query_phrases, query_terms
 from .languages import prefer_query_language
-from .lexical import TermStats, own_headings
+from .lexical import TermStats, started_headings
 from .settings_schema import resolve_top_k
 from .vectors import knn
 from .vectors.backlog import incomplete
@@ -223,31 +223,38 @@ def bm25_ids(snap: Snapshot, expression: str, limit: int) -> list[tuple[int, flo
 def boost_headings(
     snap: Snapshot, ranked: list[tuple[int, float]], heading: Sequence[str]
 ) -> list[tuple[int, float]]:
-    """``ranked`` with the heading boost of :func:`lexical_ids` applied, re-sorted."""
+    """``ranked`` with the heading boost of :func:`lexical_ids` applied, re-sorted.
+
+    Only the chunk that holds a heading counts as headed by it (``started_headings``): a long
+    section cut into many chunks is one section, and its continuations (an env-var table's
+    tenth chunk under "OTLP") must not fill the top ten for "what does OTLP stand for"."""
     if not heading or not ranked or HEADING_BOOST == 1.0:
         return ranked
     want = heading_key(" ".join(heading))
     c = snap.tables.chunks
     marks = ",".join("?" * len(ranked))
-    sections: dict[int, str] = {
-        int(cid): str(section)
-        for cid, section in snap.conn.execute(
-            f"SELECT id, section FROM {c} WHERE id IN ({marks})", [cid for cid, _ in ranked]
+    labels: dict[int, tuple[str, str | None]] = {
+        int(cid): (str(section), None if before is None else str(before))
+        for cid, section, before in snap.conn.execute(
+            f"SELECT c.id, c.section, p.section FROM {c} c LEFT JOIN {c} p"
+            f" ON p.document_id = c.document_id AND p.ordinal = c.ordinal - 1"
+            f" WHERE c.id IN ({marks})",
+            [cid for cid, _ in ranked],
         )
     }
     keys: dict[str, tuple[str, ...]] = {}
-    boosted = [
-        (
-            cid,
-            s * HEADING_BOOST
-            if any(
-                (keys[h] if h in keys else keys.setdefault(h, heading_key(h))) == want
-                for h in own_headings(sections.get(cid, ""))
-            )
-            else s,
-        )
-        for cid, s in ranked
-    ]
+
+    def headed(cid: int) -> bool:
+        section, before = labels.get(cid, ("", None))
+        for h in started_headings(section, before):
+            key = keys.get(h)
+            if key is None:
+                key = keys[h] = heading_key(h)
+            if key == want:
+                return True
+        return False
+
+    boosted = [(cid, s * HEADING_BOOST if headed(cid) else s) for cid, s in ranked]
     return sorted(boosted, key=lambda item: (item[1], item[0]))
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.fts import heading_key, question_text, singular
+from fisk_ls.knowledge.lexical import started_headings
 
 GLOSSARY = """\
     ---
@@ -73,6 +74,17 @@ POST = """\
     propagator change.
     """
 
+ROW = "| `OTEL_EXPORTER_OTLP_{k}_{n}` | OTLP {k} setting {n} for the OTLP exporter | `none` |\n"
+EXPORTERS = (
+    "---\ntitle: Configuration and settings\n---\n\n## Exporters\n\n### OTLP\n\n"
+    "To customize the OTLP exporter use these environment variables.\n\n"
+    "| Variable | Description | Default |\n|---|---|---|\n"
+    + "".join(ROW.format(k=k, n=n) for k in ("TRACES", "METRICS", "LOGS") for n in range(30))
+    + "\n### Zipkin\n\nThe Zipkin exporter sends spans to a Zipkin backend.\n"
+)
+"""One long "OTLP" section: an environment-variable table cut into many chunks, each labelled
+"Exporters > OTLP" (the shape of the .NET zero-code configuration page)."""
+
 LANGUAGES = ("go", "java", "js", "python", "ruby", "php")
 POSTS = 70
 """More posts than the lexical candidates the heading boost used to see (FANOUT = 50)."""
@@ -83,6 +95,7 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
     root = tmp_path_factory.mktemp("glossary-corpus")
     files = {"docs/concepts/glossary.md": GLOSSARY}
     files |= {f"docs/languages/{lang}/propagation.md": PROPAGATION for lang in LANGUAGES}
+    files["docs/zero-code/dotnet/configuration.md"] = EXPORTERS
     files |= {f"blog/release-{n}.md": POST.replace("{n}", str(n)) for n in range(POSTS)}
     for rel, text in files.items():
         path = root / rel
@@ -109,9 +122,32 @@ def test_what_is_a_propagator_reaches_the_glossary_entry(knowledge: Knowledge) -
 
 
 def test_what_does_otlp_stand_for_reaches_the_glossary_entry(knowledge: Knowledge) -> None:
+    # The OTLP exporter section is headed "OTLP" too and may come first; its continuations
+    # may not come before the definition.
     hits = knowledge.search("what does OTLP stand for", top_k=5).hits
-    assert hits[0].path == "docs/concepts/glossary.md"
-    assert "Short for OpenTelemetry Protocol" in hits[0].text
+    glossary = [h for h in hits[:2] if h.path == "docs/concepts/glossary.md"]
+    assert glossary and "Short for OpenTelemetry Protocol" in glossary[0].text
+
+
+def test_a_long_section_counts_its_heading_once(knowledge: Knowledge) -> None:
+    hits = knowledge.search("what does OTLP stand for", top_k=10).hits
+    table = [h for h in hits if h.path == "docs/zero-code/dotnet/configuration.md"]
+    assert len(table) > 1  # the table is cut into several chunks, all labelled "... > OTLP"
+    assert all(h.section.endswith("Exporters > OTLP") for h in table)
+    assert hits.index(table[1]) > hits.index(
+        next(h for h in hits if h.path == "docs/concepts/glossary.md")
+    )
+
+
+def test_started_headings_skip_a_continued_section() -> None:
+    assert started_headings("Exporters > OTLP", None) == ["OTLP"]
+    assert started_headings("Exporters > OTLP", "Exporters > OTLP") == []
+    assert started_headings("Exporters > OTLP", "Exporters > Console") == ["OTLP"]
+    assert started_headings("Terms > Propagators; Proto", "Terms > OTLP; Propagators") == ["Proto"]
+    assert started_headings("Terms > OTLP; Propagators", "Terms > Observability backend") == [
+        "OTLP",
+        "Propagators",
+    ]
 
 
 def test_a_word_sharing_only_a_stem_is_not_the_defined_term(knowledge: Knowledge) -> None:
