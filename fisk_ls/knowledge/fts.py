@@ -351,11 +351,19 @@ def question_text(text: str) -> str:
     """``text`` without the frame of a question that only asks what a term means: "what does
     OTLP stand for" → "OTLP", "define resource detectors" → "resource detectors". The frame's
     words ("stand", "mean", "define") name no topic, and as rare words they outweighed the term
-    in BM25 ("stand up an OpAMP server" ranked first). "what is X in Y" keeps its context."""
-    m = _DEFINITION.match(strip_controls(text[:MAX_QUERY_CHARS]))
-    if m is None or has_cjk(text):
-        return text
-    return m.group("abbr") or m.group("def") or text
+    in BM25 ("stand up an OpAMP server" ranked first). "what is X in Y" keeps its context. A
+    long text is no such question, whatever its first words ("Definition of a large scale
+    cyber attack is extremely vague ...")."""
+    m = _definition(text)
+    return (m.group("abbr") or m.group("def") or text) if m is not None else text
+
+
+def _definition(text: str) -> re.Match[str] | None:
+    """The definitional-question match of a short, non-CJK query (``_DEFINITION``)."""
+    text = strip_controls(text[:MAX_QUERY_CHARS])
+    if has_cjk(text) or is_long_query(text):
+        return None
+    return _DEFINITION.match(text)
 
 
 def heading_terms(text: str) -> list[str]:
@@ -366,7 +374,7 @@ def heading_terms(text: str) -> list[str]:
     text = strip_controls(text[:MAX_QUERY_CHARS])
     if has_cjk(text):
         return []
-    m = _DEFINITION.match(text)
+    m = _definition(text)
     if m is not None:
         text = m.group("term") or m.group("abbr") or m.group("def") or text
     plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(text)]

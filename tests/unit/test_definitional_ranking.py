@@ -183,3 +183,16 @@ def test_question_text_drops_the_frame_of_a_definition() -> None:
         "what is a connector in the collector"
     )
     assert question_text("how do I stand up a collector") == "how do I stand up a collector"
+
+
+def test_a_long_text_is_no_definitional_question() -> None:
+    from fisk_ls.knowledge.fts import heading_terms
+
+    pasted = (
+        "Definition of a large scale cyber attack is extremely vague. Armed acts of aggression "
+        "are a good method of judging if an action is an act of war because they result in "
+        "actual destruction."
+    )
+    assert question_text(pasted) == pasted
+    asked = "Who is left behind? In promoting a free labour market, we need to ask who migrates."
+    assert heading_terms(asked) == []
