@@ -284,8 +284,9 @@ def query_phrases(text: str) -> list[str]:
     Bounded like the terms: at most ``MAX_PHRASES`` phrases of at most ``MAX_PHRASE_WORDS``
     words, each made only of words among the query's first ``MAX_TERMS`` terms (or stop words),
     so a query of many hyphenated pairs costs no more than one of ``MAX_TERMS`` plain words.
+    A definitional question's frame is dropped first (:func:`question_text`).
     """
-    text = strip_controls(text[:MAX_QUERY_CHARS])
+    text = strip_controls(question_text(text)[:MAX_QUERY_CHARS])
     kept = set(_plain_terms(text)[:MAX_TERMS]) | STOP_WORDS
     phrases: dict[str, None] = {}
     for m in _IDENTIFIER.finditer(text):
@@ -322,6 +323,49 @@ _DEFINITION = re.compile(
 )
 
 
+def singular(word: str) -> str:
+    """An English plural folded to its singular, conservatively ("propagators" → "propagator",
+    "policies" → "policy", "batches" → "batch"; "status", "analysis", "class" stay). Unlike
+    the index's Porter stems it keeps words apart that only share a stem ("propagation" and
+    "propagator" are both "propag")."""
+    n = len(word)
+    if n > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if n > 4 and word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if n > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def heading_key(text: str) -> tuple[str, ...]:
+    """What a heading says, for matching it against a query's words: its words case-folded,
+    stop words dropped (unless that leaves none), plurals folded (:func:`singular`). "What is
+    Observability?" and "what is observability" share the key ("observability",)."""
+    plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(text)]
+    kept = [w for w in plain if w not in STOP_WORDS] or plain
+    return tuple(singular(w) for w in kept)
+
+
+def question_text(text: str) -> str:
+    """``text`` without the frame of a question that only asks what a term means: "what does
+    OTLP stand for" → "OTLP", "define resource detectors" → "resource detectors". The frame's
+    words ("stand", "mean", "define") name no topic, and as rare words they outweighed the term
+    in BM25 ("stand up an OpAMP server" ranked first). "what is X in Y" keeps its context. A
+    long text is no such question, whatever its first words ("Definition of a large scale
+    cyber attack is extremely vague ...")."""
+    m = _definition(text)
+    return (m.group("abbr") or m.group("def") or text) if m is not None else text
+
+
+def _definition(text: str) -> re.Match[str] | None:
+    """The definitional-question match of a short, non-CJK query (``_DEFINITION``)."""
+    text = strip_controls(text[:MAX_QUERY_CHARS])
+    if has_cjk(text) or is_long_query(text):
+        return None
+    return _DEFINITION.match(text)
+
+
 def heading_terms(text: str) -> list[str]:
     """The words of a short query that a section heading would be (stop words dropped, at most
     four; none for CJK or longer queries): "what is a span" → ["span"]. A definitional question
@@ -330,7 +374,7 @@ def heading_terms(text: str) -> list[str]:
     text = strip_controls(text[:MAX_QUERY_CHARS])
     if has_cjk(text):
         return []
-    m = _DEFINITION.match(text)
+    m = _definition(text)
     if m is not None:
         text = m.group("term") or m.group("abbr") or m.group("def") or text
     plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(text)]
@@ -339,8 +383,9 @@ def heading_terms(text: str) -> list[str]:
 
 
 def query_terms(text: str) -> list[str]:
-    """Search terms of a query, lower-cased, de-duplicated, stop words removed, in order."""
-    text = strip_controls(text[:MAX_QUERY_CHARS])
+    """Search terms of a query, lower-cased, de-duplicated, stop words removed, in order (a
+    definitional question's frame dropped: :func:`question_text`)."""
+    text = strip_controls(question_text(text)[:MAX_QUERY_CHARS])
     plain: list[str] = []
     grams: list[str] = []
     for run, cjk in words(text):

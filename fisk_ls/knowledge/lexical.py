@@ -206,3 +206,16 @@ def own_headings(section: str) -> list[str]:
     """The headings a chunk's label names as its own: the last of its breadcrumb, and every
     merged one ("Traces > Context Propagation; Spans" → ["Context Propagation", "Spans"])."""
     return [part.rsplit(" > ", 1)[-1] for part in section.split("; ")] if section else []
+
+
+def started_headings(section: str, before: str | None) -> list[str]:
+    """The headings whose line is inside a chunk labelled ``section``, given the label of the
+    document's previous chunk (``before``; None for the first chunk): its own headings
+    (:func:`own_headings`) except the first when the chunk continues the section the previous
+    chunk ended in (the heading line was in an earlier chunk): "Exporters > OTLP" after
+    "Exporters > OTLP" starts nothing; "Terms > Propagators; Proto" after "Terms > OTLP;
+    Propagators" starts "Proto"."""
+    own = own_headings(section)
+    if own and before is not None and own_headings(before)[-1:] == own[:1]:
+        return own[1:]
+    return own

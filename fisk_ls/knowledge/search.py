@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from .citations import format_citation
 from .display import display_text
 from .errors import EmbeddingsError
-from .fts import heading_terms, match_expression, query_phrases, query_terms
+from .fts import heading_key, heading_terms, match_expression, query_phrases, query_terms
 from .languages import prefer_query_language
-from .lexical import Stemmer, TermStats, own_headings
+from .lexical import TermStats, started_headings
 from .settings_schema import resolve_top_k
 from .vectors import knn
 from .vectors.backlog import incomplete
@@ -223,28 +223,38 @@ def bm25_ids(snap: Snapshot, expression: str, limit: int) -> list[tuple[int, flo
 def boost_headings(
     snap: Snapshot, ranked: list[tuple[int, float]], heading: Sequence[str]
 ) -> list[tuple[int, float]]:
-    """``ranked`` with the heading boost of :func:`lexical_ids` applied, re-sorted."""
+    """``ranked`` with the heading boost of :func:`lexical_ids` applied, re-sorted.
+
+    Only the chunk that holds a heading counts as headed by it (``started_headings``): a long
+    section cut into many chunks is one section, and its continuations (an env-var table's
+    tenth chunk under "OTLP") must not fill the top ten for "what does OTLP stand for"."""
     if not heading or not ranked or HEADING_BOOST == 1.0:
         return ranked
-    stems = Stemmer(snap)
-    want = stems(" ".join(heading))
+    want = heading_key(" ".join(heading))
     c = snap.tables.chunks
     marks = ",".join("?" * len(ranked))
-    sections: dict[int, str] = {
-        int(cid): str(section)
-        for cid, section in snap.conn.execute(
-            f"SELECT id, section FROM {c} WHERE id IN ({marks})", [cid for cid, _ in ranked]
+    labels: dict[int, tuple[str, str | None]] = {
+        int(cid): (str(section), None if before is None else str(before))
+        for cid, section, before in snap.conn.execute(
+            f"SELECT c.id, c.section, p.section FROM {c} c LEFT JOIN {c} p"
+            f" ON p.document_id = c.document_id AND p.ordinal = c.ordinal - 1"
+            f" WHERE c.id IN ({marks})",
+            [cid for cid, _ in ranked],
         )
     }
-    boosted = [
-        (
-            cid,
-            s * HEADING_BOOST
-            if any(stems(h) == want for h in own_headings(sections.get(cid, "")))
-            else s,
-        )
-        for cid, s in ranked
-    ]
+    keys: dict[str, tuple[str, ...]] = {}
+
+    def headed(cid: int) -> bool:
+        section, before = labels.get(cid, ("", None))
+        for h in started_headings(section, before):
+            key = keys.get(h)
+            if key is None:
+                key = keys[h] = heading_key(h)
+            if key == want:
+                return True
+        return False
+
+    boosted = [(cid, s * HEADING_BOOST if headed(cid) else s) for cid, s in ranked]
     return sorted(boosted, key=lambda item: (item[1], item[0]))
 
 
@@ -395,8 +405,14 @@ def run_search(
         require_match(snap.manifest, identity, empty=False)
     expression = query_expression(snap, query, term_stats)
     heading = heading_terms(query)
-    deep = bm25_ids(snap, expression, FANOUT * DEEPER) if expression else []
-    lexical = boost_headings(snap, deep[:FANOUT], heading)
+    # The heading boost sees every candidate read: a merged chunk's long label dilutes its
+    # BM25, so the section whose heading is the query can start below the first FANOUT.
+    deep = (
+        boost_headings(snap, bm25_ids(snap, expression, FANOUT * DEEPER), heading)
+        if expression
+        else []
+    )
+    lexical = deep[:FANOUT]
     vector: knn.Scored = []
     degraded, reason = False, None
     if identity is not None and snap.manifest.hybrid and query.strip():
@@ -418,7 +434,7 @@ def run_search(
     hits = _hits(snap, query, fused, ranks, k)
     if len(hits) < k and len(lexical) == FANOUT:
         # Copies of the same page took the candidates: read deeper lexically and fuse again.
-        lexical = boost_headings(snap, deep, heading)
+        lexical = deep
         fused, ranks = _fuse(lexical, vector)
         hits = _hits(snap, query, fused, ranks, k)
     return SearchResult(OK, tier, hits, degraded, reason)

@@ -219,7 +219,7 @@ def test_text_output_names_the_other_copies(tmp_path: Path, store_base: Path) ->
 
 
 def test_own_headings_of_a_label() -> None:
-    from fisk_ls.knowledge.search import own_headings
+    from fisk_ls.knowledge.lexical import own_headings
 
     assert own_headings("Traces > Context Propagation; Spans") == ["Context Propagation", "Spans"]
     assert own_headings("A > B > C; D") == ["C", "D"]
