@@ -225,6 +225,16 @@ def hybrid(
     }
 
 
+def hybrid_run(real: np.ndarray, qv: np.ndarray, qtexts: list[str], rounds: int) -> dict[str, Any]:
+    pool = derived(real, 150_000, 3)
+    queries = dict(zip(qtexts, qv, strict=True))
+    work = Path(tempfile.mkdtemp(prefix="fisk-knn-"))
+    try:
+        return hybrid(work, pool, queries, rounds)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def threshold_sweep(real: np.ndarray, queries: np.ndarray) -> list[dict[str, Any]]:
     """Exact vs quantized vector-search p50 at small sizes, to place ``knn.EXACT_BELOW``."""
     out = []
@@ -259,6 +269,10 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="no 150k hybrid index, fewer rounds")
     ap.add_argument("--per-corpus", type=int, default=2500)
     ap.add_argument("--sweep", action="store_true", help="only the exact-threshold sweep")
+    ap.add_argument(
+        "--hybrid-only", action="store_true", help="only the 150k hybrid search (part 3)"
+    )
+    ap.add_argument("--rounds", type=int, default=3, help="hybrid: rounds over the queries")
     args = ap.parse_args()
     data = minilm.load(args.per_corpus)
     real: np.ndarray = data["docs"]  # type: ignore[assignment]
@@ -268,6 +282,18 @@ def main() -> None:
         sweep = threshold_sweep(real, qv[::3])
         json.dump(
             {"machine": machine(), "sweep": sweep, "load_avg_at_end": list(os.getloadavg())},
+            sys.stdout,
+            indent=1,
+        )
+        print()
+        return
+    if args.hybrid_only:
+        json.dump(
+            {
+                "machine": machine(),
+                "hybrid_powershell": hybrid_run(real, qv, qtexts, args.rounds),
+                "load_avg_at_end": list(os.getloadavg()),
+            },
             sys.stdout,
             indent=1,
         )
@@ -312,13 +338,7 @@ def main() -> None:
         recall_and_latency("150k derived from real", derived(real, 150_000, 2), qv, rounds),
     ]
     if not args.quick:
-        pool = derived(real, 150_000, 3)
-        queries = dict(zip(qtexts, qv, strict=True))
-        work = Path(tempfile.mkdtemp(prefix="fisk-knn-"))
-        try:
-            out["hybrid_powershell"] = hybrid(work, pool, queries, 3)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        out["hybrid_powershell"] = hybrid_run(real, qv, qtexts, 3)
     out["load_avg_at_end"] = list(os.getloadavg())
     json.dump(out, sys.stdout, indent=1)
     print()

@@ -231,7 +231,7 @@ def boost_headings(
     if not heading or not ranked or HEADING_BOOST == 1.0:
         return ranked
     want = heading_key(" ".join(heading))
-    c = snap.tables.chunks
+    c = snap.tables.rows  # section, document_id and ordinal, with the index on the last two
     marks = ",".join("?" * len(ranked))
     labels: dict[int, tuple[str, str | None]] = {
         int(cid): (str(section), None if before is None else str(before))
