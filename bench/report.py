@@ -198,7 +198,11 @@ def beir_section(results: dict[str, Any]) -> list[str]:
     return out
 
 
-def knn_section(derived: dict[str, Any] | None, real: dict[str, Any] | None) -> list[str]:
+def knn_section(
+    derived: dict[str, Any] | None,
+    real: dict[str, Any] | None,
+    alone: dict[str, Any] | None = None,
+) -> list[str]:
     out = [
         "## Vector search: exact vs quantized KNN (vectors/knn.py)",
         "",
@@ -233,6 +237,17 @@ def knn_section(derived: dict[str, Any] | None, real: dict[str, Any] | None) -> 
                 f"p50 {e['p50_ms']} / p95 {e['p95_ms']} ms, quantized p50 {q['p50_ms']} / p95 "
                 f"{q['p95_ms']} ms (load {load} at the start).",
             ]
+    if alone and alone.get("hybrid_powershell"):
+        h = alone["hybrid_powershell"]
+        e, q = h["hybrid_exact"], h["hybrid_quantized"]
+        start, end = alone["machine"]["load_avg_at_start"][0], alone["load_avg_at_end"][0]
+        out += [
+            "",
+            f"The same hybrid search measured alone (`bench/knn.py --hybrid-only`, "
+            f"{alone['machine']['date']}, load {start} at the start, {round(end, 2)} at the end): "
+            f"exact p50 {e['p50_ms']} / p95 {e['p95_ms']} ms, quantized p50 {q['p50_ms']} / p95 "
+            f"{q['p95_ms']} ms over {q['n']} searches.",
+        ]
     out += [
         "",
         "The 15k and 150k rows use vectors derived from real ones (bench/knn.py explains how: "
@@ -524,7 +539,7 @@ def main() -> None:
         ]
     knn_derived, knn_real = load(folder, "knn.json"), load(folder, "knn-store.json")
     if knn_derived or knn_real:
-        lines += [*knn_section(knn_derived, knn_real), ""]
+        lines += [*knn_section(knn_derived, knn_real, load(folder, "knn-hybrid.json")), ""]
     beir = {n: load(folder, f"beir-{n}.json") for n in ("scifact", "arguana")}
     beir = {k: v for k, v in beir.items() if v}
     if beir:
