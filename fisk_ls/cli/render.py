@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..knowledge.sanitize import one_line, strip_controls
-from ..knowledge.vectors.backlog import Coverage
 
 if TYPE_CHECKING:
     from ..knowledge import Hit, IndexStats, SearchResult, Settings, Source, StoreStats
@@ -283,6 +282,7 @@ def stats_tier(settings: Settings, stats: StoreStats) -> str:
     if settings.embeddings is None or not stats.model:
         return tier(settings, stats.dimension if stats.built else 0)
     from ..knowledge import tier_line
+    from ..knowledge.vectors.backlog import Coverage
 
     cov = Coverage(stats.vectors, stats.chunks)
     return tier_line(stats.model, stats.dimension, coverage=cov)
@@ -322,6 +322,8 @@ def stats_text(settings: Settings, stats: StoreStats) -> str:
 def _waiting(stats: StoreStats) -> str:
     if not stats.model or stats.vectors >= stats.chunks:
         return ""
+    from ..knowledge.vectors.backlog import Coverage  # not needed by --help or search
+
     return f" ({Coverage(stats.vectors, stats.chunks).describe()}; the rest is being embedded)"
 
 

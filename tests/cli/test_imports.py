@@ -63,3 +63,12 @@ def test_search_imports_no_indexer_and_no_yaml_without_agent_yaml(
 def test_help_imports_no_core_beyond_settings(project: Path) -> None:
     loaded = modules_after(project, "--help")
     assert not [m for m in (*NEVER_FOR_SEARCH, "apsw", "fisk_ls.knowledge.reader") if m in loaded]
+
+
+def test_help_imports_no_store_search_or_vectors(tmp_path: Path) -> None:
+    """``--help`` only describes the commands: no SQLite, search or vector code."""
+    loaded = modules_after(tmp_path, "--help")
+    assert "fisk_ls.cli.app" in loaded
+    never = ["apsw", "numpy", "fisk_ls.knowledge.store", "fisk_ls.knowledge.search"]
+    never += [f"fisk_ls.knowledge.vectors.{m}" for m in ("backlog", "knn", "pack", "tier")]
+    assert not [m for m in (*NEVER_FOR_SEARCH, *never) if m in loaded]
