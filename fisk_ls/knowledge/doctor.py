@@ -142,8 +142,9 @@ def _missing_tables(conn: apsw.Connection, manifest: Manifest) -> list[str]:
 
 def _fts_check(conn: apsw.Connection, tables: Tables) -> Check:
     """Every chunk has its full-text row, and the index says what the chunks say: FTS5's own
-    integrity-check against the content table, on a private copy (fts_check.py), since it is
-    spelled as an INSERT and doctor never writes to a store or takes its lock."""
+    integrity-check and a comparison with a fresh index of the chunks' text, on a private copy
+    (fts_check.py), since the check is spelled as an INSERT and doctor never writes to a store
+    or takes its lock."""
     chunks = int(scalar(conn, f"SELECT count(*) FROM {tables.rows}"))
     docsize = int(scalar(conn, f"SELECT count(*) FROM {tables.fts}_docsize"))
     detail = f"{chunks} chunks, {docsize} indexed rows"
