@@ -61,7 +61,7 @@ def floor(corpus: Path, store: Path) -> dict[str, float]:
                 n,
                 doc_id,
                 [
-                    ChunkRow(i, "", body, None, 0, 0, NO_HASH, NO_NEAR, schema.text_key(body))
+                    ChunkRow(i, "", body, None, 0, 0, NO_HASH, NO_NEAR, schema.body_key(body))
                     for i, body in enumerate(rows)
                 ],
             )

@@ -205,7 +205,7 @@ END;
 """
 
 
-def text_key(body: str) -> bytes:
+def body_key(body: str) -> bytes:
     """``texts.key``: the digest that finds a body's one stored copy."""
     return hashlib.blake2b(body.encode(), digest_size=16).digest()
 

@@ -23,7 +23,7 @@ from fisk_ls.knowledge.fts import (
 )
 from fisk_ls.knowledge.index.examine import ChunkRow
 from fisk_ls.knowledge.index.rows import insert_chunks
-from fisk_ls.knowledge.schema import text_key
+from fisk_ls.knowledge.schema import body_key
 
 
 def test_natural_language_question() -> None:  # checklist 6 (stop words now dropped)
@@ -83,7 +83,7 @@ def fts_conn() -> apsw.Connection:
         conn,
         n,
         1,
-        [ChunkRow(0, "Sec", body, None, 1, 1, "ab" * 16, "n:" + "cd" * 16, text_key(body))],
+        [ChunkRow(0, "Sec", body, None, 1, 1, "ab" * 16, "n:" + "cd" * 16, body_key(body))],
     )
     for sql in schema.fts_flush_sql(1):  # the writer does this before each commit
         conn.execute(sql)

@@ -20,7 +20,7 @@ from fisk_ls.knowledge import Settings, index, remove, resolve_settings, schema,
 from fisk_ls.knowledge.fts_check import fts_mismatch
 from fisk_ls.knowledge.index.examine import ChunkRow
 from fisk_ls.knowledge.index.rows import insert_chunks
-from fisk_ls.knowledge.schema import Tables, text_key
+from fisk_ls.knowledge.schema import Tables, body_key
 from fisk_ls.knowledge.store import db_path, scalar
 from fisk_ls.knowledge.writer import Writer, open_writer
 from tests.support.old_layouts import write_format_3_store
@@ -92,7 +92,7 @@ def test_any_sequence_of_chunk_writes_leaves_fts_equal_to_chunks(ops: list[tuple
                 conn,
                 t,
                 doc,
-                [ChunkRow(0, "", text, None, 1, 1, "ab" * 16, "n:" + "cd" * 16, text_key(text))],
+                [ChunkRow(0, "", text, None, 1, 1, "ab" * 16, "n:" + "cd" * 16, body_key(text))],
             )
 
         conn.execute("BEGIN IMMEDIATE")
@@ -104,12 +104,12 @@ def test_any_sequence_of_chunk_writes_leaves_fts_equal_to_chunks(ops: list[tuple
             elif o[0] == "edit" and (cid := existing(o[1])) is not None:
                 conn.execute(
                     f"INSERT INTO {t.texts}(key, body) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                    (text_key(o[2]), o[2]),
+                    (body_key(o[2]), o[2]),
                 )
                 conn.execute(
                     f"UPDATE {t.rows} SET text_id = (SELECT id FROM {t.texts} WHERE key = ?)"
                     " WHERE id = ?",
-                    (text_key(o[2]), cid),
+                    (body_key(o[2]), cid),
                 )
             elif o[0] == "retitle":  # the document field, indexed with each of its chunks
                 conn.execute(f"UPDATE {t.documents} SET doc = ? WHERE id = ?", (o[1], doc))

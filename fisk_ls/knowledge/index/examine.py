@@ -112,7 +112,7 @@ def examine(key: str, cand: Candidate, existing: Existing | None) -> Outcome:
             ch.end_line,
             chunk_hash(ch),
             text_key(ch.section, ch.text),
-            schema.text_key(ch.text),
+            schema.body_key(ch.text),
         )
         for ch in doc.chunks
     ]

@@ -1,6 +1,6 @@
 """Writing a document's chunks (format 4): each distinct body is stored once, in ``texts``.
 
-A chunk row points at its body by id; ``texts.key`` (schema.text_key, computed by the worker that
+A chunk row points at its body by id; ``texts.key`` (schema.body_key, computed by the worker that
 chunked the file) finds a body already stored, e.g. the same paragraph in another versioned copy
 of the page. The triggers in schema.py count each body's chunks and drop it with the last one,
 and queue new chunks for the full-text flush.
