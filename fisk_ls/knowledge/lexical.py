@@ -1,5 +1,5 @@
 """Lexical helpers over one snapshot: document frequencies for term pruning (cached per state
-of the index) and the index tokenizer's stems for heading matches."""
+of the index), the index's row count, and the headings a chunk's label starts."""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ from .store import scalar
 
 if TYPE_CHECKING:
     from .store import Snapshot
-
-FTS5_TOKENIZE_QUERY = 0x0001
-
 
 COMMON_FRACTION = 0.5
 """A query term in more than this share of chunks is dropped when the query has rarer ones.
@@ -179,27 +176,6 @@ class _Counter:
             got = self.seen[word] = self.stats.count(self.snap, word, cap)
             self.left = max(0, self.left - got[0])  # cached or not: same caps, same answer
         return got
-
-
-class Stemmer:
-    """The index tokenizer's terms of short texts, each text tokenized once."""
-
-    def __init__(self, snap: Snapshot) -> None:
-        self._tok = snap.conn.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
-        self._seen: dict[str, frozenset[str]] = {}
-
-    def __call__(self, text: str) -> frozenset[str]:
-        stems = self._seen.get(text)
-        if stems is None:
-            tokens = self._tok(
-                text.encode(),
-                FTS5_TOKENIZE_QUERY,
-                None,
-                include_offsets=False,
-                include_colocated=False,
-            )
-            stems = self._seen[text] = frozenset(str(t) for t in tokens)
-        return stems
 
 
 def own_headings(section: str) -> list[str]:
