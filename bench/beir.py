@@ -32,7 +32,7 @@ from fisk_ls.knowledge.search import (
     TermStats,
     fuse,
     lexical_ids,
-    query_expression,
+    query_plan,
     rrf,
     vector_ids,
 )
@@ -165,8 +165,8 @@ def evaluate(
         for qid, text in queries.items():
             skip = qid if name == "arguana" else None
             q0 = time.perf_counter()
-            expr = query_expression(snap, text, stats_cache)
-            scored = lexical_ids(snap, expr, DEPTH * 2) if expr else []
+            plan = query_plan(snap, text, stats_cache)
+            scored = lexical_ids(snap, plan, DEPTH * 2) if plan.terms else []
             lex = [cid for cid, _ in scored]
             lat.append(time.perf_counter() - q0)
             runs["lexical"][qid] = to_docs(lex, chunk_doc, skip)

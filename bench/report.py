@@ -122,6 +122,27 @@ def match_section(r: dict[str, Any]) -> list[str]:
     ]
 
 
+def topk_section(r: dict[str, Any]) -> list[str]:
+    load = ", ".join(f"{x:.2f}" for x in r["loadavg"])
+    differ = len(r["results_that_differ"])
+    return [
+        "## Exact top-k BM25 (PowerShell docs, in-process, bench/topk.py)",
+        "",
+        f"The lexical read of a search (top {r['limit']}) through `topk.best` (the commonest "
+        f"term skipped when that provably changes nothing) against the plain FTS5 query, "
+        f"alternating per query: {r['queries']} queries (the PowerShell dev set and "
+        f"bench/speed.py's) × {r['rounds']} rounds, {r['chunks']} chunks, load average at the "
+        f"end {load}.",
+        "",
+        "| measure | plain OR | topk.best | ratio |",
+        "|---|---|---|---|",
+        f"| p50 | {r['plain_p50_ms']} ms | {r['topk_p50_ms']} ms | {r['p50_ratio']} |",
+        f"| p95 | {r['plain_p95_ms']} ms | {r['topk_p95_ms']} ms | "
+        f"{round(r['topk_p95_ms'] / r['plain_p95_ms'], 3)} |",
+        f"| results that differ (ids or scores) | - | {differ} | - |",
+    ]
+
+
 def embed_section(r: dict[str, Any]) -> list[str]:
     ours, polite, rude = r["ours"], r["ours_with_searches"], r["ours_with_searches_nice0"]
     model = r["model_only"]
@@ -515,6 +536,9 @@ def main() -> None:
     match = load(folder, "match.json")
     if match:
         lines += [*match_section(match), ""]
+    topk = load(folder, "topk.json")
+    if topk:
+        lines += [*topk_section(topk), ""]
     embed = load(folder, "embed_speed.json")
     if embed:
         lines += [*embed_section(embed), ""]

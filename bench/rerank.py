@@ -45,7 +45,7 @@ from fisk_ls.knowledge.search import (
     TermStats,
     assemble,
     lexical_ids,
-    query_expression,
+    query_plan,
     rrf,
 )
 
@@ -68,14 +68,14 @@ def dev_candidates(k: Knowledge, query: str, n: int) -> list[Hit]:
     with k.store.snapshot() as snap:
         if snap is None:
             return []
-        expr = query_expression(snap, query, k.term_stats)
-        if not expr:
+        plan = query_plan(snap, query, k.term_stats)
+        if not plan.terms:
             return []
         heading = heading_terms(query)
-        lex = lexical_ids(snap, expr, FANOUT, heading)
+        lex = lexical_ids(snap, plan, FANOUT, heading)
         hits = assemble(snap, lex, {}, n)
         if len(hits) < n and len(lex) == FANOUT:
-            lex = lexical_ids(snap, expr, FANOUT * DEEPER, heading)
+            lex = lexical_ids(snap, plan, FANOUT * DEEPER, heading)
             hits = assemble(snap, lex, {}, n)
     return hits
 
@@ -277,8 +277,8 @@ def beir_run(
             stats = TermStats()
             for i, (qid, text) in enumerate(queries.items()):
                 skip = qid if name == "arguana" else None
-                expr = query_expression(snap, text, stats)
-                lex = [cid for cid, _ in lexical_ids(snap, expr, 200)] if expr else []
+                plan = query_plan(snap, text, stats)
+                lex = [cid for cid, _ in lexical_ids(snap, plan, 200)] if plan.terms else []
                 docs = to_docs(lex, chunk_doc, skip)
                 lists[qid] = docs
                 add("lexical", qid, docs)

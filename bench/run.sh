@@ -51,6 +51,7 @@ if [ "${FISK_BENCH_PEERS:-1}" != 0 ]; then
 fi
 $PY bench/lsp_speed.py > "$OUT/lsp.json"
 $PY bench/match_speed.py --store "$CACHE/match-store" --rounds 10 > "$OUT/match.json"
+$PY bench/topk.py --store "$CACHE/match-store" > "$OUT/topk.json"
 $PY bench/embed_speed.py > "$OUT/embed_speed.json"   # built-in provider: model alone vs ours
 $PY bench/beir.py scifact --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-scifact.json"
 $PY bench/beir.py arguana --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-arguana.json"

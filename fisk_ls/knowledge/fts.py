@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from .sanitize import strip_controls
 from .settings_schema import QUERY
@@ -442,6 +442,10 @@ def match_expression(
         return ""
     if phrases is None:
         phrases = query_phrases(text)
-    phrases = [p for p in phrases[:MAX_PHRASES] if p not in terms]
-    parts = [_quote(t) for t in terms]
-    return " OR ".join([*(_quote(p) for p in phrases), *parts])
+    return or_expression([p for p in phrases[:MAX_PHRASES] if p not in terms], terms)
+
+
+def or_expression(phrases: Sequence[str], terms: Sequence[str]) -> str:
+    """The phrases and then the terms, each quoted, joined by OR, in the order given (FTS5
+    numbers a query's phrases in that order, and ``bm25()`` sums them in it)."""
+    return " OR ".join([*map(_quote, phrases), *map(_quote, terms)])

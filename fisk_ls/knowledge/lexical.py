@@ -8,6 +8,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from .store import scalar
+from .topk import Plan
 
 if TYPE_CHECKING:
     from .store import Snapshot
@@ -96,7 +97,13 @@ class TermStats:
     def bound(
         self, snap: Snapshot, terms: list[str], phrases: list[str]
     ) -> tuple[list[str], list[str]]:
-        """The terms and phrases of one expression, its cost bounded (``POSTING_BUDGET``).
+        """The terms and phrases :meth:`plan` keeps, in query order."""
+        plan = self.plan(snap, terms, phrases)
+        return list(plan.terms), list(plan.phrases)
+
+    def plan(self, snap: Snapshot, terms: list[str], phrases: list[str]) -> Plan:
+        """The terms and phrases of one expression, its cost bounded (``POSTING_BUDGET``), with
+        the kept terms' row counts (``topk.best`` skips rows with them).
 
         Terms in over ``COMMON_FRACTION`` of the chunks go as long as a term that does match
         some chunk and is not common remains (else every term may stay: a tiny corpus, where
@@ -104,14 +111,13 @@ class TermStats:
         are kept while their postings fit the budget (the commonest carry the least BM25
         weight); a word whose count could not be learnt within ``LOOKUP_BUDGET`` counts as
         expensive. Phrases follow in order while the budget lasts. Order is kept."""
-        if not terms:
-            return [], []
-        if len(terms) == 1 and not phrases:
-            return terms, []  # what one term reads is the floor: nothing to count or choose
+        unknown = Plan.uncounted(phrases, terms)
+        if not terms or (len(terms) == 1 and not phrases):
+            return unknown  # what one term reads is the floor: nothing to count or choose
         try:
             total = self._refresh(snap)
         except Exception:  # an index without FTS5's structure record: nothing to count with
-            return terms, phrases
+            return unknown
         common = total * COMMON_FRACTION
         counter = _Counter(self, snap, int(min(common, POSTING_BUDGET)) + 1)
         counts = {t: counter.count(t) for t in terms}
@@ -137,7 +143,8 @@ class TermStats:
             if known and spent + min(known) <= POSTING_BUDGET:
                 kept_phrases.append(p)
                 spent += min(known)
-        return [t for t in terms if t in kept], kept_phrases
+        order = [t for t in terms if t in kept]
+        return Plan(tuple(kept_phrases), tuple(order), tuple(counts[t][0] for t in order), total)
 
     def count(self, snap: Snapshot, word: str, cap: int) -> tuple[int, bool]:
         """Chunks matching ``word`` (as one quoted FTS5 phrase), counted up to ``cap``; and

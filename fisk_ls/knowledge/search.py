@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from .citations import format_citation
 from .display import display_text
 from .errors import EmbeddingsError
-from .fts import heading_key, heading_terms, match_expression, query_phrases, query_terms
+from .fts import heading_key, heading_terms, query_phrases, query_terms
 from .languages import prefer_query_language
 from .lexical import TermStats, started_headings
 from .settings_schema import resolve_top_k
+from .topk import Plan, best
 from .vectors import knn
 from .vectors.backlog import incomplete
 from .vectors.identity import VectorIdentity, dimension_error, require_match, require_unit
@@ -183,8 +184,13 @@ def rrf(lists: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float
 
 
 def query_expression(snap: Snapshot, query: str, term_stats: TermStats | None) -> str:
-    """The MATCH expression for ``query`` against this snapshot: with term statistics, very
-    common terms pruned and the cost bounded (``TermStats.bound``).
+    """The MATCH expression of :func:`query_plan`."""
+    return query_plan(snap, query, term_stats).expression()
+
+
+def query_plan(snap: Snapshot, query: str, term_stats: TermStats | None) -> Plan:
+    """The lexical query for ``query`` against this snapshot: with term statistics, very
+    common terms pruned and the cost bounded (``TermStats.plan``).
 
     Keeping only a fixed number of the rarest terms of a long query was tried: 10x faster on
     pasted paragraphs but ArguAna nDCG@10 fell 0.465 -> 0.406, so the first ``MAX_TERMS`` terms
@@ -192,12 +198,12 @@ def query_expression(snap: Snapshot, query: str, term_stats: TermStats | None) -
     (bench/tuning.md, "Hostile queries")."""
     terms, phrases = query_terms(query), query_phrases(query)
     if term_stats is not None:
-        terms, phrases = term_stats.bound(snap, terms, phrases)
-    return match_expression(query, terms=terms, phrases=phrases)
+        return term_stats.plan(snap, terms, phrases)
+    return Plan.uncounted(phrases, terms)
 
 
 def lexical_ids(
-    snap: Snapshot, expression: str, limit: int = FANOUT, heading: Sequence[str] = ()
+    snap: Snapshot, plan: Plan, limit: int = FANOUT, heading: Sequence[str] = ()
 ) -> list[tuple[int, float]]:
     """(chunk id, bm25) best first; bm25 is negative, lower is better; ties by id.
 
@@ -205,19 +211,14 @@ def lexical_ids(
     is exactly those words ("what is a span" → a section headed "Spans") counts
     ``HEADING_BOOST`` times its BM25: the section that defines a term outranks the ones that
     only use it."""
-    return boost_headings(snap, bm25_ids(snap, expression, limit), heading)
+    return boost_headings(snap, bm25_ids(snap, plan, limit), heading)
 
 
-def bm25_ids(snap: Snapshot, expression: str, limit: int) -> list[tuple[int, float]]:
-    """(chunk id, bm25) best first, ties by id: one scan of the expression's postings (BM25
-    scores every matching row whatever ``limit`` is, so read deep once rather than twice)."""
-    f = snap.tables.fts
-    w = ", ".join(str(x) for x in BM25_WEIGHTS)
-    rows = snap.conn.execute(
-        f"SELECT rowid, bm25({f}, {w}) AS s FROM {f} WHERE {f} MATCH ? ORDER BY s, rowid LIMIT ?",
-        (expression, limit),
-    )
-    return [(int(r[0]), float(r[1])) for r in rows]
+def bm25_ids(snap: Snapshot, plan: Plan, limit: int) -> list[tuple[int, float]]:
+    """(chunk id, bm25) best first, ties by id: the plan's OR query (``topk.best``: exact, but
+    without scoring the rows that only its commonest term matches when that is provably safe).
+    BM25 scores every row it reads whatever ``limit`` is, so read deep once rather than twice."""
+    return best(snap, plan, limit, BM25_WEIGHTS)
 
 
 def boost_headings(
@@ -403,14 +404,13 @@ def run_search(
         return SearchResult(INDEX_EMPTY, tier)
     if identity is not None:
         require_match(snap.manifest, identity, empty=False)
-    expression = query_expression(snap, query, term_stats)
+    plan = query_plan(snap, query, term_stats)
+    expression = plan.expression()
     heading = heading_terms(query)
     # The heading boost sees every candidate read: a merged chunk's long label dilutes its
     # BM25, so the section whose heading is the query can start below the first FANOUT.
     deep = (
-        boost_headings(snap, bm25_ids(snap, expression, FANOUT * DEEPER), heading)
-        if expression
-        else []
+        boost_headings(snap, bm25_ids(snap, plan, FANOUT * DEEPER), heading) if expression else []
     )
     lexical = deep[:FANOUT]
     vector: knn.Scored = []

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from fisk_ls.knowledge import Knowledge, Settings, index, lexical, remove, resolve_settings
 from fisk_ls.knowledge.lexical import TermStats, indexed_rows, varint
 from fisk_ls.knowledge.store import Snapshot, scalar
+from fisk_ls.knowledge.topk import Plan
 
 N_DOCS = 40
 WORDS = [f"w{k}" for k in range(1, N_DOCS + 1)]
@@ -137,9 +138,9 @@ def test_the_deep_read_is_one_scan(knowledge: Knowledge, monkeypatch: pytest.Mon
     calls: list[int] = []
     real = search.bm25_ids
 
-    def spy(snap: Snapshot, expression: str, limit: int) -> list[tuple[int, float]]:
+    def spy(snap: Snapshot, plan: Plan, limit: int) -> list[tuple[int, float]]:
         calls.append(limit)
-        return real(snap, expression, limit)
+        return real(snap, plan, limit)
 
     monkeypatch.setattr(search, "bm25_ids", spy)
     assert knowledge.search("filler", top_k=20).hits
