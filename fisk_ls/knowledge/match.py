@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from .fts import cjk_bigrams, has_cjk, query_terms
+from .fts import cjk_bigrams, cjk_runs, has_cjk, query_terms
 from .sanitize import CONTROLS as _CONTROLS
 from .schema import FTS_TOKENIZER
 
@@ -31,9 +31,6 @@ SNIPPET_CHARS = 200
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_CJK_RUN = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]+"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +189,7 @@ def find_terms(
             raw = text.encode("utf-8")
             found = [(_chars(raw, start), _chars(raw, end)) for start, end in found]
     if grams and not text.isascii():  # CJK is never ASCII
-        for run in _CJK_RUN.finditer(text):
+        for run in cjk_runs().finditer(text):
             s = run.group(0)
             for i in range(max(len(s) - 1, 1)):
                 if s[i : i + 2] in grams or (len(s) == 1 and s in grams):
