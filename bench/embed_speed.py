@@ -72,7 +72,7 @@ QUERIES = [
 
 
 def documents(root: Path, limit: int) -> list[Path]:
-    found = sorted(c.path for c in walk(root, Path("/nonexistent"), lambda _m: None))
+    found = sorted(Path(c.path) for c in walk(root, Path("/nonexistent"), lambda _m: None))
     return found[:limit] if limit else found
 
 

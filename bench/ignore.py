@@ -103,7 +103,7 @@ def otel(work: Path) -> dict[str, Any]:
     def ours() -> list[str]:
         rules = IgnoreRules.for_project(repo)
         return sorted(
-            c.path.relative_to(repo).as_posix()
+            Path(c.path).relative_to(repo).as_posix()
             for c in walk(repo, repo / ".none", lambda _m: None, rules)
         )
 

@@ -29,7 +29,7 @@ root = Path(sys.argv[1])
 jobs = []
 for p in sorted(root.iterdir()):
     st = p.stat()
-    jobs.append((p.name, Candidate(p, st.st_size, st.st_mtime_ns, st.st_ino), None))
+    jobs.append((p.name, Candidate(str(p), st.st_size, st.st_mtime_ns, st.st_ino), None))
 it = examine_all(jobs, batch=1, depth=1)
 next(it)
 print("ready", flush=True)

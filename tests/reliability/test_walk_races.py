@@ -141,7 +141,7 @@ def test_read_document_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     """A file growing during the read is read at most limit + 1 bytes."""
     p = tmp_path / "big.md"
     p.write_bytes(b"a" * 10)
-    cand = Candidate(p, 10, 0, os.stat(p).st_ino)
+    cand = Candidate(str(p), 10, 0, os.stat(p).st_ino)
     real_read = os.read
     given: list[int] = []
 

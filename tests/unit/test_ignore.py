@@ -49,7 +49,7 @@ def git_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def walked(root: Path, rules: IgnoreRules | None, store: Path | None = None) -> list[str]:
     notes: list[str] = []
     found = walk(root, store or root / ".no-store", notes.append, rules)
-    return sorted(c.path.relative_to(root).as_posix() for c in found)
+    return sorted(Path(c.path).relative_to(root).as_posix() for c in found)
 
 
 def git_files(repo: Path) -> list[str]:

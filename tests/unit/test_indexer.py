@@ -254,7 +254,7 @@ def test_worker_processes_yield_every_outcome_in_order(project: Path) -> None:
         path = project / f"w{i}.md"
         path.write_text(f"# Page {i}\n\n{'word ' * (i % 50)}end {i}.\n")
         st = path.stat()
-        jobs.append((f"w{i}.md", Candidate(path, st.st_size, st.st_mtime_ns, st.st_ino), None))
+        jobs.append((f"w{i}.md", Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino), None))
     inline = [examine.examine(*job) for job in jobs]
     for workers in (1, 2):
         got = list(examine.examine_all(jobs, batch=16, depth=2, workers=workers))

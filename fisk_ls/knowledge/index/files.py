@@ -62,7 +62,7 @@ def _read_bounded(fd: int, limit: int) -> bytes:
 
 
 def read_document(
-    path: Path, limit: int = MAX_FILE_BYTES, expected: Candidate | None = None
+    path: Path | str, limit: int = MAX_FILE_BYTES, expected: Candidate | None = None
 ) -> tuple[bytes, str] | str:
     """(raw bytes, text) of a document, or a note saying why it is skipped.
 
@@ -99,7 +99,7 @@ def read_document(
     return decode_document(path, raw)
 
 
-def decode_document(path: Path, raw: bytes) -> tuple[bytes, str] | str:
+def decode_document(path: Path | str, raw: bytes) -> tuple[bytes, str] | str:
     """(raw, text) for UTF-8 text (the chunker drops a BOM), else a note naming what it is."""
     for bom, name in _UTF16_32_BOMS:
         if raw.startswith(bom):

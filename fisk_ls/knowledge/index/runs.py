@@ -307,7 +307,7 @@ class Indexer:
                 stats.notes.append(bad)
                 self.reporter.on_note(bad)
                 continue
-            cand = Candidate(path, st.st_size, st.st_mtime_ns, st.st_ino)
+            cand = Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino)
             jobs.append((key, cand, self._existing(tables, key).get(key)))
         stats.files = len(jobs)
         vectors = self._vector_tier(False, self.writer.manifest.generation, empty=False)
@@ -354,12 +354,12 @@ class Indexer:
             document_key(root, self.root)  # raises for a root outside the project
             for cand in walk(root, self.writer.store_dir, note, self.ignore):
                 self._check_cancel()
-                text = str(cand.path)
+                text = cand.path
                 if text.startswith(base):
                     key = text[len(base) :]
                     key = key.replace(os.sep, "/") if slash else key
                 else:
-                    key = document_key(cand.path, self.root)
+                    key = document_key(Path(text), self.root)
                 found.setdefault(key, cand)
         stats.files = len(found)
         return list(found.items())
