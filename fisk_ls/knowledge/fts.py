@@ -203,11 +203,23 @@ def _word_char(ch: str) -> bool:
     return unicodedata.category(ch)[0] == "M"
 
 
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
 def words(text: str) -> Iterator[tuple[str, bool]]:
     """Maximal runs of letters, digits and combining marks: (run, is_cjk).
 
     A CJK run and a non-CJK run are split apart even when adjacent ("API设计" → "API", "设计").
+    ASCII text (most headings and queries) takes one regex pass: its letters and digits are
+    exactly ``[A-Za-z0-9]``, and it holds no mark and no CJK (the character loop took half of
+    a search over 6k chunks, in the heading boost's keys).
     """
+    if text.isascii():
+        return ((run, False) for run in _ASCII_WORD.findall(text))
+    return _unicode_words(text)
+
+
+def _unicode_words(text: str) -> Iterator[tuple[str, bool]]:
     run: list[str] = []
     run_cjk = False
     for ch in text:
@@ -353,6 +365,17 @@ def heading_key(text: str) -> tuple[str, ...]:
     plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(text)]
     kept = [w for w in plain if w not in STOP_WORDS] or plain
     return tuple(singular(w) for w in kept)
+
+
+def may_have_key(heading: str, key: tuple[str, ...]) -> bool:
+    """False only when ``heading_key(heading)`` cannot be ``key``: a cheap test first, for an
+    ASCII heading (a word of the key is its heading word with a plural folded, so all of it but
+    its last letter is in the heading: "policy" from "policies"). The heading boost asks it of
+    200 candidates' headings per query; computing every key took a third of a search."""
+    if not heading.isascii():
+        return True
+    low = heading.lower()
+    return all((w[:-1] or w) in low for w in key)
 
 
 def question_text(text: str) -> str:

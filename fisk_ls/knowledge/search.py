@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from .citations import format_citation
 from .display import display_text
 from .errors import EmbeddingsError
-from .fts import heading_key, heading_terms, query_phrases, query_terms
+from .fts import heading_key, heading_terms, may_have_key, query_phrases, query_terms
 from .languages import prefer_query_language
 from .lexical import TermStats, started_headings
 from .settings_schema import resolve_top_k
@@ -247,7 +247,11 @@ def boost_headings(
 
     def headed(cid: int) -> bool:
         section, before = labels.get(cid, ("", None))
+        if not may_have_key(section, want):  # every heading is a part of the label
+            return False
         for h in started_headings(section, before):
+            if not may_have_key(h, want):
+                continue
             key = keys.get(h)
             if key is None:
                 key = keys[h] = heading_key(h)

@@ -17,10 +17,14 @@ from fisk_ls.knowledge.fts import (
     STOP_WORDS,
     cjk_bigrams,
     cjk_column,
+    heading_key,
     match_expression,
+    may_have_key,
     query_phrases,
     query_terms,
+    words,
 )
+from fisk_ls.knowledge.fts import _unicode_words as unicode_words
 from fisk_ls.knowledge.index.examine import ChunkRow
 from fisk_ls.knowledge.index.rows import insert_chunks
 from fisk_ls.knowledge.schema import body_key
@@ -214,3 +218,45 @@ def test_heading_terms_of_definitional_questions() -> None:
     assert heading_terms("tail sampling") == ["tail", "sampling"]
     assert heading_terms("how do I configure the tail sampling processor in a gateway") == []
     assert heading_terms("什么是 span") == []
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_ascii_words_take_the_short_cut_with_the_same_runs(text: str) -> None:
+    """The regex pass for ASCII text gives exactly the character loop's runs."""
+    assert list(words(text)) == list(unicode_words(text))
+
+
+HEADING_WORDS = st.sampled_from(
+    [
+        "Policy",
+        "policies",
+        "batches",
+        "Batch",
+        "span",
+        "Spans",
+        "status",
+        "class",
+        "what",
+        "is",
+        "a",
+        "the",
+        "OTLP",
+        "x",
+        "processes",
+        "analysis",
+        "Ies",
+        "café",
+        "2",
+    ]
+)
+
+
+@given(st.lists(HEADING_WORDS, max_size=6), st.lists(HEADING_WORDS, max_size=4))
+def test_the_cheap_heading_test_never_rules_out_a_match(
+    heading: list[str], query: list[str]
+) -> None:
+    """``may_have_key`` is a pre-check: whenever the heading's key is the query's, it says so."""
+    text = " ".join(heading)
+    for want in (heading_key(text), heading_key(" ".join(query))):
+        if heading_key(text) == want:
+            assert may_have_key(text, want)
