@@ -23,18 +23,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import devset_questions as dq
+from match_speed import PS, percentile
 from speed import QUERIES
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.search import BM25_WEIGHTS, DEEPER, FANOUT, query_plan
 from fisk_ls.knowledge.topk import best, scored
-
-PS = dq.CORPORA_DIR / "windows-powershell-docs"
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def main() -> None:

@@ -56,6 +56,19 @@ def _plan(snap: _Snap, terms: list[str], phrases: list[str]) -> Plan:
     return Plan(tuple(phrases), tuple(terms), tuple(count(t) for t in terms), total)
 
 
+def _expressions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The MATCH expressions ``topk`` runs from now on (the AND pass shows the split ran)."""
+    seen: list[str] = []
+    real = topk.scored
+
+    def spy(snap: object, expression: str, *args: object) -> list[tuple[int, float]]:
+        seen.append(expression)
+        return real(snap, expression, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(topk, "scored", spy)
+    return seen
+
+
 def _text(draw: st.DrawFn, most: int) -> str:
     n = draw(st.integers(0, most))
     weights = st.sampled_from([w for i, w in enumerate(WORDS) for _ in range(len(WORDS) - i)])
@@ -96,17 +109,10 @@ def test_the_split_runs_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> 
     rows += [("", "the " * 40, "") for _ in range(300)]
     snap = _snapshot(rows)
     plan = _plan(snap, ["the", "logon", "task", "queue"], [])
-    seen: list[str] = []
-    real = topk.scored
-
-    def spy(snap: object, expression: str, *args: object) -> list[tuple[int, float]]:
-        seen.append(expression)
-        return real(snap, expression, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(topk, "scored", spy)
+    seen = _expressions(monkeypatch)
     got = best(snap, plan, 10, BM25_WEIGHTS)  # type: ignore[arg-type]
     assert any(" AND " in e for e in seen), seen
-    assert got == real(snap, plan.expression(), BM25_WEIGHTS, 10)  # type: ignore[arg-type]
+    assert got == scored(snap, plan.expression(), BM25_WEIGHTS, 10)  # type: ignore[arg-type]
 
 
 def test_an_unproved_split_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -116,17 +122,10 @@ def test_an_unproved_split_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
     rows += [("", "queue queue queue", "")] * 30 + [("", "quartz", "")] * 64
     snap = _snapshot(rows)
     plan = _plan(snap, ["zebra", "queue"], [])
-    seen: list[str] = []
-    real = topk.scored
-
-    def spy(snap: object, expression: str, *args: object) -> list[tuple[int, float]]:
-        seen.append(expression)
-        return real(snap, expression, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(topk, "scored", spy)
+    seen = _expressions(monkeypatch)
     got = best(snap, plan, 5, BM25_WEIGHTS)  # type: ignore[arg-type]
     assert not any(" AND " in e for e in seen), seen
-    plain = real(snap, plan.expression(), BM25_WEIGHTS, 5)  # type: ignore[arg-type]
+    plain = scored(snap, plan.expression(), BM25_WEIGHTS, 5)  # type: ignore[arg-type]
     assert got == plain
     assert any(rowid > 6 for rowid, _ in plain)  # a row of "queue" alone is in the top
 
@@ -146,14 +145,7 @@ def test_search_takes_the_split_on_a_real_index(
     index(settings)
     monkeypatch.setattr(search, "FANOUT", 4)
     monkeypatch.setattr(search, "DEEPER", 1)
-    seen: list[str] = []
-    real = topk.scored
-
-    def spy(snap: object, expression: str, *args: object) -> list[tuple[int, float]]:
-        seen.append(expression)
-        return real(snap, expression, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(topk, "scored", spy)
+    seen = _expressions(monkeypatch)
     kb = Knowledge(settings)
     try:
         split = kb.search("run printer driver", top_k=4)
