@@ -111,7 +111,7 @@ class TermStats:
         are kept while their postings fit the budget (the commonest carry the least BM25
         weight); a word whose count could not be learnt within ``LOOKUP_BUDGET`` counts as
         expensive. Phrases follow in order while the budget lasts. Order is kept."""
-        unknown = Plan.uncounted(phrases, terms)
+        unknown = Plan.uncounted(phrases if terms else [], terms)
         if not terms or (len(terms) == 1 and not phrases):
             return unknown  # what one term reads is the floor: nothing to count or choose
         try:
