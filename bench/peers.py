@@ -14,9 +14,10 @@ Measures per corpus: cold index (time, peak RSS of the process tree sampled from
 largest single process from wait4), index size on disk, no-change re-index, one changed file
 then index, whole-process ``search --json`` (5 queries x rounds, ripgrep ``rg -l -i`` of the
 query words as the no-index floor), in-process search p50/p95 (ours through
-``fisk_ls.knowledge.Knowledge``; qmd through its SDK, ``createStore`` + ``searchLex``, the call
-behind ``qmd search``, timed inside Node by bench/qmd_latency.mjs; the floor as one FTS5 bm25
-OR query on bench/floor.py's table), and start-up (``fisk-ai --help`` vs ``qmd --version``).
+``fisk_ls.knowledge.Knowledge``, timed by bench/fisk_latency.py; qmd through its SDK,
+``createStore`` + ``searchLex``, the call behind ``qmd search``, timed inside Node by
+bench/qmd_latency.mjs; each tool in a fresh process per block after one warm-up pass; the floor
+as one FTS5 bm25 OR query on bench/floor.py's table), and start-up (``fisk-ai --help`` vs ``qmd --version``).
 """
 
 from __future__ import annotations
@@ -289,10 +290,9 @@ def in_process(
     """Blocks alternate between the tools; each block times every query ``rounds/blocks`` times."""
     import apsw
 
-    from fisk_ls.knowledge import Knowledge, resolve_settings, schema
+    from fisk_ls.knowledge import schema
 
     per_block = max(1, -(-rounds // blocks))
-    kb = Knowledge(resolve_settings(cwd=root, store_base=fisk_store))
     conn = apsw.Connection(str(floor_store / "floor.db"), flags=apsw.SQLITE_OPEN_READONLY)
     fts = schema.names(1).fts
     floor_sql = f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rank LIMIT {TOP_K}"
@@ -303,16 +303,24 @@ def in_process(
     lat: dict[str, list[float]] = {"fisk": [], "qmd": [], "floor": []}
     slowest: dict[str, dict[str, float]] = {"fisk": {}, "qmd": {}, "floor": {}}
     for q in queries:  # warm
-        kb.search(q, top_k=TOP_K)
         conn.execute(floor_sql, (floor_expr(q),)).fetchall()
     for _ in range(blocks):
-        for _ in range(per_block):
-            for q in queries:
-                t = time.perf_counter()
-                kb.search(q, top_k=TOP_K)
-                ms = (time.perf_counter() - t) * 1000
-                lat["fisk"].append(ms)
-                slowest["fisk"][q] = max(slowest["fisk"].get(q, 0.0), ms)
+        # A process per block for each tool (qmd's Node, our Python), each warmed up first.
+        out = run(
+            [
+                sys.executable,
+                REPO / "bench" / "fisk_latency.py",
+                root,
+                fisk_store,
+                per_block,
+                TOP_K,
+                *queries,
+            ]
+        )
+        for i, ms in enumerate(json.loads(out.stdout)["ms"]):
+            q = queries[i % len(queries)]
+            lat["fisk"].append(ms)
+            slowest["fisk"][q] = max(slowest["fisk"].get(q, 0.0), ms)
         if tools.qmd:
             out = run(
                 [
@@ -339,7 +347,6 @@ def in_process(
                 ms = (time.perf_counter() - t) * 1000
                 lat["floor"].append(ms)
                 slowest["floor"][q] = max(slowest["floor"].get(q, 0.0), ms)
-    kb.close()
     conn.close()
     out_d: dict[str, Any] = {}
     for tool, v in lat.items():

@@ -483,8 +483,9 @@ def peers_section(p: dict[str, Any]) -> list[str]:
         "index with one collection (`**/*.md`) / `python bench/floor.py`; RSS sampled from /proc "
         "every 20 ms over the process tree (fisk-ls has a chunking worker; the bracket is the "
         "largest single process, from wait4). In-process: fisk-ls through "
-        "`fisk_ls.knowledge.Knowledge.search`; qmd through its SDK (`createStore` + "
-        "`searchLex`, what `qmd search` calls) timed inside Node by bench/qmd_latency.mjs; the "
+        "`fisk_ls.knowledge.Knowledge.search` timed by bench/fisk_latency.py; qmd through its "
+        "SDK (`createStore` + `searchLex`, what `qmd search` calls) timed inside Node by "
+        "bench/qmd_latency.mjs; each in a fresh process per block, after one warm-up pass; the "
         "floor as one `bm25` OR query on bench/floor.py's table. qmd's BM25 is an AND of prefix "
         "terms, fisk-ls's an OR of stemmed terms, so their hit lists differ.",
     ]
