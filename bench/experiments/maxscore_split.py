@@ -29,7 +29,7 @@ import math
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -37,35 +37,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import devset_questions as dq
 from speed import QUERIES
 
-from fisk_ls.knowledge import Knowledge, resolve_settings
+from fisk_ls.knowledge import Knowledge, resolve_settings, topk
 from fisk_ls.knowledge.fts import MAX_PHRASES, query_phrases, query_terms
+from fisk_ls.knowledge.fts import or_expression as expression
 from fisk_ls.knowledge.lexical import indexed_rows
 from fisk_ls.knowledge.search import BM25_WEIGHTS, DEEPER, FANOUT
 
-K1, SLACK, WORTH, LIMIT = 1.2, 1e-9, 0.25, FANOUT * DEEPER
+K1, SLACK, WORTH, LIMIT = topk.K1, topk.SLACK, topk.WORTH, FANOUT * DEEPER
 Scored = list[tuple[int, float]]
 
 
-def quote(t: str) -> str:
-    return '"' + t.replace('"', '""') + '"'
-
-
-def expression(phrases: Sequence[str], terms: Sequence[str]) -> str:
-    return " OR ".join([*map(quote, phrases), *map(quote, terms)])
-
-
 def scored(snap, expr: str, limit: int, floor: float | None = None) -> Scored:  # type: ignore[no-untyped-def]
-    f = snap.tables.fts
-    w = ", ".join(str(x) for x in BM25_WEIGHTS)
-    sql = f"SELECT rowid, bm25({f}, {w}) AS s FROM {f} WHERE {f} MATCH ?"
-    args: list[object] = [expr]
-    if floor is not None:
-        sql = f"SELECT rowid, s FROM ({sql}) WHERE s <= ?"
-        args.append(-(floor - abs(floor) * SLACK - SLACK))
-    args.append(limit)
-    return [
-        (int(a), float(b)) for a, b in snap.conn.execute(sql + " ORDER BY s, rowid LIMIT ?", args)
-    ]
+    return topk.scored(snap, expr, BM25_WEIGHTS, limit, floor)
 
 
 def split(
