@@ -1,11 +1,12 @@
-"""Dated posts ranked below the reference pages (issue 14), measured, not in the product.
+"""Dated posts ranked below the reference pages (issue 14): tried, rejected (bench/tuning.md,
+"Session 6: dated posts").
 
-    FACTOR=0.8 python bench/experiments/doc_prior.py [devset.py arguments] > devset.json
+    FACTOR=0.7 python bench/experiments/doc_prior.py [devset.py arguments] > devset.json
 
-Runs bench/devset.py with ``search._hits`` patched: a candidate whose path has a dated-post
-folder (``blog``, ``news``, ``posts``, ``releases``, ``changelog``, or a year folder such as
-``/2023/``) keeps FACTOR of its fused score before the top k is taken. FACTOR 1 is the
-product's ranking.
+Runs bench/devset.py with ``search._hits`` patched: a candidate whose path has a folder of
+posts (``blog``, ``blogs``, ``news``, ``posts``, ``_posts``) keeps FACTOR of its fused score
+before the language preference and the top k. FACTOR 1 is the product's ranking. An
+environment variable, not an argument: the index's spawned workers import this module again.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ import devset
 
 from fisk_ls.knowledge import search as S
 
-FACTOR = float(os.environ.get("FACTOR", "1"))  # not argv: spawned index workers re-run this
-POST = re.compile(r"(?:^|/)(?:blog|blogs|news|posts|releases|changelog|(?:19|20)\d\d)/", re.I)
+FACTOR = float(os.environ.get("FACTOR", "1"))
+POST = re.compile(r"(?:^|/)(?:blogs?|news|_?posts)/", re.IGNORECASE)
 original = S._hits
 
 

@@ -28,7 +28,6 @@ from .errors import EmbeddingsError
 from .fts import heading_key, heading_terms, may_have_key, query_phrases, query_terms
 from .languages import prefer_query_language
 from .lexical import TermStats, started_headings
-from .posts import lower_posts
 from .settings_schema import resolve_top_k
 from .topk import Plan, best
 from .vectors import knn
@@ -452,11 +451,10 @@ def _hits(
     ranks: dict[int, dict[str, int]],
     k: int,
 ) -> list[Hit]:
-    """The top ``k`` hits: reference pages before dated posts, the query's language first among
-    translated copies, then near-duplicates collapsed."""
+    """The top ``k`` hits: the query's language first among translated copies, then
+    near-duplicates collapsed."""
     found = _candidates(snap, fused)
-    paths = {cid: c.path for cid, c in found.items()}
-    preferred = prefer_query_language(lower_posts(fused, paths), paths, query)
+    preferred = prefer_query_language(fused, {cid: c.path for cid, c in found.items()}, query)
     return assemble(snap, preferred, ranks, k, {cid: c.key for cid, c in found.items()})
 
 
