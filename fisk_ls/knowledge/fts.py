@@ -162,17 +162,7 @@ STOP_WORDS = frozenset(
         "yours",
         "yourself",
         "yourselves",
-        "i'm",
-        "it's",
-        "don't",
-        "doesn't",
-        "isn't",
-        "aren't",
-        "can't",
-        "won't",
-        "what's",
-        "there's",
-        "let's",
+        "let",  # "let's" after fold_clitics
         "please",
         "tell",
         "explain",
@@ -194,6 +184,29 @@ def _is_cjk(ch: str) -> bool:
         or 0xF900 <= o <= 0xFAFF  # compatibility ideographs
         or 0x20000 <= o <= 0x2FA1F  # extensions B–F, compatibility supplement
     )
+
+
+_ELISION = re.compile(r"\b(?:[cdjlmnst]|qu)['’](?=[^\W\d_])", re.IGNORECASE)
+_IRREGULAR = {"ca": "can", "wo": "will", "sha": "shall"}
+_CLITIC = re.compile(r"(?<=[^\W\d_])['’](?:s|re|ve|ll|d|m)\b", re.IGNORECASE)
+
+
+def fold_clitics(text: str) -> str:
+    """``text`` with the clitics of English contractions and possessives and of French elision
+    removed: "what's" → "what", "collector's" → "collector", "don't" → "do", "can't" → "can",
+    "l'agent" → "agent", "qu'un" → "un". The tokenizer cuts at the apostrophe, so a query
+    otherwise searched for "s", "t" and "don" (in most chunks, or meaning nothing), and they
+    stood in its phrases ("what's a span" → the phrase "s span")."""
+    if "'" not in text and "’" not in text:
+        return text
+    text = re.sub(
+        r"\b(ca|wo|sha)n['’]t\b",
+        lambda m: _IRREGULAR[m.group(1).lower()],
+        text,
+        flags=re.IGNORECASE,
+    )
+    text = re.sub(r"n['’]t\b", "", text, flags=re.IGNORECASE)
+    return _ELISION.sub("", _CLITIC.sub("", text))  # English first: "l's" is no elision
 
 
 def _word_char(ch: str) -> bool:
@@ -306,7 +319,7 @@ def query_phrases(text: str) -> list[str]:
     so a query of many hyphenated pairs costs no more than one of ``MAX_TERMS`` plain words.
     A definitional question's frame is dropped first (:func:`question_text`).
     """
-    text = strip_controls(question_text(text)[:MAX_QUERY_CHARS])
+    text = fold_clitics(strip_controls(question_text(text)[:MAX_QUERY_CHARS]))
     kept = set(_plain_terms(text)[:MAX_TERMS]) | STOP_WORDS
     phrases: dict[str, None] = {}
     for m in _IDENTIFIER.finditer(text):
@@ -362,7 +375,7 @@ def heading_key(text: str) -> tuple[str, ...]:
     """What a heading says, for matching it against a query's words: its words case-folded,
     stop words dropped (unless that leaves none), plurals folded (:func:`singular`). "What is
     Observability?" and "what is observability" share the key ("observability",)."""
-    plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(text)]
+    plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(fold_clitics(text))]
     kept = [w for w in plain if w not in STOP_WORDS] or plain
     return tuple(singular(w) for w in kept)
 
@@ -408,7 +421,7 @@ def heading_terms(text: str) -> list[str]:
     m = _definition(text)
     if m is not None:
         text = m.group("term") or m.group("abbr") or m.group("def") or text
-    plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(text)]
+    plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(fold_clitics(text))]
     kept = [w for w in plain if w not in STOP_WORDS]
     return kept if 1 <= len(kept) <= 4 else []
 
@@ -416,7 +429,7 @@ def heading_terms(text: str) -> list[str]:
 def query_terms(text: str) -> list[str]:
     """Search terms of a query, lower-cased, de-duplicated, stop words removed, in order (a
     definitional question's frame dropped: :func:`question_text`)."""
-    text = strip_controls(question_text(text)[:MAX_QUERY_CHARS])
+    text = fold_clitics(strip_controls(question_text(text)[:MAX_QUERY_CHARS]))
     plain: list[str] = []
     grams: list[str] = []
     for run, cjk in words(text):

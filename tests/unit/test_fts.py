@@ -17,7 +17,9 @@ from fisk_ls.knowledge.fts import (
     STOP_WORDS,
     cjk_bigrams,
     cjk_column,
+    fold_clitics,
     heading_key,
+    heading_terms,
     match_expression,
     may_have_key,
     query_phrases,
@@ -260,3 +262,47 @@ def test_the_cheap_heading_test_never_rules_out_a_match(
     for want in (heading_key(text), heading_key(" ".join(query))):
         if heading_key(text) == want:
             assert may_have_key(text, want)
+
+
+@pytest.mark.parametrize(
+    ("query", "folded"),
+    [
+        ("what's a span", "what a span"),
+        ("the collector\u2019s own metrics", "the collector own metrics"),  # typographic
+        ("don't sample health checks", "do sample health checks"),
+        ("I can't format it", "I can format it"),
+        ("it won't start", "it will start"),
+        ("you're using an old SDK", "you using an old SDK"),
+        ("comment désactiver l'agent", "comment désactiver agent"),
+        ("qu'est-ce qu'un span", "est-ce un span"),
+        ("users' passwords", "users' passwords"),  # no clitic after a plural possessive
+        ("OTEL_SERVICE_NAME", "OTEL_SERVICE_NAME"),
+    ],
+)
+def test_contractions_possessives_and_elisions_lose_their_clitic(query: str, folded: str) -> None:
+    assert fold_clitics(query) == folded
+
+
+def test_a_contraction_searches_what_its_full_form_does() -> None:
+    assert query_terms("what's a span") == query_terms("what is a span") == ["span"]
+    assert query_phrases("what's a span") == query_phrases("what is a span")
+    assert heading_terms("what's a span") == ["span"]
+    assert query_terms("how do I set the service's name") == ["set", "service", "name"]
+    assert query_terms("why doesn't my exporter retry") == ["exporter", "retry"]
+    assert heading_key("What's new") == heading_key("what is new") == ("new",)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["what", "span", "collector", "it", "don", "can", "l", "qu", "user"]),
+        min_size=1,
+        max_size=6,
+    ),
+    st.lists(
+        st.sampled_from(["'s", "n't", "'re", "'ll", "'ve", "'d", "'m", "\u2019s", "'"]), max_size=6
+    ),
+)
+def test_no_clitic_is_ever_a_search_term(stems: list[str], clitics: list[str]) -> None:
+    words = [w + (clitics[i] if i < len(clitics) else "") for i, w in enumerate(stems)]
+    terms = query_terms(" ".join(words))
+    assert not {"s", "t", "re", "ll", "ve", "d", "m"} & set(terms)
