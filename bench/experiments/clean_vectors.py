@@ -23,6 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"<!--.*?-->", re.S), " "),
@@ -48,17 +49,12 @@ def clean(text: str) -> str:
 
 
 def embed(db: str, model_dir: str, out: str) -> None:
-    import apsw
+    from window_vectors import chunk_rows
 
     from fisk_ls.knowledge.display import display_text
     from fisk_ls.knowledge.vectors.builtin import BuiltinEmbedder
 
-    conn = apsw.Connection(db, flags=apsw.SQLITE_OPEN_READONLY)
-    (view,) = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='view' AND name LIKE 'chunks\\_%' ESCAPE '\\'"
-        " AND name NOT LIKE '%pending%'"
-    ).fetchone()
-    rows = conn.execute(f"SELECT id, section, body FROM {view} ORDER BY id").fetchall()
+    rows = chunk_rows(db)
     texts = [clean(display_text(str(s), str(b))) for _, s, b in rows]
     before = sum(len(display_text(str(s), str(b))) for _, s, b in rows)
     print(f"{len(rows)} chunks, {before} -> {sum(map(len, texts))} chars", file=sys.stderr)

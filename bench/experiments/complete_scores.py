@@ -33,6 +33,7 @@ _MATRIX: dict[str, Any] = {}
 
 original_boost = S.boost_headings
 original_vector_ids = S.vector_ids
+original_fuse = S.fuse
 
 
 def boost_headings(snap: Any, ranked: Any, heading: Any) -> Any:
@@ -60,7 +61,7 @@ def _cosines(snap: Any, ids: list[int], q: Any) -> dict[int, float]:
 
 def fuse(lexical: Any, vector: Any) -> list[tuple[int, float]]:
     if not lexical or not vector:
-        return S.fuse(lexical, vector)
+        return original_fuse(lexical, vector)
     wl = S.LEXICAL_WEIGHT
     best = lexical[0][1]
     deep = {cid: s for cid, s in _LAST.get("deep", [])}
@@ -80,18 +81,9 @@ def fuse(lexical: Any, vector: Any) -> list[tuple[int, float]]:
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-def _fuse(lexical: Any, vector: Any) -> Any:
-    ranks: dict[int, dict[str, int]] = {}
-    for rank, (cid, _) in enumerate(lexical, 1):
-        ranks.setdefault(cid, {})["lexical"] = rank
-    for rank, (cid, _) in enumerate(vector, 1):
-        ranks.setdefault(cid, {})["vector"] = rank
-    return fuse(lexical, vector), ranks
-
-
 S.boost_headings = boost_headings  # type: ignore[assignment]
 S.vector_ids = vector_ids  # type: ignore[assignment]
-S._fuse = _fuse  # type: ignore[assignment]
+S.fuse = fuse  # type: ignore[assignment]  # search._fuse calls it by name
 
 if __name__ == "__main__":
     raise SystemExit(devset.main())

@@ -58,11 +58,9 @@ def windows(body: str, size: int = WINDOW) -> list[str]:
     return [w for w in out if w.strip()]
 
 
-def embed(db: str, model_dir: str, out: str) -> None:
+def chunk_rows(db: str) -> list[tuple[int, str, str]]:
+    """(id, section, body) of every chunk of a store, by id (read-only)."""
     import apsw
-
-    from fisk_ls.knowledge.display import display_text
-    from fisk_ls.knowledge.vectors.builtin import BuiltinEmbedder
 
     conn = apsw.Connection(db, flags=apsw.SQLITE_OPEN_READONLY)
     (view,) = conn.execute(
@@ -70,6 +68,15 @@ def embed(db: str, model_dir: str, out: str) -> None:
         " AND name NOT LIKE '%pending%'"
     ).fetchone()
     rows = conn.execute(f"SELECT id, section, body FROM {view} ORDER BY id").fetchall()
+    conn.close()
+    return [(int(i), str(s), str(b)) for i, s, b in rows]
+
+
+def embed(db: str, model_dir: str, out: str) -> None:
+    from fisk_ls.knowledge.display import display_text
+    from fisk_ls.knowledge.vectors.builtin import BuiltinEmbedder
+
+    rows = chunk_rows(db)
     items: list[tuple[int, str]] = []
     for cid, section, body in rows:
         if len(display_text(section, body)) <= WINDOW + 100:
