@@ -163,6 +163,7 @@ STOP_WORDS = frozenset(
         "yourself",
         "yourselves",
         "let",  # "let's" after fold_clitics
+        "shall",  # "shan't" after fold_clitics
         "please",
         "tell",
         "explain",
