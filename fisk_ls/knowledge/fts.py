@@ -384,11 +384,12 @@ def heading_key(text: str) -> tuple[str, ...]:
 def may_have_key(heading: str, key: tuple[str, ...]) -> bool:
     """False only when ``heading_key(heading)`` cannot be ``key``: a cheap test first, for an
     ASCII heading (a word of the key is its heading word with a plural folded, so all of it but
-    its last letter is in the heading: "policy" from "policies"). The heading boost asks it of
+    its last letter is in the heading with its clitics folded: "policy" from "policies",
+    "shall" from "Shan't"). The heading boost asks it of
     200 candidates' headings per query; computing every key took a third of a search."""
     if not heading.isascii():
         return True
-    low = heading.lower()
+    low = fold_clitics(heading).lower()
     return all((w[:-1] or w) in low for w in key)
 
 

@@ -249,6 +249,10 @@ HEADING_WORDS = st.sampled_from(
         "Ies",
         "café",
         "2",
+        "won't",
+        "Shan't",
+        "collector's",
+        "l'agent",
     ]
 )
 
