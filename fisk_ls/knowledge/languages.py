@@ -10,15 +10,19 @@ the folders are only taken as translations when the candidates of one query hold
 different ones under the same parent, one of them in the query's language (so a repository
 whose ``docs/ml/`` and ``docs/ts/`` are topics, not Malayalam and Tsonga, is left alone). The
 query's language comes from its script (kana: Japanese, Hangul: Korean, other Han: Chinese) or,
-for Latin script, from its function words; a query with none (an identifier, a bare term) says
-nothing, and nothing is preferred: treating it as English lost Japanese and Chinese questions
-that were an identifier alone, asked of their own language's page (bench/tuning.md).
+for Latin script, from its function words. A query with none (an identifier, a bare term) says
+nothing about its asker, so it only breaks near-ties: the language most of its candidates are
+in (a site's source language, which has the most pages) wins when a copy in another language
+scores within ``NEAR_TIE`` of it ("OTEL_EXPORTER_OTLP_ENDPOINT": the English table before its
+shorter Portuguese copy). Treating such a query as English outright lost Japanese and Chinese
+questions that were an identifier alone, asked of their own language's page; the near-tie rule
+moved none of them (bench/tuning.md, "Session 6").
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 LANGUAGES = frozenset(
@@ -34,6 +38,11 @@ _TAG = re.compile(r"^(?P<base>[a-z]{2})(?:[-_][a-z]{2,4})?$", re.IGNORECASE)
 
 OTHER_LANGUAGE = 0.5
 """Score factor for a translated copy in another language than the query's."""
+
+NEAR_TIE = 0.95
+"""Score factor, for a query in no known language, of a copy outside the candidates' most common
+language: only copies within 5% of another candidate change places (0.9 began to move French
+and Japanese identifier questions off their own page; 0.98 moved half as many English ones)."""
 
 _FUNCTION_WORDS: dict[str, frozenset[str]] = {
     lang: frozenset(words.split())
@@ -110,12 +119,24 @@ def copies_language(path: str) -> list[tuple[str, str]]:
     return out
 
 
+def most_common_language(where: dict[int, list[tuple[str, str]]]) -> str | None:
+    """The language folder most candidates are in (each counted by its outermost one), or None
+    on a tie."""
+    votes = Counter(found[0][1] for found in where.values() if found)
+    top = votes.most_common(2)
+    if not top or (len(top) == 2 and top[0][1] == top[1][1]):
+        return None
+    return top[0][0]
+
+
 def prefer_query_language(
     fused: Sequence[tuple[int, float]], paths: dict[int, str], query: str
 ) -> list[tuple[int, float]]:
     """``fused`` with translated copies in other languages than the query's scored down by
-    ``OTHER_LANGUAGE`` and re-sorted (ties by id); unchanged when the candidates show no
-    translations or the query's language is unknown."""
+    ``OTHER_LANGUAGE`` and re-sorted (ties by id); for a query in no known language, copies
+    outside the candidates' most common language by ``NEAR_TIE``. Unchanged when the candidates
+    show no translations, or the query's language is unknown and no language is the most
+    common."""
     where: dict[int, list[tuple[str, str]]] = {}
     seen: dict[str, set[str]] = defaultdict(set)
     for cid, _ in fused:
@@ -126,14 +147,16 @@ def prefer_query_language(
                 seen[parent].add(lang)
     if not any(len(langs) >= 2 for langs in seen.values()):
         return list(fused)  # no translations among the candidates (most projects)
-    want = query_language(query)
+    want, factor = query_language(query), OTHER_LANGUAGE
     if want is None:
-        return list(fused)
+        want, factor = most_common_language(where), NEAR_TIE
+        if want is None:
+            return list(fused)
     roots = {parent for parent, langs in seen.items() if len(langs) >= 2 and want in langs}
     if not roots:
         return list(fused)
     out = []
     for cid, score in fused:
         other = any(parent in roots and lang != want for parent, lang in where.get(cid, ()))
-        out.append((cid, score * OTHER_LANGUAGE if other else score))
+        out.append((cid, score * factor if other else score))
     return sorted(out, key=lambda item: (-item[1], item[0]))
