@@ -5,7 +5,9 @@
 
 Runs bench/devset.py with ``search.prefer_query_language`` patched: when ``query_language``
 says nothing, ``plurality`` takes the language folder most of the query's candidates sit in
-(ties: no preference), ``en`` takes English; ``group`` leaves the order alone but, among the
+(ties: no preference), ``en`` takes English; ``FACTOR`` (default: the product's ``OTHER_LANGUAGE``, 0.5) is the weight of the other
+languages' copies for those queries (0.98: only near-ties change). ``group`` leaves the order
+alone but, among the
 copies of one page, gives the first of their positions to the copy in that most common
 language. Anything else is the product's rule.
 """
@@ -44,12 +46,13 @@ def prefer(fused: Sequence[tuple[int, float]], paths: dict[int, str], query: str
         if not top or (len(top) == 2 and top[0][1] == top[1][1]):
             return list(fused)
         want = top[0][0]
-    saved = L.query_language
+    saved, factor = L.query_language, L.OTHER_LANGUAGE
     L.query_language = lambda _q: want  # type: ignore[assignment]
+    L.OTHER_LANGUAGE = float(os.environ.get("FACTOR", str(factor)))
     try:
         return original(fused, paths, query)
     finally:
-        L.query_language = saved  # type: ignore[assignment]
+        L.query_language, L.OTHER_LANGUAGE = saved, factor  # type: ignore[assignment]
 
 
 def group_source_first(fused: list[tuple[int, float]], paths: dict[int, str]) -> list:
