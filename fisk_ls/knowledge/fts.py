@@ -189,6 +189,8 @@ def _is_cjk(ch: str) -> bool:
 
 _ELISION = re.compile(r"\b(?:[cdjlmnst]|qu)['’](?=[^\W\d_])", re.IGNORECASE)
 _IRREGULAR = {"ca": "can", "wo": "will", "sha": "shall"}
+_IRREGULAR_NEGATION = re.compile(r"\b(ca|wo|sha)n['’]t\b", re.IGNORECASE)
+_NEGATION = re.compile(r"n['’]t\b", re.IGNORECASE)
 _CLITIC = re.compile(r"(?<=[^\W\d_])['’](?:s|re|ve|ll|d|m)\b", re.IGNORECASE)
 
 
@@ -200,13 +202,8 @@ def fold_clitics(text: str) -> str:
     stood in its phrases ("what's a span" → the phrase "s span")."""
     if "'" not in text and "’" not in text:
         return text
-    text = re.sub(
-        r"\b(ca|wo|sha)n['’]t\b",
-        lambda m: _IRREGULAR[m.group(1).lower()],
-        text,
-        flags=re.IGNORECASE,
-    )
-    text = re.sub(r"n['’]t\b", "", text, flags=re.IGNORECASE)
+    text = _IRREGULAR_NEGATION.sub(lambda m: _IRREGULAR[m.group(1).lower()], text)
+    text = _NEGATION.sub("", text)
     return _ELISION.sub("", _CLITIC.sub("", text))  # English first: "l's" is no elision
 
 
