@@ -15,6 +15,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 
+from .languages import language_stop_words, query_language
 from .sanitize import strip_controls
 from .settings_schema import QUERY
 
@@ -317,8 +318,9 @@ def query_phrases(text: str) -> list[str]:
     so a query of many hyphenated pairs costs no more than one of ``MAX_TERMS`` plain words.
     A definitional question's frame is dropped first (:func:`question_text`).
     """
+    stop = stop_words(text)
     text = fold_clitics(strip_controls(question_text(text)[:MAX_QUERY_CHARS]))
-    kept = set(_plain_terms(text)[:MAX_TERMS]) | STOP_WORDS
+    kept = set(_plain_terms(text, stop)[:MAX_TERMS]) | stop
     phrases: dict[str, None] = {}
     for m in _IDENTIFIER.finditer(text):
         if len(phrases) >= MAX_PHRASES:
@@ -326,11 +328,13 @@ def query_phrases(text: str) -> list[str]:
         if has_cjk(m.group(0)):
             continue
         parts = [w.casefold() for w, _ in words(m.group(0))][:MAX_PHRASE_WORDS]
+        if all(w in stop for w in parts):  # "est-ce", "how-to": a frame, not an identifier
+            continue
         if all(unicodedata.normalize("NFC", w) in kept for w in parts):
             phrases[" ".join(parts)] = None
     out = list(phrases)[:MAX_PHRASES]
     plain = [w.casefold() for w, cjk in words(text) if not cjk]
-    plain = [w for w in plain if w not in STOP_WORDS] or plain
+    plain = [w for w in plain if w not in stop] or plain
     if 2 <= len(plain) <= 5 and not has_cjk(text):
         whole = " ".join(plain)
         if whole not in phrases:
@@ -338,20 +342,68 @@ def query_phrases(text: str) -> list[str]:
     return out
 
 
-def _plain_terms(text: str) -> list[str]:
+def _plain_terms(text: str, stop: frozenset[str] = STOP_WORDS) -> list[str]:
     """Non-CJK terms in order, NFC and case-folded, stop words dropped (unless all are)."""
     plain = [unicodedata.normalize("NFC", run).casefold() for run, cjk in words(text) if not cjk]
-    kept = [w for w in plain if w not in STOP_WORDS] or plain
+    kept = [w for w in plain if w not in stop] or plain
     return list(dict.fromkeys(kept))
 
 
-_DEFINITION = re.compile(
-    r"^\s*(?:what|who)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:an?\s+|the\s+)?(?P<term>.+?)"
-    r"(?:\s+(?:in|of|for|within|inside|on)\s+.+)?\s*\??\s*$"
-    r"|^\s*what\s+(?:does|do)\s+(?P<abbr>.+?)\s+(?:stand\s+for|mean)\s*\??\s*$"
-    r"|^\s*(?:define|definition\s+of|meaning\s+of)\s+(?:an?\s+|the\s+)?(?P<def>.+?)\s*\??\s*$",
-    re.IGNORECASE,
+def stop_words(query: str) -> frozenset[str]:
+    """The stop words of ``query``: English's, plus the function words of the Latin-script
+    language it is written in ("qué es un span": Spanish, so "qué", "es" and "un" go). Only the
+    query's own language's are added, so an English question keeps "son" or "die"."""
+    extra = language_stop_words(query_language(query[:MAX_QUERY_CHARS]))
+    return _with_stop_words(extra) if extra else STOP_WORDS
+
+
+@functools.cache
+def _with_stop_words(extra: frozenset[str]) -> frozenset[str]:
+    return STOP_WORDS | extra
+
+
+# What-is questions, by language. ``term`` keeps the frame in the text (its words are stop
+# words), ``abbr`` and ``def`` drop it (its words are not), ``bare`` is a CJK term without its
+# frame (CJK text has no stop words: the frame's bigrams would be search terms).
+_DEFINITIONS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        r"^\s*(?:what|who)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:an?\s+|the\s+)?(?P<term>.+?)"
+        r"(?:\s+(?:in|of|for|within|inside|on)\s+.+)?\s*\??\s*$"
+        r"|^\s*what\s+(?:does|do)\s+(?P<abbr>.+?)\s+(?:stand\s+for|mean)\s*\??\s*$"
+        r"|^\s*(?:define|definition\s+of|meaning\s+of)\s+(?:an?\s+|the\s+)?(?P<def>.+?)\s*\??\s*$",
+        # es: "¿qué es un span?", "qué son las convenciones semánticas"
+        r"^\s*¿?\s*(?:qué|que|cuál|cual)\s+(?:es|son)\s+(?:(?:una?|el|la|los|las|lo)\s+)?"
+        r"(?P<term>.+?)(?:\s+(?:en|dentro\s+de)\s+.+)?\s*\??\s*$",
+        # pt: "o que é um log record", "o que é um pipeline no collector"
+        r"^\s*(?:o\s+)?que\s+(?:é|são)\s+(?:(?:uma?|os?|as?)\s+)?"
+        r"(?P<term>.+?)(?:\s+(?:em|no|na|nos|nas)\s+.+)?\s*\??\s*$",
+        # fr: "qu'est-ce qu'un span ?", "qu'est-ce que l'observabilité ?", "c'est quoi un span"
+        r"^\s*(?:qu['’]est[- ]ce\s+qu(?:e\s+|['’])|c['’]est\s+quoi\s+)"
+        r"(?:(?:une?|les?|la|des)\s+|l['’])?(?P<term>.+?)(?:\s+(?:dans|en)\s+.+)?\s*\??\s*$",
+        # de: "was ist ein Span"
+        r"^\s*was\s+(?:ist|sind)\s+(?:(?:eine?n?|der|die|das)\s+)?"
+        r"(?P<term>.+?)(?:\s+(?:in|im)\s+.+)?\s*\??\s*$",
+        # it: "cos'è uno span", "che cosa sono le metriche"
+        r"^\s*(?:che\s+)?cos(?:['’]\s*|a\s+)(?:è|sono)\s+(?:(?:un[oa]?|il|lo|la|i|gli|le)\s+|l['’])?"
+        r"(?P<term>.+?)(?:\s+(?:in|nel|nella)\s+.+)?\s*\??\s*$",
+    )
 )
+_CJK_DEFINITIONS = tuple(
+    re.compile(pattern)
+    for pattern in (
+        # ja: "スパンとは", "プロデューサースパンとは何ですか", "バゲッジって何", "スパンは何ですか"
+        r"^\s*(?P<bare>.+?)\s*(?:とは(?:\s*(?:何|なに|なん))?|って\s*(?:何|なに|なん))"
+        r"\s*(?:ですか|でしょうか|なの|か)?\s*[？?]?\s*$",
+        r"^\s*(?P<bare>.+?)\s*は\s*(?:何|なん)\s*(?:ですか|でしょうか)\s*[？?]?\s*$",
+        # zh: "什么是 Span", "什么叫实体", "Tracer Provider 是什么", "实体是什么意思？"
+        r"^\s*(?:什么是|什麼是|什么叫做?|什麼叫做?|何为|何謂)\s*(?P<bare>.+?)\s*[？?]?\s*$",
+        r"^\s*(?P<bare>.+?)\s*(?:是什么意思|是什麼意思|指的是什么|是指什么|是什么|是什麼|是啥)\s*(?:呢)?"
+        r"\s*[？?]?\s*$",
+    )
+)
+CJK_DEFINITION_CHARS = 40
+"""A CJK what-is question is at most this long (its term has no spaces to count words by)."""
 
 
 def singular(word: str) -> str:
@@ -369,12 +421,14 @@ def singular(word: str) -> str:
     return word
 
 
-def heading_key(text: str) -> tuple[str, ...]:
+def heading_key(text: str, stop: frozenset[str] = STOP_WORDS) -> tuple[str, ...]:
     """What a heading says, for matching it against a query's words: its words case-folded,
     stop words dropped (unless that leaves none), plurals folded (:func:`singular`). "What is
-    Observability?" and "what is observability" share the key ("observability",)."""
+    Observability?" and "what is observability" share the key ("observability",); with the
+    query's stop words (:func:`stop_words`), "Qu'est-ce que l'observabilité ?" and
+    "observabilité" do."""
     plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(fold_clitics(text))]
-    kept = [w for w in plain if w not in STOP_WORDS] or plain
+    kept = [w for w in plain if w not in stop] or plain
     return tuple(singular(w) for w in kept)
 
 
@@ -396,38 +450,56 @@ def question_text(text: str) -> str:
     words ("stand", "mean", "define") name no topic, and as rare words they outweighed the term
     in BM25 ("stand up an OpAMP server" ranked first). "what is X in Y" keeps its context. A
     long text is no such question, whatever its first words ("Definition of a large scale
-    cyber attack is extremely vague ...")."""
+    cyber attack is extremely vague ..."). A CJK question loses its frame: "スパンとは" →
+    "スパン", "什么是实体" → "实体"."""
     m = _definition(text)
-    return (m.group("abbr") or m.group("def") or text) if m is not None else text
+    if m is None:
+        return text
+    found = m.groupdict()
+    return found.get("abbr") or found.get("def") or found.get("bare") or text
 
 
 def _definition(text: str) -> re.Match[str] | None:
-    """The definitional-question match of a short, non-CJK query (``_DEFINITION``)."""
+    """The what-is match of a short query (``_DEFINITIONS``; ``_CJK_DEFINITIONS`` for CJK)."""
     text = strip_controls(text[:MAX_QUERY_CHARS])
-    if has_cjk(text) or is_long_query(text):
+    if has_cjk(text):
+        if len(text.strip()) > CJK_DEFINITION_CHARS:
+            return None
+        patterns = _CJK_DEFINITIONS
+    elif is_long_query(text):
         return None
-    return _DEFINITION.match(text)
+    else:
+        patterns = _DEFINITIONS
+    for pattern in patterns:
+        m = pattern.match(text)
+        if m is not None:
+            return m
+    return None
 
 
 def heading_terms(text: str) -> list[str]:
     """The words of a short query that a section heading would be (stop words dropped, at most
-    four; none for CJK or longer queries): "what is a span" → ["span"]. A definitional question
-    names its term: "what is a connector in the collector" → ["connector"], "what does OTLP
-    stand for" → ["otlp"]."""
+    four; none for longer queries, nor CJK ones but what-is questions): "what is a span" →
+    ["span"]. A definitional question names its term: "what is a connector in the collector" →
+    ["connector"], "what does OTLP stand for" → ["otlp"], "¿qué es un span?" → ["span"],
+    "スパンとは" → ["スパン"]."""
     text = strip_controls(text[:MAX_QUERY_CHARS])
-    if has_cjk(text):
-        return []
+    stop = stop_words(text)
     m = _definition(text)
     if m is not None:
-        text = m.group("term") or m.group("abbr") or m.group("def") or text
+        found = m.groupdict()
+        text = found.get("term") or found.get("abbr") or found.get("def") or found["bare"]
+    elif has_cjk(text):
+        return []
     plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(fold_clitics(text))]
-    kept = [w for w in plain if w not in STOP_WORDS]
+    kept = [w for w in plain if w not in stop]
     return kept if 1 <= len(kept) <= 4 else []
 
 
 def query_terms(text: str) -> list[str]:
     """Search terms of a query, lower-cased, de-duplicated, stop words removed, in order (a
     definitional question's frame dropped: :func:`question_text`)."""
+    stop = stop_words(text)
     text = fold_clitics(strip_controls(question_text(text)[:MAX_QUERY_CHARS]))
     plain: list[str] = []
     grams: list[str] = []
@@ -436,7 +508,7 @@ def query_terms(text: str) -> list[str]:
             grams.extend(cjk_bigrams(run))
         else:
             plain.append(unicodedata.normalize("NFC", run).casefold())
-    kept = [w for w in plain if w not in STOP_WORDS] or plain
+    kept = [w for w in plain if w not in stop] or plain
     seen: set[str] = set()
     terms: list[str] = []
     for term in [*kept, *grams]:

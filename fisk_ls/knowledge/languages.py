@@ -21,6 +21,7 @@ moved none of them (bench/tuning.md, "Session 6").
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -64,7 +65,33 @@ _FUNCTION_WORDS: dict[str, frozenset[str]] = {
     }.items()
 }
 """Frequent function words per language (Latin script), to tell the query's language."""
-_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
+
+_MORE_STOP_WORDS: dict[str, str] = {
+    "es": "son mi mis me le les o u ni cual cuales cuáles quién quien donde esto eso ese esa"
+    " estos estas ya muy tiene",
+    "pt": "são no na nos nas pelo pela pelos pelas num numa ou eu meu minha meus minhas isso"
+    " isto esse essa há tem",
+    "fr": "quoi qu au aux se sa son ses il elle on ou mon ma mes nous vous leur leurs y ces"
+    " cet par si faut",
+    "de": "einer eines zum zur über bei oder wir man sie es",
+    "it": "cosa cos i uno nei nelle al alla gli o si mio mia",
+}
+"""Function words that only the stop words add: left out of the detection lists above, where
+some would outvote English ("me", "no", "son" in an English question)."""
+
+
+@functools.cache
+def language_stop_words(lang: str | None) -> frozenset[str]:
+    """The function words of a Latin-script language other than English, which carry no topic
+    in a query written in it ("qué es un span": "qué", "es", "un"); empty for English (its list
+    is ``fts.STOP_WORDS``), CJK and unknown languages."""
+    if lang is None or lang == "en" or lang not in _FUNCTION_WORDS:
+        return frozenset()
+    return _FUNCTION_WORDS[lang] | frozenset(_MORE_STOP_WORDS.get(lang, "").split())
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+"""A word, cut at apostrophes like the index's tokenizer: "qu'est-ce" counts "est" and "ce"."""
 
 
 def language_of_path_segment(segment: str) -> str | None:

@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from .citations import format_citation
 from .display import display_text
 from .errors import EmbeddingsError
-from .fts import heading_key, heading_terms, may_have_key, query_phrases, query_terms
+from .fts import (
+    STOP_WORDS,
+    heading_key,
+    heading_terms,
+    may_have_key,
+    query_phrases,
+    query_terms,
+    stop_words,
+)
 from .languages import prefer_query_language
 from .lexical import TermStats, started_headings
 from .settings_schema import resolve_top_k
@@ -222,16 +230,20 @@ def bm25_ids(snap: Snapshot, plan: Plan, limit: int) -> list[tuple[int, float]]:
 
 
 def boost_headings(
-    snap: Snapshot, ranked: list[tuple[int, float]], heading: Sequence[str]
+    snap: Snapshot,
+    ranked: list[tuple[int, float]],
+    heading: Sequence[str],
+    stop: frozenset[str] = STOP_WORDS,
 ) -> list[tuple[int, float]]:
-    """``ranked`` with the heading boost of :func:`lexical_ids` applied, re-sorted.
+    """``ranked`` with the heading boost of :func:`lexical_ids` applied, re-sorted. Headings
+    drop the query's stop words (``fts.stop_words``), as its words did.
 
     Only the chunk that holds a heading counts as headed by it (``started_headings``): a long
     section cut into many chunks is one section, and its continuations (an env-var table's
     tenth chunk under "OTLP") must not fill the top ten for "what does OTLP stand for"."""
     if not heading or not ranked or HEADING_BOOST == 1.0:
         return ranked
-    want = heading_key(" ".join(heading))
+    want = heading_key(" ".join(heading), stop)
     c = snap.tables.rows  # section, document_id and ordinal, with the index on the last two
     marks = ",".join("?" * len(ranked))
     labels: dict[int, tuple[str, str | None]] = {
@@ -254,7 +266,7 @@ def boost_headings(
                 continue
             key = keys.get(h)
             if key is None:
-                key = keys[h] = heading_key(h)
+                key = keys[h] = heading_key(h, stop)
             if key == want:
                 return True
         return False
@@ -414,7 +426,9 @@ def run_search(
     # The heading boost sees every candidate read: a merged chunk's long label dilutes its
     # BM25, so the section whose heading is the query can start below the first FANOUT.
     deep = (
-        boost_headings(snap, bm25_ids(snap, plan, FANOUT * DEEPER), heading) if expression else []
+        boost_headings(snap, bm25_ids(snap, plan, FANOUT * DEEPER), heading, stop_words(query))
+        if expression
+        else []
     )
     lexical = deep[:FANOUT]
     vector: knn.Scored = []
