@@ -2,6 +2,7 @@
 measured, not in the product.
 
     LO=0.5 HI=0.75 python bench/experiments/lexical_confidence.py [devset.py args]
+    LO=0.5 HI=0.75 python bench/experiments/lexical_confidence.py beir [beir.py args]
 
 ``search.fuse`` weighs BM25 0.7 for every query. A paraphrase's best lexical hit often matches a
 few of its common words only, while an exact question's matches all of them. Here the weight is
@@ -72,4 +73,11 @@ S.query_plan = query_plan  # type: ignore[assignment]
 S.fuse = fuse  # type: ignore[assignment]
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["beir"]:
+        import beir
+
+        beir.query_plan = query_plan  # type: ignore[assignment]
+        beir.fuse = fuse  # type: ignore[assignment]
+        sys.argv = [sys.argv[0], *sys.argv[2:]]
+        raise SystemExit(beir.main())
     raise SystemExit(devset.main())
