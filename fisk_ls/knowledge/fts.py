@@ -11,6 +11,7 @@ characters are all just separators or quoted text.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -516,6 +517,52 @@ def query_terms(text: str) -> list[str]:
             seen.add(term)
             terms.append(term)
     return terms[:MAX_TERMS]
+
+
+COMPOUND_WORDS = 3
+"""Most words a query may have for :func:`compound_terms` to join them."""
+
+_JOINED = re.compile(r"[^\W_][_./:]+[^\W_]")
+"""Words joined as an identifier's parts are (``OTEL_SERVICE_NAME``, ``service.name``)."""
+
+
+def search_terms(text: str) -> list[str]:
+    """What the index is searched for: the query's terms (:func:`query_terms`), then the
+    compound words a short query spells (:func:`compound_terms`)."""
+    terms = query_terms(text)
+    extra = [c for c in compound_terms(text) if c not in terms]
+    return [*terms, *extra][:MAX_TERMS] if extra else terms
+
+
+def compound_terms(text: str) -> list[str]:
+    """What a short query's words spell when written as one identifier: "prefix length" →
+    "prefixlength", "batch span processor" → "batchspan", "spanprocessor",
+    "batchspanprocessor". The index keeps ``PrefixLength`` and ``BatchSpanProcessor`` as one
+    token each, so without these the words could never match the parameter or class they
+    name. Only for 2 to ``COMPOUND_WORDS`` words apart from stop words, typed apart or with a
+    hyphen ("self-signed"); an identifier such as ``OTEL_SERVICE_NAME`` is matched by its
+    phrase instead;
+    a longer question's neighbouring words are no name (measured: bench/tuning.md,
+    "Session 7")."""
+    stop = stop_words(text)
+    text = fold_clitics(strip_controls(question_text(text)[:MAX_QUERY_CHARS]))
+    tokens = text.split()
+    if len(tokens) > 3 * COMPOUND_WORDS:
+        return []
+    spelled: list[str] = []
+    for token in tokens:
+        if _JOINED.search(token):
+            return []  # an identifier: its phrase matches it
+        for word, cjk in words(token):  # "self-signed" is two words
+            if cjk:
+                return []
+            word = unicodedata.normalize("NFC", word).casefold()
+            if word not in stop:
+                spelled.append(word)
+    if not 2 <= len(spelled) <= COMPOUND_WORDS:
+        return []
+    joined = [a + b for a, b in itertools.pairwise(spelled)]
+    return [*joined, "".join(spelled)] if len(spelled) > 2 else joined
 
 
 SHORT_QUERY_TERMS = 8

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from .fts import cjk_bigrams, cjk_runs, has_cjk, query_terms
+from .fts import cjk_bigrams, cjk_runs, has_cjk, search_terms
 from .sanitize import CONTROLS as _CONTROLS
 from .schema import FTS_TOKENIZER
 
@@ -165,7 +165,7 @@ def query_tokens(query: str, tokenize: Tokenizer) -> tuple[set[str], set[str]]:
     """(stemmed tokens, CJK bigrams) of a query, as the index would match them."""
     stems: set[str] = set()
     grams: set[str] = set()
-    for term in query_terms(query):
+    for term in search_terms(query):
         if has_cjk(term):
             grams.update(cjk_bigrams(term))
             continue

@@ -31,7 +31,7 @@ from .fts import (
     heading_terms,
     may_have_key,
     query_phrases,
-    query_terms,
+    search_terms,
     stop_words,
 )
 from .languages import prefer_query_language
@@ -204,7 +204,7 @@ def query_plan(snap: Snapshot, query: str, term_stats: TermStats | None) -> Plan
     pasted paragraphs but ArguAna nDCG@10 fell 0.465 -> 0.406, so the first ``MAX_TERMS`` terms
     are candidates and only a posting budget (rarest first) decides; ArguAna is unchanged by it
     (bench/tuning.md, "Hostile queries")."""
-    terms, phrases = query_terms(query), query_phrases(query)
+    terms, phrases = search_terms(query), query_phrases(query)
     if term_stats is not None:
         return term_stats.plan(snap, terms, phrases)
     return Plan.uncounted(phrases, terms)

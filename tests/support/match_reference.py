@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from fisk_ls.knowledge.fts import cjk_bigrams, has_cjk, query_terms
+from fisk_ls.knowledge.fts import cjk_bigrams, has_cjk, search_terms
 from fisk_ls.knowledge.match import Match
 from fisk_ls.knowledge.sanitize import CONTROLS as _CONTROLS
 
@@ -101,7 +101,7 @@ def query_tokens(query: str, tokenize: Tokenizer) -> tuple[set[str], set[str]]:
     """(stemmed tokens, CJK bigrams) of a query, as the index would match them."""
     stems: set[str] = set()
     grams: set[str] = set()
-    for term in query_terms(query):
+    for term in search_terms(query):  # the terms are an input, not what is compared
         if has_cjk(term):
             grams.update(cjk_bigrams(term))
             continue
