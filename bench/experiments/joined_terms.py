@@ -8,10 +8,14 @@ token, so "prefix length" or "batch span processor" cannot match them. Here a sh
 searches for its adjacent words joined (``pairs``: "prefixlength"; ``all`` adds the run of the
 first three or four words: "batchspanprocessor"). A joined word that no chunk holds costs
 nothing.
+
+Written against 97db2c8, where ``search.query_plan`` called ``query_terms``; the rule landed as
+``fts.compound_terms`` (``JOIN=all MAX_WORDS=3``), so on later trees this patch changes nothing.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from pathlib import Path
@@ -33,7 +37,7 @@ def query_terms(text: str) -> list[str]:
     plain = [t for t in terms if not fts.has_cjk(t) and t.isalnum()]
     if not 2 <= len(plain) <= MAX_WORDS or len(plain) != len(terms):
         return terms
-    extra = [a + b for a, b in zip(plain, plain[1:], strict=False)]
+    extra = [a + b for a, b in itertools.pairwise(plain)]
     if JOIN == "all":
         extra += ["".join(plain[i : i + n]) for n in (3, 4) for i in range(len(plain) - n + 1)]
     return list(dict.fromkeys([*terms, *extra]))[: fts.MAX_TERMS]
