@@ -350,10 +350,12 @@ def _plain_terms(text: str, stop: frozenset[str] = STOP_WORDS) -> list[str]:
     return list(dict.fromkeys(kept))
 
 
+@functools.lru_cache(maxsize=64)
 def stop_words(query: str) -> frozenset[str]:
     """The stop words of ``query``: English's, plus the function words of the Latin-script
     language it is written in ("qué es un span": Spanish, so "qué", "es" and "un" go). Only the
-    query's own language's are added, so an English question keeps "son" or "die"."""
+    query's own language's are added, so an English question keeps "son" or "die". Cached: one
+    search asks it for its terms, phrases, heading terms and compounds."""
     extra = language_stop_words(query_language(query[:MAX_QUERY_CHARS]))
     return _with_stop_words(extra) if extra else STOP_WORDS
 
@@ -489,7 +491,9 @@ def heading_terms(text: str) -> list[str]:
     m = _definition(text)
     if m is not None:
         found = m.groupdict()
-        text = found.get("term") or found.get("abbr") or found.get("def") or found["bare"]
+        text = (
+            found.get("term") or found.get("abbr") or found.get("def") or found.get("bare") or text
+        )
     elif has_cjk(text):
         return []
     plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(fold_clitics(text))]
@@ -540,10 +544,9 @@ def compound_terms(text: str) -> list[str]:
     "batchspanprocessor". The index keeps ``PrefixLength`` and ``BatchSpanProcessor`` as one
     token each, so without these the words could never match the parameter or class they
     name. Only for 2 to ``COMPOUND_WORDS`` words apart from stop words, typed apart or with a
-    hyphen ("self-signed"); an identifier such as ``OTEL_SERVICE_NAME`` is matched by its
-    phrase instead;
-    a longer question's neighbouring words are no name (measured: bench/tuning.md,
-    "Session 7")."""
+    hyphen ("self-signed"): an identifier such as ``OTEL_SERVICE_NAME`` is matched by its
+    phrase instead, and a longer question's neighbouring words are no name (measured:
+    bench/tuning.md, "Session 7")."""
     stop = stop_words(text)
     text = fold_clitics(strip_controls(question_text(text)[:MAX_QUERY_CHARS]))
     tokens = text.split()
