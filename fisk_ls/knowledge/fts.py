@@ -469,7 +469,7 @@ def _definition(text: str) -> re.Match[str] | None:
         if len(text.strip()) > CJK_DEFINITION_CHARS:
             return None
         patterns = _CJK_DEFINITIONS
-    elif is_long_query(text):
+    elif is_long_query(text, stop_words(text)):
         return None
     else:
         patterns = _DEFINITIONS
@@ -575,16 +575,17 @@ front ends may schedule it apart from ordinary searches (the language server doe
 _RUN = re.compile(r"[^\W_]+")
 
 
-def is_long_query(text: str) -> bool:
+def is_long_query(text: str, stop: frozenset[str] = STOP_WORDS) -> bool:
     """More than ``SHORT_QUERY_TERMS`` words that are not stop words (a CJK run counts as its
     bigrams). Cheap on purpose — it stops counting at the limit — since a front end may ask
-    on its event loop."""
+    on its event loop; the what-is patterns pass the query's own stop words
+    (:func:`stop_words`), so a Spanish question's function words do not make it long."""
     n = 0
     for m in _RUN.finditer(text, 0, MAX_QUERY_CHARS):
         run = m.group()
         if has_cjk(run):
             n += max(1, len(run) - 1)
-        elif run.casefold() not in STOP_WORDS:
+        elif run.casefold() not in stop:
             n += 1
         if n > SHORT_QUERY_TERMS:
             return True

@@ -37,6 +37,12 @@ from fisk_ls.knowledge.languages import language_stop_words, query_language
         ("o que é um pipeline no collector", ["pipeline", "collector"], ["pipeline"]),
         ("was ist ein Span", ["span"], ["span"]),
         ("cos'è uno span", ["span"], ["span"]),
+        # long in English stop words, short in its own language's
+        (
+            "¿qué es la propagación de contexto en el SDK de Java?",
+            ["propagación", "contexto", "sdk", "java"],
+            ["propagación", "contexto"],
+        ),
         # the English frames, as before
         ("what is a span", ["span"], ["span"]),
         ("what is a connector in the collector", ["connector", "collector"], ["connector"]),
