@@ -469,7 +469,7 @@ def _definition(text: str) -> re.Match[str] | None:
         if len(text.strip()) > CJK_DEFINITION_CHARS:
             return None
         patterns = _CJK_DEFINITIONS
-    elif is_long_query(text, stop_words(text)):
+    elif is_long_query(text):
         return None
     else:
         patterns = _DEFINITIONS
@@ -575,11 +575,12 @@ front ends may schedule it apart from ordinary searches (the language server doe
 _RUN = re.compile(r"[^\W_]+")
 
 
-def is_long_query(text: str, stop: frozenset[str] = STOP_WORDS) -> bool:
-    """More than ``SHORT_QUERY_TERMS`` words that are not stop words (a CJK run counts as its
-    bigrams). Cheap on purpose — it stops counting at the limit — since a front end may ask
-    on its event loop; the what-is patterns pass the query's own stop words
-    (:func:`stop_words`), so a Spanish question's function words do not make it long."""
+def is_long_query(text: str) -> bool:
+    """More than ``SHORT_QUERY_TERMS`` words that are not stop words (the query's own:
+    :func:`stop_words`, so a Spanish question's function words do not make it long; a CJK run
+    counts as its bigrams). Cheap on purpose — it stops counting at the limit — since a front
+    end may ask on its event loop."""
+    stop = stop_words(text)
     n = 0
     for m in _RUN.finditer(text, 0, MAX_QUERY_CHARS):
         run = m.group()

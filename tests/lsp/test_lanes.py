@@ -20,6 +20,7 @@ LONG = " ".join(f"word{i}-pair{i}" for i in range(100))  # 1,379 characters: acc
 
 def test_what_counts_as_long() -> None:
     assert not is_long_query("how does tail sampling work")
+    assert not is_long_query("¿qué es la propagación de contexto en el SDK de Java?")  # es words
     assert not is_long_query("OTEL_EXPORTER_OTLP_ENDPOINT port")
     assert not is_long_query("x" * 2000)  # one term, however long
     assert is_long_query(LONG)
