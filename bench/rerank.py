@@ -37,7 +37,7 @@ from devset_stats import METRICS, RESAMPLES, bootstrap_ci, paired_diff, summariz
 from rerankers import SCORERS, FeatureCache, Scorer
 
 from fisk_ls.knowledge import Hit, Knowledge, index, resolve_settings
-from fisk_ls.knowledge.fts import heading_terms
+from fisk_ls.knowledge.fts import heading_terms, stop_words
 from fisk_ls.knowledge.search import (
     DEEPER,
     FANOUT,
@@ -71,11 +71,11 @@ def dev_candidates(k: Knowledge, query: str, n: int) -> list[Hit]:
         plan = query_plan(snap, query, k.term_stats)
         if not plan.terms:
             return []
-        heading = heading_terms(query)
-        lex = lexical_ids(snap, plan, FANOUT, heading)
+        heading, stop = heading_terms(query), stop_words(query)
+        lex = lexical_ids(snap, plan, FANOUT, heading, stop)
         hits = assemble(snap, lex, {}, n)
         if len(hits) < n and len(lex) == FANOUT:
-            lex = lexical_ids(snap, plan, FANOUT * DEEPER, heading)
+            lex = lexical_ids(snap, plan, FANOUT * DEEPER, heading, stop)
             hits = assemble(snap, lex, {}, n)
     return hits
 

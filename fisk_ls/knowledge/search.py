@@ -211,15 +211,20 @@ def query_plan(snap: Snapshot, query: str, term_stats: TermStats | None) -> Plan
 
 
 def lexical_ids(
-    snap: Snapshot, plan: Plan, limit: int = FANOUT, heading: Sequence[str] = ()
+    snap: Snapshot,
+    plan: Plan,
+    limit: int = FANOUT,
+    heading: Sequence[str] = (),
+    stop: frozenset[str] = STOP_WORDS,
 ) -> list[tuple[int, float]]:
     """(chunk id, bm25) best first; bm25 is negative, lower is better; ties by id.
 
     With ``heading`` (the query's words, see ``fts.heading_terms``), a chunk whose own heading
     is exactly those words ("what is a span" → a section headed "Spans") counts
     ``HEADING_BOOST`` times its BM25: the section that defines a term outranks the ones that
-    only use it."""
-    return boost_headings(snap, bm25_ids(snap, plan, limit), heading)
+    only use it. ``stop`` is the query's stop words (``fts.stop_words``), as for
+    :func:`boost_headings`."""
+    return boost_headings(snap, bm25_ids(snap, plan, limit), heading, stop)
 
 
 def bm25_ids(snap: Snapshot, plan: Plan, limit: int) -> list[tuple[int, float]]:
