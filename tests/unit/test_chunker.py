@@ -385,3 +385,15 @@ def test_an_introduction_never_pushes_its_block_past_the_limit() -> None:
     chunks = chunk_document(text).chunks
     assert all(len(c.text) <= MAX_CHARS for c in chunks)
     assert "long sentence." in chunks[-1].text
+
+
+def test_a_merged_chunk_never_passes_max_chars_by_its_first_heading() -> None:
+    """A chunk of merged sections shows its first heading again in front (the label names
+    every merged section), unless that heading would take it past ``MAX_CHARS``. Found by
+    ``test_properties``: a long setext heading put such a chunk 11 characters over."""
+    first = "0" * 169
+    body = ["long sentence. " * 21, "ü" * 391, "", "long sentence. " * 30]
+    text = "\n".join([first, "===", first, "", "# 00", *body])
+    chunks = chunk_document(text).chunks
+    assert all(len(c.text) <= MAX_CHARS for c in chunks)
+    assert chunks[0].section.startswith(first)  # still named by its label

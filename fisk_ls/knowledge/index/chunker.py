@@ -399,19 +399,17 @@ class _Packer:
         merged = len({tuple(o) for o in self.owners}) > 1
         section = label(self.owners) if self.owners else " > ".join(self.first_names)
         parts = self.parts
+        body = self._body(parts) if parts else ""
         if merged and self.first_heading is not None:
-            # The label names every merged section; the text keeps the first one's heading too.
-            parts = [self.first_heading, *parts]
+            # The label names every merged section; the text keeps the first one's heading too,
+            # unless that would take it past MAX_CHARS (``size`` does not count that heading).
+            shown = [self.first_heading, *parts]
+            if len(text := self._body(shown)) <= MAX_CHARS:
+                parts, body = shown, text
         if not parts:  # a heading with nothing under it: its own (heading-only) chunk
             line = self.start
             self.chunks.append(Chunk(len(self.chunks), section, "", line, line))
         else:
-            if all(p.whole for p in parts):
-                body = "\n".join(self.lines[parts[0].start - 1 : parts[-1].end]).strip("\n")
-                if len(body) > MAX_CHARS:
-                    body = "\n\n".join(p.text for p in parts)
-            else:
-                body = "\n\n".join(p.text for p in parts)
             start = self.start or parts[0].start
             self.chunks.append(
                 Chunk(
@@ -424,6 +422,15 @@ class _Packer:
             )
         self.parts, self.size, self.owners, self.start = [], 0, [], 0
         self.first_names, self.first_heading = [], None
+
+    def _body(self, parts: list[Block]) -> str:
+        """The chunk text of ``parts``: their source lines when all are whole and that fits
+        ``MAX_CHARS``, else their texts joined by blank lines."""
+        if all(p.whole for p in parts):
+            body = "\n".join(self.lines[parts[0].start - 1 : parts[-1].end]).strip("\n")
+            if len(body) <= MAX_CHARS:
+                return body
+        return "\n\n".join(p.text for p in parts)
 
 
 def _common_prefix(paths: list[list[str]]) -> list[str]:
