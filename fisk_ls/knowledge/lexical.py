@@ -192,13 +192,17 @@ def own_headings(section: str) -> list[str]:
 
 
 def started_headings(section: str, before: str | None) -> list[str]:
-    """The headings whose line is inside a chunk labelled ``section``, given the label of the
-    document's previous chunk (``before``; None for the first chunk): its own headings
+    """The headings whose section begins in a chunk labelled ``section``, given the label of
+    the document's previous chunk (``before``; None for the first chunk): its own headings
     (:func:`own_headings`) except the first when the chunk continues the section the previous
     chunk ended in (the heading line was in an earlier chunk): "Exporters > OTLP" after
     "Exporters > OTLP" starts nothing; "Terms > Propagators; Proto" after "Terms > OTLP;
-    Propagators" starts "Proto"."""
+    Propagators" starts "Proto". A document's first chunk begins every section its label
+    names, the title's too: "New-NetFirewallRule > SYNOPSIS; SYNTAX" (a page with no text
+    before its first heading) starts "New-NetFirewallRule", "SYNOPSIS" and "SYNTAX"."""
     own = own_headings(section)
-    if own and before is not None and own_headings(before)[-1:] == own[:1]:
+    if before is None:
+        return [*section.split("; ", 1)[0].split(" > ")[:-1], *own] if section else []
+    if own and own_headings(before)[-1:] == own[:1]:
         return own[1:]
     return own

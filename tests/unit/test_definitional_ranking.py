@@ -140,7 +140,7 @@ def test_a_long_section_counts_its_heading_once(knowledge: Knowledge) -> None:
 
 
 def test_started_headings_skip_a_continued_section() -> None:
-    assert started_headings("Exporters > OTLP", None) == ["OTLP"]
+    assert started_headings("Exporters > OTLP", "Exporters") == ["OTLP"]
     assert started_headings("Exporters > OTLP", "Exporters > OTLP") == []
     assert started_headings("Exporters > OTLP", "Exporters > Console") == ["OTLP"]
     assert started_headings("Terms > Propagators; Proto", "Terms > OTLP; Propagators") == ["Proto"]
@@ -196,3 +196,85 @@ def test_a_long_text_is_no_definitional_question() -> None:
     assert question_text(pasted) == pasted
     asked = "Who is left behind? In promoting a free labour market, we need to ask who migrates."
     assert heading_terms(asked) == []
+
+
+def test_a_documents_first_chunk_begins_every_section_its_label_names() -> None:
+    # No chunk comes before it, so the title's section (and every heading on its breadcrumb)
+    # begins there, even on a page with no text before its first subheading.
+    assert started_headings("Exporters > OTLP", None) == ["Exporters", "OTLP"]
+    assert started_headings("Get-Widget > SYNOPSIS; SYNTAX", None) == [
+        "Get-Widget",
+        "SYNOPSIS",
+        "SYNTAX",
+    ]
+    assert started_headings("Title", None) == ["Title"]
+    assert started_headings("", None) == []
+
+
+CMDLET = """\
+    ---
+    external help file: Widgets.dll-Help.xml
+    Module Name: Widgets
+    title: {name}
+    ---
+
+    # {name}
+
+    ## SYNOPSIS
+    {synopsis}
+
+    ## SYNTAX
+
+    ```
+    {name} [-Name] <String> [-Size <UInt32>] [-WhatIf] [-Confirm] [<CommonParameters>]
+    ```
+
+    ## DESCRIPTION
+
+    The `{name}` cmdlet {verb} a widget on the local computer. A widget is a named unit of
+    work that the widget service schedules; every widget has a size and a state.
+
+    ## PARAMETERS
+
+    ### -Name
+
+    Specifies the name of the widget. The name must be unique on the computer.
+
+    ### -Size
+
+    Specifies the size of the widget, in units. The widget service rounds the size up.
+    """
+
+VERBS = {"New": "creates", "Get": "gets", "Remove": "removes", "Set": "changes", "Test": "checks"}
+"""One cmdlet page per verb, each titled by its cmdlet and with no text before its first
+subheading (the PowerShell reference's shape), and a module page listing them all."""
+
+
+@pytest.fixture(scope="module")
+def cmdlets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
+    root = tmp_path_factory.mktemp("cmdlet-corpus")
+    module = ["---\ntitle: Widgets Module\n---\n\n# Widgets Module\n\n## Widgets Cmdlets\n"]
+    for verb, does in VERBS.items():
+        name = f"{verb}-Widget"
+        synopsis = f"{does.capitalize()} a widget."
+        page = textwrap.dedent(CMDLET).format(name=name, synopsis=synopsis, verb=does)
+        (root / f"{name}.md").write_text(page, encoding="utf-8")
+        module.append(f"\n### [{name}]({name}.md)\n\n{synopsis}\n")
+    (root / "Widgets.md").write_text("".join(module), encoding="utf-8")
+    store = tmp_path_factory.mktemp("cmdlet-store")
+    settings = resolve_settings(cwd=root, store_base=Path(store), discover=False)
+    index(settings)
+    k = Knowledge(settings)
+    yield k
+    k.close()
+
+
+@pytest.mark.parametrize("query", ["what does New-Widget do", "New-Widget"])
+def test_a_page_titled_by_the_term_comes_before_a_list_that_names_it(
+    cmdlets: Knowledge, query: str
+) -> None:
+    # The module page's "New-Widget" entry is a heading that is the term; so is the cmdlet
+    # page's title, whose section its first chunk begins (SYNOPSIS; SYNTAX).
+    hits = cmdlets.search(query, top_k=5).hits
+    assert hits[0].path == "New-Widget.md"
+    assert "Creates a widget." in hits[0].text
