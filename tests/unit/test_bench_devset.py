@@ -220,3 +220,14 @@ def test_real_question_files_are_valid() -> None:
             pytest.skip(f"shared corpus not found at {corpus.root}")
         questions = dq.load(corpus)
         assert {q.kind for q in questions} == set(dq.KINDS)
+
+
+def test_held_out_questions_are_valid_and_new() -> None:
+    corpus = dq.CORPORA["otel"]
+    if not corpus.root.is_dir():
+        pytest.skip(f"shared corpus not found at {corpus.root}")
+    held = dq.load(corpus, dq.HELD_OUT)
+    dev = dq.load(corpus)
+    assert len(held) >= 30
+    assert not {q.id for q in held} & {q.id for q in dev}
+    assert not {q.query for q in held} & {q.query for q in dev}
