@@ -10,6 +10,7 @@ boundary instead of being dropped, and a huge first hit no longer goes in whole.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from ..knowledge import (
 )
 from ..knowledge import settings_schema as contract
 from ..knowledge.config import KNOWLEDGE_SEARCH
+from ..knowledge.languages import environment_language
 from ..knowledge.sanitize import one_line
 
 NAME = KNOWLEDGE_SEARCH
@@ -202,11 +204,13 @@ class KnowledgeTool:
         self.settings = settings
         self.knowledge = knowledge or Knowledge(settings)
         self.budget_chars = settings.max_injected_tokens * CHARS_PER_TOKEN
+        self.reader_language = environment_language(os.environ)
+        """The locale's language: a query in no language (an identifier) prefers its pages."""
 
     def call(self, raw: Mapping[str, Any] | str | None) -> dict[str, Any]:
         """Run the tool; ToolInputError for bad arguments, KnowledgeError for real failures."""
         args = parse_args(raw)
-        result = self.knowledge.search(args.query, args.top_k)
+        result = self.knowledge.search(args.query, args.top_k, self.reader_language)
         return build_outcome(result, self.budget_chars)
 
     def call_json(self, raw: Mapping[str, Any] | str | None) -> str:

@@ -19,6 +19,7 @@ import click
 
 from ..knowledge import KnowledgeError
 from ..knowledge import settings_schema as contract
+from ..knowledge.languages import environment_language
 from . import render
 from .options import (
     Context,
@@ -152,7 +153,8 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
 @knowledge_command
 def search_cmd(obj: Context, query: str, top_k: int | None, full: bool) -> None:
     """Search the index for QUERY."""
-    _, result = obj.read(lambda kb: kb.search(query, top_k))
+    reader = environment_language(os.environ)  # a query in no language is the reader's
+    _, result = obj.read(lambda kb: kb.search(query, top_k, reader))
     if obj.as_json:
         emit_json(render.search_json(result))
     else:

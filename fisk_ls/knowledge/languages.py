@@ -17,6 +17,13 @@ scores within ``NEAR_TIE`` of it ("OTEL_EXPORTER_OTLP_ENDPOINT": the English tab
 shorter Portuguese copy). Treating such a query as English outright lost Japanese and Chinese
 questions that were an identifier alone, asked of their own language's page; the near-tie rule
 moved none of them (bench/tuning.md, "Session 6").
+
+When the front end knows the *reader's* language (the editor's display language from LSP's
+``initialize``, or the locale, ``LC_ALL`` / ``LC_MESSAGES`` / ``LANG``, a command runs in), a
+query in no language takes that one as a query in it would: "OTEL_EXPORTER_OTLP_ENDPOINT" from
+a Japanese editor shows the Japanese page, from an English one the English page (bench/tuning.md,
+"Session 8"). The query's own words still win over it: a French question from an English
+desktop is French. A ``C`` or ``POSIX`` locale says nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 LANGUAGES = frozenset(
     {
@@ -135,6 +142,29 @@ def query_language(text: str) -> str | None:
     return leaders[0] if len(leaders) == 1 else None
 
 
+def locale_language(tag: str | None) -> str | None:
+    """The base language of a locale or language tag (``ja_JP.UTF-8``, ``pt-BR``, ``zh-cn``,
+    ``en``), or None for none we know (``C``, ``POSIX``, ``C.UTF-8``, empty)."""
+    if not tag:
+        return None
+    base = tag.strip().split(".", 1)[0].split("@", 1)[0]
+    return language_of_path_segment(base)
+
+
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+"""The locale variables that name the language a program talks in, strongest first (POSIX)."""
+
+
+def environment_language(environ: Mapping[str, str]) -> str | None:
+    """The reader's language from a process environment: the first of ``LOCALE_VARIABLES``
+    that is set decides (an ``LC_ALL=C`` overrides ``LANG=ja_JP.UTF-8``, as for any program)."""
+    for name in LOCALE_VARIABLES:
+        value = environ.get(name, "").strip()
+        if value:
+            return locale_language(value)
+    return None
+
+
 def copies_language(path: str) -> list[tuple[str, str]]:
     """(parent folder, language) for each language folder in ``path``."""
     parts = path.split("/")[:-1]
@@ -157,13 +187,18 @@ def most_common_language(where: dict[int, list[tuple[str, str]]]) -> str | None:
 
 
 def prefer_query_language(
-    fused: Sequence[tuple[int, float]], paths: dict[int, str], query: str
+    fused: Sequence[tuple[int, float]],
+    paths: dict[int, str],
+    query: str,
+    reader: str | None = None,
 ) -> list[tuple[int, float]]:
     """``fused`` with translated copies in other languages than the query's scored down by
-    ``OTHER_LANGUAGE`` and re-sorted (ties by id); for a query in no known language, copies
-    outside the candidates' most common language by ``NEAR_TIE``. Unchanged when the candidates
-    show no translations, or the query's language is unknown and no language is the most
-    common."""
+    ``OTHER_LANGUAGE`` and re-sorted (ties by id). A query in no known language takes the
+    ``reader``'s language (a base code, see :func:`locale_language`) when the candidates hold
+    translations into it; else copies outside the candidates' most common language keep
+    ``NEAR_TIE`` of their score.
+    Unchanged when the candidates show no translations, or no language is known and none is
+    the most common."""
     where: dict[int, list[tuple[str, str]]] = {}
     seen: dict[str, set[str]] = defaultdict(set)
     for cid, _ in fused:
@@ -175,6 +210,8 @@ def prefer_query_language(
     if not any(len(langs) >= 2 for langs in seen.values()):
         return list(fused)  # no translations among the candidates (most projects)
     want, factor = query_language(query), OTHER_LANGUAGE
+    if want is None and any(reader in langs for langs in seen.values() if len(langs) >= 2):
+        want = reader  # a reader in a language the translations lack: as if none were known
     if want is None:
         want, factor = most_common_language(where), NEAR_TIE
         if want is None:

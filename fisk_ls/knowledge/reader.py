@@ -18,6 +18,7 @@ from .citations import (
     parse_citation,
 )
 from .errors import CitationError
+from .languages import locale_language
 from .location import Settings
 from .match import Tokenizer, fts_tokenizer, locate, query_tokens
 from .search import (
@@ -101,10 +102,14 @@ class Knowledge:
                 return None
             return coverage(snap.conn, snap.tables)
 
-    def search(self, query: str, top_k: int | None = None) -> SearchResult:
+    def search(
+        self, query: str, top_k: int | None = None, reader_language: str | None = None
+    ) -> SearchResult:
         """Search the live index. With embeddings configured, the query is embedded first,
         outside the read transaction (optimistically: whether the index holds vectors is known
-        only inside it), then identity and dimension are checked against that snapshot."""
+        only inside it), then identity and dimension are checked against that snapshot.
+        ``reader_language``: the asker's language when the front end knows it (a locale or
+        language tag, "ja_JP.UTF-8", "pt-BR"), for a query whose words name none."""
         identity = self.identity()
         query_vector: QueryVector | None = None
         if self.embedder is not None:
@@ -121,6 +126,7 @@ class Knowledge:
                 query_vector=query_vector,
                 term_stats=self.term_stats,
                 coarse=self.coarse,
+                reader_language=locale_language(reader_language),
             )
             if snap is None or not result.hits:
                 return result

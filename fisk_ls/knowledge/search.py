@@ -408,11 +408,14 @@ def run_search(
     query_vector: QueryVector | None = None,
     term_stats: TermStats | None = None,
     coarse: knn.CoarseIndex | None = None,
+    reader_language: str | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built).
 
     ``identity`` is the configured vector identity (None: lexical configuration) and
     ``query_vector`` what :func:`embed_query` gave for ``query`` before the snapshot opened.
+    ``reader_language`` is the asker's language when the front end knows it (a base code such
+    as "ja"; see ``languages.prefer_query_language``).
     """
     k = resolve_top_k(top_k, default_top_k)
     model = identity.model if identity is not None else None
@@ -454,12 +457,12 @@ def run_search(
     if not expression and not vector:
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
     fused, ranks = _fuse(lexical, vector)
-    hits = _hits(snap, query, fused, ranks, k)
+    hits = _hits(snap, query, fused, ranks, k, reader_language)
     if len(hits) < k and len(lexical) == FANOUT:
         # Copies of the same page took the candidates: read deeper lexically and fuse again.
         lexical = deep
         fused, ranks = _fuse(lexical, vector)
-        hits = _hits(snap, query, fused, ranks, k)
+        hits = _hits(snap, query, fused, ranks, k, reader_language)
     return SearchResult(OK, tier, hits, degraded, reason)
 
 
@@ -469,11 +472,13 @@ def _hits(
     fused: list[tuple[int, float]],
     ranks: dict[int, dict[str, int]],
     k: int,
+    reader_language: str | None = None,
 ) -> list[Hit]:
-    """The top ``k`` hits: the query's language first among translated copies, then
-    near-duplicates collapsed."""
+    """The top ``k`` hits: the query's (or else the reader's) language first among translated
+    copies, then near-duplicates collapsed."""
     found = _candidates(snap, fused)
-    preferred = prefer_query_language(fused, {cid: c.path for cid, c in found.items()}, query)
+    paths = {cid: c.path for cid, c in found.items()}
+    preferred = prefer_query_language(fused, paths, query, reader_language)
     return assemble(snap, preferred, ranks, k, {cid: c.key for cid, c in found.items()})
 
 

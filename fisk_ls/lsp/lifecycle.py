@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import weakref
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from lsprotocol import types
 
 from ..knowledge import KnowledgeError
 from ..knowledge.index.queue import QueueHooks
+from ..knowledge.languages import environment_language, locale_language
 from . import symbols, sync
 from .convert import file_uri, uri_path
 from .options import (
@@ -48,6 +50,8 @@ def initialize(ls: FiskLanguageServer, params: types.InitializeParams) -> None:
     parsed = parse_options(params.initialization_options)
     ls.options = parsed.options
     ls.option_errors = parsed.errors
+    # The editor's display language, else the server's locale (Neovim 0.11 sends none).
+    ls.projects.reader_language = locale_language(params.locale) or environment_language(os.environ)
     if ls.options.workspace_symbols:
         symbols.enable(ls)
 

@@ -112,6 +112,8 @@ class Projects:
         self._lock = threading.Lock()
         self._items: list[Project] = []
         self._folders: dict[Path, Project] = {}
+        self.reader_language: str | None = None
+        """The user's language (set at ``initialize``): a query in none prefers its pages."""
 
     def __iter__(self) -> Iterator[Project]:
         with self._lock:
@@ -170,7 +172,7 @@ class Projects:
         failures: list[KnowledgeError] = []
         for project in projects:
             try:
-                result = project.read(lambda kn: kn.search(query, k))
+                result = project.read(lambda kn: kn.search(query, k, self.reader_language))
             except KnowledgeError as exc:  # a broken store: the other roots still answer
                 failures.append(exc)
                 reasons.append(f"{project.folder.name}: {exc}")

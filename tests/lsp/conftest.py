@@ -83,11 +83,15 @@ async def lsp_session(
     init_options: Any = None,
     configuration: dict[str, Any] | None = None,
     capabilities: types.ClientCapabilities | None = None,
+    locale: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
-    """Start fisk-ls, initialize it on ``folders`` and shut it down cleanly afterwards."""
+    """Start fisk-ls, initialize it on ``folders`` and shut it down cleanly afterwards.
+    ``locale`` is the client's display language; ``env`` replaces the server's environment
+    variables it names."""
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "fisk_ls.lsp"],
-        server_env=server_env(base),
+        server_env={**server_env(base), **(env or {})},
         client_factory=make_client,
     )
     client = await config.start()
@@ -100,6 +104,7 @@ async def lsp_session(
             root_uri=folders[0].as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders],
             initialization_options=init_options,
+            locale=locale,
         )
     )
     try:

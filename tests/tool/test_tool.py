@@ -19,8 +19,9 @@ from fisk_ls.agent.tool import (
     parse_args,
     trace,
 )
-from fisk_ls.knowledge import Settings, index
+from fisk_ls.knowledge import Settings, index, resolve_settings
 from fisk_ls.knowledge.search import Hit, SearchResult
+from tests.support.translated_site import ENGLISH, IDENTIFIER, PORTUGUESE, write_site
 
 
 def hit(i: int, text: str, section: str = "Guide > Part") -> Hit:
@@ -162,3 +163,20 @@ def test_trimming_keeps_the_text_around_the_match() -> None:
     assert item.get("truncated") is True
     assert "albatross rule" in item["content"]
     assert "Filler paragraph 0" not in item["content"]
+
+
+@pytest.mark.parametrize(("lang", "want"), [("pt_BR.UTF-8", PORTUGUESE), ("C.UTF-8", ENGLISH)])
+def test_the_tool_asks_in_its_locales_language(
+    tmp_path: Path, store_base: Path, monkeypatch: pytest.MonkeyPatch, lang: str, want: str
+) -> None:
+    # An agent's question that is a bare identifier names no language: the machine's does.
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", lang)
+    settings = resolve_settings(cwd=write_site(tmp_path / "site"), store_base=store_base)
+    index(settings)
+    tool = KnowledgeTool(settings)
+    try:
+        assert tool.call({"query": IDENTIFIER})["results"][0]["citation"].startswith(want + "#")
+    finally:
+        tool.close()

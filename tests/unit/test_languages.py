@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,13 @@ from fisk_ls.knowledge import Knowledge, index, languages, resolve_settings
 from fisk_ls.knowledge.languages import (
     NEAR_TIE,
     OTHER_LANGUAGE,
+    environment_language,
     language_of_path_segment,
+    locale_language,
     prefer_query_language,
     query_language,
 )
+from tests.support.translated_site import write_site
 
 
 @pytest.mark.parametrize(
@@ -98,19 +100,73 @@ def test_a_query_in_no_language_breaks_near_ties_for_the_most_common_language() 
     assert prefer_query_language(near[:3], tied_votes, "OTEL_EXPORTER_OTLP_ENDPOINT") == near[:3]
 
 
+@pytest.mark.parametrize(
+    ("tag", "lang"),
+    [
+        ("ja_JP.UTF-8", "ja"),
+        ("pt_BR.utf8", "pt"),
+        ("de_DE@euro", "de"),
+        ("zh-cn", "zh"),
+        ("en", "en"),
+        ("en-US", "en"),
+        (" fr_CA ", "fr"),
+        ("C", None),
+        ("C.UTF-8", None),
+        ("POSIX", None),
+        ("", None),
+        (None, None),
+        ("tlh", None),
+        ("english", None),
+    ],
+)
+def test_locale_language(tag: str | None, lang: str | None) -> None:
+    assert locale_language(tag) == lang
+
+
+def test_environment_language_follows_posix_precedence() -> None:
+    assert environment_language({"LANG": "ja_JP.UTF-8"}) == "ja"
+    assert environment_language({"LANG": "ja_JP.UTF-8", "LC_MESSAGES": "de_DE.UTF-8"}) == "de"
+    assert environment_language({"LANG": "ja_JP.UTF-8", "LC_ALL": "C"}) is None
+    assert environment_language({"LANG": "ja_JP.UTF-8", "LC_ALL": ""}) == "ja"
+    assert environment_language({}) is None
+
+
+def test_a_query_in_no_language_takes_the_readers() -> None:
+    paths = {
+        1: "content/pt/docs/exporter.md",
+        2: "content/en/docs/exporter.md",
+        3: "content/en/docs/sdk.md",
+        4: "content/ja/docs/exporter.md",
+    }
+    fused = [(1, 1.0), (2, 0.9), (4, 0.8), (3, 0.5)]
+    ja = prefer_query_language(fused, paths, "OTEL_EXPORTER_OTLP_ENDPOINT", reader="ja")
+    assert [c for c, _ in ja] == [4, 1, 2, 3]
+    assert dict(ja)[1] == pytest.approx(OTHER_LANGUAGE)  # as for a query written in Japanese
+    en = prefer_query_language(fused, paths, "OTEL_EXPORTER_OTLP_ENDPOINT", reader="en")
+    assert [c for c, _ in en] == [2, 1, 3, 4]  # the Portuguese copy x0.5, not x0.95
+    # The query's own words outrank the reader's language.
+    pt = prefer_query_language(fused, paths, "como configurar o endpoint", reader="ja")
+    assert pt[0][0] == 1
+    # A reader in a language the candidates lack is as good as none: the near-tie rule.
+    assert prefer_query_language(fused, paths, "OTEL_X", reader="ko") == prefer_query_language(
+        fused, paths, "OTEL_X"
+    )
+
+
 folders = st.sampled_from(["content/en", "content/pt", "content/ja", "docs", "i18n/fr", "ml"])
 
 
 @given(
     st.lists(st.tuples(folders, st.floats(0.0, 1.0)), min_size=1, max_size=15),
     st.sampled_from(["what is a span", "o que é um span", "スパンとは", "X_Y"]),
+    st.sampled_from([None, "en", "ja", "fr", "ko"]),
 )
 def test_preference_only_lowers_scores_and_keeps_every_candidate(
-    rows: list[tuple[str, float]], query: str
+    rows: list[tuple[str, float]], query: str, reader: str | None
 ) -> None:
     fused = sorted(((i, s) for i, (_, s) in enumerate(rows)), key=lambda x: (-x[1], x[0]))
     paths = {i: f"{folder}/page{i}.md" for i, (folder, _) in enumerate(rows)}
-    out = prefer_query_language(fused, paths, query)
+    out = prefer_query_language(fused, paths, query, reader)
     assert sorted(c for c, _ in out) == sorted(c for c, _ in fused)
     before = dict(fused)
     assert all(s <= before[c] for c, s in out)
@@ -120,38 +176,7 @@ def test_preference_only_lowers_scores_and_keeps_every_candidate(
 def test_search_answers_an_english_question_from_the_english_copy(
     tmp_path: Path, store_base: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "site"
-    pages = {
-        # The translation is a little shorter, so BM25 alone ranks it first for the English
-        # words, and just ahead for the bare identifier.
-        "content/en/docs/exporter.md": """\
-            # OTLP exporter
-
-            Configure the OTLP exporter endpoint with OTEL_EXPORTER_OTLP_ENDPOINT. The exporter
-            sends traces, metrics and logs to the collector over gRPC or HTTP, and retries when
-            the collector is unavailable.
-            """,
-        "content/pt/docs/exporter.md": """\
-            # Exportador OTLP
-
-            Configure o endpoint do exporter OTLP com OTEL_EXPORTER_OTLP_ENDPOINT. O exporter
-            envia rastros, métricas e logs ao coletor por gRPC ou HTTP.
-            """,
-        "content/en/docs/other.md": "# Other\n\nNothing about it.\n",
-        "content/en/docs/sdk.md": """\
-            # SDK configuration
-
-            Every SDK reads its settings from environment variables, such as the service name,
-            the propagators, the samplers, the resource attributes and the batch sizes, and
-            OTEL_EXPORTER_OTLP_ENDPOINT for the exporter. The exporter page lists them all, with
-            their defaults, their types, and how each language reads them at start-up.
-            """,
-        "content/pt/docs/sdk.md": "# Configuração do SDK\n\nVeja a página do exportador.\n",
-    }
-    for rel, text in pages.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    root = write_site(tmp_path / "site")
     settings = resolve_settings(cwd=root, store_base=store_base, discover=False)
     index(settings)
     k = Knowledge(settings)
@@ -168,5 +193,18 @@ def test_search_answers_an_english_question_from_the_english_copy(
         monkeypatch.undo()
         bare = [h.path for h in k.search("OTEL_EXPORTER_OTLP_ENDPOINT", top_k=5).hits]
         assert bare[:2] == ["content/en/docs/exporter.md", "content/pt/docs/exporter.md"]
+        # Asked from a Portuguese desktop (a locale tag, as LANG or an editor gives it), the
+        # identifier is the reader's Portuguese: its page first, the English ones at half.
+        pt = k.search("OTEL_EXPORTER_OTLP_ENDPOINT", 5, "pt_BR.UTF-8").hits
+        assert pt[0].path == "content/pt/docs/exporter.md"
+        assert pt[1].path == "content/en/docs/exporter.md"
+        assert pt[1].score <= OTHER_LANGUAGE * pt[0].score + 1e-4  # x0.5, not the near-tie's
+        assert (
+            k.search("OTEL_EXPORTER_OTLP_ENDPOINT", 5, "C.UTF-8").hits
+            == k.search("OTEL_EXPORTER_OTLP_ENDPOINT", 5).hits
+        )
+        # The question's own language still wins over the reader's.
+        en = k.search("how do I configure the OTLP exporter endpoint", 5, "pt_BR").hits
+        assert en[0].path == "content/en/docs/exporter.md"
     finally:
         k.close()
