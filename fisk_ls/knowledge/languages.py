@@ -196,9 +196,8 @@ def prefer_query_language(
     ``OTHER_LANGUAGE`` and re-sorted (ties by id). A query in no known language takes the
     ``reader``'s language (a base code, see :func:`locale_language`) when the candidates hold
     translations into it; else copies outside the candidates' most common language keep
-    ``NEAR_TIE`` of their score.
-    Unchanged when the candidates show no translations, or no language is known and none is
-    the most common."""
+    ``NEAR_TIE`` of their score. Unchanged when the candidates show no translations, or no
+    language is known and none is the most common."""
     where: dict[int, list[tuple[str, str]]] = {}
     seen: dict[str, set[str]] = defaultdict(set)
     for cid, _ in fused:
@@ -211,7 +210,7 @@ def prefer_query_language(
         return list(fused)  # no translations among the candidates (most projects)
     want, factor = query_language(query), OTHER_LANGUAGE
     if want is None and any(reader in langs for langs in seen.values() if len(langs) >= 2):
-        want = reader  # a reader in a language the translations lack: as if none were known
+        want = reader  # (a reader in a language the translations lack counts as none)
     if want is None:
         want, factor = most_common_language(where), NEAR_TIE
         if want is None:
