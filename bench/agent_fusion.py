@@ -194,7 +194,9 @@ def main(argv: list[str] | None = None) -> int:
                     S.fuse_strings = PRODUCT
                 runs[rule] = _brief(run)
                 o = run["overall"]
-                print(f"{name} {rule}: hit@5 {o['hit@5']:.3f} mrr {o['mrr@10']:.3f}", file=sys.stderr)
+                print(
+                    f"{name} {rule}: hit@5 {o['hit@5']:.3f} mrr {o['mrr@10']:.3f}", file=sys.stderr
+                )
         finally:
             k.close()
         out["runs"][name] = runs
