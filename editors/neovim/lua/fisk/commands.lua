@@ -46,7 +46,7 @@ local function run_search(query, quickfix)
       return notify.error("search failed: " .. err)
     end
     progress.note_tier(client, result)
-    local items = picker.items(result.results)
+    local items = picker.items(result.results, client and client.offset_encoding)
     M.last_citations = vim.tbl_map(function(item)
       return item.citation
     end, items)
