@@ -177,14 +177,26 @@ function M.status_lines(s)
   return lines
 end
 
---- :FiskStatus: tier, per-root document and chunk counts, indexing state.
+--- "root: DIR (why it is the root)" for a client.
+---@param client vim.lsp.Client
+---@return string
+function M.root_line(client)
+  local dir = client.root_dir or "?"
+  local why = client.root_dir and require("fisk.root").reason(dir, require("fisk.config").options.root_markers)
+  return ("root: %s (%s)"):format(dir, why or "the client has no root folder")
+end
+
+--- :FiskStatus: tier, the client's root and why, per-root document and chunk counts, indexing
+--- state.
 function M.status()
   api.status(function(err, s, client)
     if err then
       return notify.error("status failed: " .. err)
     end
     progress.note_tier(client, s)
-    notify.info(table.concat(M.status_lines(s), "\n"))
+    local lines = M.status_lines(s)
+    table.insert(lines, 2, M.root_line(client))
+    notify.info(table.concat(lines, "\n"))
   end)
 end
 
