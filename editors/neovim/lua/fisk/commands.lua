@@ -40,8 +40,8 @@ local function show_items(items, query, quickfix, client)
   end)
 end
 
-local function run_search(query, quickfix)
-  api.search(query, {}, function(err, result, client)
+local function run_search(query, quickfix, also)
+  api.search(query, { also = also }, function(err, result, client)
     if err then
       return notify.error("search failed: " .. err)
     end
@@ -59,18 +59,20 @@ local function run_search(query, quickfix)
 end
 
 --- :FiskSearch[!] [query]: picker, or with bang the quickfix list (each result on its matched
---- lines, followed by its near-identical copies). Prompts without a query.
+--- lines, followed by its near-identical copies). Prompts without a query. `also`: extra search
+--- strings sent beside the query (fisk.api.search).
 ---@param query? string
 ---@param quickfix? boolean
-function M.search(query, quickfix)
+---@param also? string[]
+function M.search(query, quickfix, also)
   query = vim.trim(query or "")
   if query ~= "" then
-    return run_search(query, quickfix)
+    return run_search(query, quickfix, also)
   end
   vim.ui.input({ prompt = "Fisk search: " }, function(input)
     input = vim.trim(input or "")
     if input ~= "" then
-      run_search(input, quickfix)
+      run_search(input, quickfix, also)
     end
   end)
 end

@@ -19,6 +19,7 @@ local M = {}
 ---@field marked string    the same with the matched words in «»
 ---@field spans integer[][] byte ranges [start, end) of the matched words in `snippet`
 ---@field score number
+---@field found_by string[] the search strings that found it: "query", "also[0]", ... (foundBy)
 ---@field filename string  absolute path
 ---@field relpath string   path relative to the project root
 ---@field lnum integer     first matched line (1-based; targetSelectionRange)
@@ -103,6 +104,7 @@ function M.items(results, encoding)
         marked = snippet.marked,
         spans = snippet.spans,
         score = tonumber(r.score) or 0,
+        found_by = type(r.foundBy) == "table" and r.foundBy or {},
         filename = filename,
         relpath = relpath_of(r.citation, filename),
         lnum = first,

@@ -223,6 +223,58 @@ H.run("search_spec", function()
     H.eq(animals, qf[1].filename, "result file")
   end)
 
+  H.test('require("fisk").search(q, {also = ...}) sends the extra strings; what they find is listed', function()
+    local lsp = require("fisk.lsp")
+    local sent = {}
+    local orig = lsp.request
+    lsp.request = function(c, method, params, ...)
+      if params.command == "fisk.knowledge.search" then
+        sent[#sent + 1] = params.arguments[1]
+      end
+      return orig(c, method, params, ...)
+    end
+    local ok, err = pcall(function()
+      vim.fn.setqflist({}, "r", { title = "", items = {} })
+      require("fisk").search("quokka", { quickfix = true, also = { "axolotl salamander" } })
+      H.wait(15000, function()
+        return vim.fn.getqflist({ title = 1 }).title == "FiskSearch quokka"
+      end, "the quickfix list")
+      H.eq({ query = "quokka", also = { "axolotl salamander" } }, sent[1], "the search's argument")
+      local files = {}
+      for _, e in ipairs(H.qf()) do
+        files[e.filename] = true
+      end
+      H.assert(files[animals] and files[meeting], "hits of the also string and of the query: " .. vim.inspect(vim.tbl_keys(files)))
+      local result
+      require("fisk.api").search("quokka", { also = { "axolotl salamander" } }, function(e, r)
+        result = e and { error = e } or r
+      end)
+      H.wait(15000, function()
+        return result
+      end, "fisk.api.search")
+      H.assert(not result.error, result.error)
+      local by = {}
+      for _, r in ipairs(result.results) do
+        by[vim.uv.fs_realpath(vim.uri_to_fname(r.location.targetUri))] = r.foundBy
+      end
+      H.eq({ "also[0]" }, by[animals], "foundBy of animals.md")
+      H.assert(vim.tbl_contains(by[meeting] or {}, "query"), "foundBy of meeting.md: " .. vim.inspect(by[meeting]))
+      require("fisk").search("plain", { quickfix = true })
+      H.wait(15000, function()
+        return #sent == 3
+      end, "a search without also")
+      H.eq({ query = "plain" }, sent[3], "no also key when none is given")
+      local from = #H.notes
+      require("fisk").search("quokka", { quickfix = true, also = { "a", "b", "c", "d", "e" } })
+      local n = H.wait(15000, function()
+        return H.note("^fisk: search failed", from)
+      end, "an error past the limit")
+      H.match(n.msg, "also", "the server's message names also")
+    end)
+    lsp.request = orig
+    assert(ok, err)
+  end)
+
   H.test(":FiskReindex updates (nothing changed: all skipped) and :FiskReindex! rebuilds (all added)", function()
     local pattern = "^fisk: indexed (%d+) files %((%d+) added, %d+ updated, (%d+) skipped, %d+ removed%), %d+ chunks"
     local from = #H.notes
