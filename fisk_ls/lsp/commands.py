@@ -17,6 +17,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from ..knowledge import CitationError, IndexStats, KnowledgeError
 from ..knowledge.settings_schema import SettingError, check_also, check_query, check_top_k
 from . import results
+from .convert import units
 from .protocol import FiskProtocol
 from .server import FiskLanguageServer
 
@@ -49,7 +50,7 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     def run() -> dict[str, Any]:
         ls.wait_ready()
         merged = failing_as_rpc(lambda: ls.projects.search(query, top_k, also))
-        return results.search_result(merged)
+        return results.search_result(merged, units(ls.workspace.position_encoding))
 
     # Extra strings (a hypothetical answer is a sentence or two) make it a long search.
     return await ls.search_lanes.run(max((query, *also), key=len), run)
