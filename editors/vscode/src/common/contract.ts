@@ -24,6 +24,8 @@ export const TOP_K = { type: 'integer', minimum: 1, maximum: 20, default: 5 } as
 export const EMBEDDINGS_TIMEOUT = { type: 'number', minimum: 0.1, maximum: 3600, default: 30 } as const satisfies Limit;
 export const EMBEDDINGS_QUERY_TIMEOUT = { type: 'number', minimum: 0.05, maximum: 60, default: 2 } as const satisfies Limit;
 export const QUERY = { type: 'string', maxLength: 2000 } as const satisfies Limit;
+/** A search's extra strings (`also`): at most this many, each with the query's limit. */
+export const ALSO = { maxItems: 4, items: QUERY } as const;
 /** The built-in provider's onnxruntime threads (0: all cores but one). Not in the schema file yet (the embed branch's). */
 export const EMBEDDINGS_THREADS = { type: 'integer', minimum: 0, default: 0 } as const satisfies Limit;
 /** `openai`: an OpenAI-compatible server at baseUrl; `builtin`: a model run inside fisk-ls. */
@@ -81,6 +83,34 @@ export function checkTopK(value: unknown, where: string): number | undefined {
     throw new RangeError(`${where}: topK: ${problem}`);
   }
   return value as number;
+}
+
+/**
+ * The request-boundary check of `also`: undefined or an empty list is no extra strings; otherwise a
+ * list of at most ALSO.maxItems strings, each fitting QUERY. Blank strings are dropped (they find nothing).
+ */
+export function checkAlso(value: unknown, where: string): string[] | undefined {
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  if (!Array.isArray(value)) {
+    throw new RangeError(`${where}: also: expected a list of at most ${ALSO.maxItems} strings, got ${String(JSON.stringify(value)).slice(0, 100)}`);
+  }
+  if (value.length > ALSO.maxItems) {
+    throw new RangeError(`${where}: also: expected at most ${ALSO.maxItems} strings, got ${value.length}`);
+  }
+  const out: string[] = [];
+  value.forEach((item: unknown, i) => {
+    const problem = checkValue(ALSO.items, item);
+    if (problem !== undefined) {
+      throw new RangeError(`${where}: also[${i}]: ${problem}${typeof item === 'string' ? '; shorten it' : ''}`);
+    }
+    const text = (item as string).trim();
+    if (text !== '') {
+      out.push(text);
+    }
+  });
+  return out.length > 0 ? out : undefined;
 }
 
 /** One message naming every bad setting (the server's `bad_options_message`). */

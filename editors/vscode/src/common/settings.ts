@@ -25,6 +25,8 @@ export interface FiskSettings {
   workspaceSymbols: boolean;
   /** Language ids of the documents the client attaches to (`fisk.languages`). */
   languages: string[];
+  /** `fisk.search.languageModelExpansion`: a question in the picker also gets the editor's language model's search strings. */
+  languageModelExpansion: boolean;
   /** Settings that were out of range or of the wrong type and fell back to their default, named as the server names them. */
   problems: string[];
 }
@@ -141,6 +143,7 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     embeddings,
     workspaceSymbols: flag('workspaceSymbols', false),
     languages: list('languages', DEFAULT_LANGUAGES),
+    languageModelExpansion: flag('search.languageModelExpansion', false),
     problems,
   };
 }

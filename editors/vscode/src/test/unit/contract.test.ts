@@ -42,7 +42,7 @@ function loadSchema(): Schema {
 const schema = loadSchema();
 
 /** Settings only the client has (they never reach the server). */
-const CLIENT_ONLY = new Set(['fisk.server.command', 'fisk.server.args', 'fisk.trace.server', 'fisk.languages']);
+const CLIENT_ONLY = new Set(['fisk.server.command', 'fisk.server.args', 'fisk.trace.server', 'fisk.languages', 'fisk.search.languageModelExpansion']);
 /**
  * The built-in provider's settings (the embed branch) that the schema file does not define yet: once
  * it does, they are compared like every other server setting.
