@@ -1,16 +1,18 @@
 /**
  * The server's settings contract, as the extension needs it: the limits and defaults defined once in
- * the Python core (fisk_ls/knowledge/settings_schema.py) and exported as
- * fisk_ls/knowledge/settings.schema.json. package.json `contributes.configuration` repeats them for
- * the settings editor; the unit test contract.test.ts fails when this file, package.json or the
- * tool's input schema disagree with the schema file.
+ * the Python core (fisk_ls/knowledge/settings_schema.py), exported as
+ * fisk_ls/knowledge/settings.schema.json and generated from it into schema.generated.ts
+ * (scripts/editor_contracts.py; a Python test fails when that file is stale). package.json
+ * `contributes.configuration` repeats them for the settings editor; the unit test contract.test.ts
+ * fails when package.json or the tool's input schema disagree with the schema file.
  *
  * One behaviour per boundary, as the server does it:
  * - a setting out of range keeps its default, and one message names every bad field
  *   (`problemsMessage`, the server's own wording: `fisk.topK (expected an integer from 1 to 20, got 30)`);
- * - a request argument out of range (the language model tool's `topK` or `query`) is a clear error
- *   naming the limit.
+ * - a request argument out of range (the language model tool's `topK`, `query` or `also`) is a clear
+ *   error naming the limit.
  */
+import { DEFS, SETTINGS } from './schema.generated';
 
 export interface Limit {
   type: 'integer' | 'number' | 'string';
@@ -20,18 +22,25 @@ export interface Limit {
   default?: number;
 }
 
-export const TOP_K = { type: 'integer', minimum: 1, maximum: 20, default: 5 } as const satisfies Limit;
-export const EMBEDDINGS_TIMEOUT = { type: 'number', minimum: 0.1, maximum: 3600, default: 30 } as const satisfies Limit;
-export const EMBEDDINGS_QUERY_TIMEOUT = { type: 'number', minimum: 0.05, maximum: 60, default: 2 } as const satisfies Limit;
-export const QUERY = { type: 'string', maxLength: 2000 } as const satisfies Limit;
-/** A search's extra strings (`also`): at most this many, each with the query's limit. */
-export const ALSO = { maxItems: 4, items: QUERY } as const;
-/** The built-in provider's onnxruntime threads (0: all cores but one). Not in the schema file yet (the embed branch's). */
-export const EMBEDDINGS_THREADS = { type: 'integer', minimum: 0, default: 0 } as const satisfies Limit;
+const EMBEDDINGS = SETTINGS.embeddings.properties;
+export const TOP_K = SETTINGS.topK satisfies Limit;
+export const EMBEDDINGS_TIMEOUT = EMBEDDINGS.timeout satisfies Limit;
+export const EMBEDDINGS_QUERY_TIMEOUT = EMBEDDINGS.queryTimeout satisfies Limit;
+export const QUERY = DEFS.query satisfies Limit;
+/** The built-in provider's onnxruntime threads (0: all cores but one). */
+export const EMBEDDINGS_THREADS = EMBEDDINGS.threads satisfies Limit;
 /** `openai`: an OpenAI-compatible server at baseUrl; `builtin`: a model run inside fisk-ls. */
-export const EMBEDDINGS_PROVIDERS = ['openai', 'builtin'] as const;
+export const EMBEDDINGS_PROVIDERS = EMBEDDINGS.provider.enum;
 export type EmbeddingsProvider = (typeof EMBEDDINGS_PROVIDERS)[number];
+/** What the openai provider needs (the schema's `else` branch: not provider builtin). */
+export const EMBEDDINGS_REQUIRED: readonly string[] = SETTINGS.embeddings.else.required;
 export const QUERY_MAX_LENGTH: number = QUERY.maxLength;
+/**
+ * A search's extra strings (`also`): at most this many, each with the query's limit. The server's
+ * contract exports it as the schema's `$defs.also`; contract.test.ts compares the two once the
+ * schema file has it, and then this comes from DEFS like the rest.
+ */
+export const ALSO = { maxItems: 4, items: QUERY } as const;
 
 /** The allowed values in words, as the server says them ("an integer from 1 to 20"). */
 export function describeLimit(limit: Limit): string {
