@@ -24,6 +24,7 @@ from . import render
 from .options import (
     Context,
     TopK,
+    check_also_option,
     check_query_argument,
     emit_json,
     knowledge_command,
@@ -149,12 +150,25 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     default=None,
     help=f"Hits, {contract.TOP_K.limits().removeprefix('an integer ')} (default: configured).",
 )
+@click.option(
+    "--also",
+    "also",
+    multiple=True,
+    metavar="TEXT",
+    callback=check_also_option,
+    help=(
+        f"Another search string, fused with QUERY (repeatable, at most {contract.ALSO.max_items}):"
+        " keywords in the docs' words, a short hypothetical answer, a rephrasing."
+    ),
+)
 @click.option("--full", is_flag=True, help="Print whole chunks, not snippets.")
 @knowledge_command
-def search_cmd(obj: Context, query: str, top_k: int | None, full: bool) -> None:
+def search_cmd(
+    obj: Context, query: str, top_k: int | None, also: tuple[str, ...], full: bool
+) -> None:
     """Search the index for QUERY."""
     reader = environment_language(os.environ)  # a query in no language is the reader's
-    _, result = obj.read(lambda kb: kb.search(query, top_k, reader))
+    _, result = obj.read(lambda kb: kb.search(query, top_k, reader, also))
     if obj.as_json:
         emit_json(render.search_json(result))
     else:

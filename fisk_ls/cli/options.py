@@ -178,6 +178,15 @@ def check_query_argument(ctx: click.Context, param: click.Parameter, value: str)
         raise click.BadParameter(str(exc).removeprefix("QUERY: "), ctx, param) from None
 
 
+def check_also_option(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    try:
+        return contract.check_also(list(value), "--also")
+    except contract.SettingError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--also: "), ctx, param) from None
+
+
 def missing_mcp_message(exc: ImportError) -> str:
     """What to run when the optional MCP SDK is missing (a command that works as written)."""
     return (

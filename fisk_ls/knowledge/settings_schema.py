@@ -48,6 +48,8 @@ class Setting:
     maximum: float | None = None
     max_length: int | None = None
     items: Kind | None = None
+    max_items: int | None = None
+    item_max_length: int | None = None
     choices: tuple[str, ...] | None = None
 
     def limits(self) -> str:
@@ -69,6 +71,10 @@ class Setting:
         out: dict[str, Any] = {"type": self.kind, "description": self.description}
         if self.items is not None:
             out["items"] = {"type": self.items}
+            if self.item_max_length is not None:
+                out["items"]["maxLength"] = self.item_max_length
+        if self.max_items is not None:
+            out["maxItems"] = self.max_items
         if self.minimum is not None:
             out["minimum"] = self.minimum
         if self.maximum is not None:
@@ -104,6 +110,16 @@ QUERY = Setting(
     "string",
     "A search query (CLI, language server, knowledge_search, MCP).",
     max_length=2000,
+)
+ALSO = Setting(
+    "also",
+    "also",
+    "array",
+    "Extra search strings from a caller who knows the docs' vocabulary (a keyword query, a "
+    "short hypothetical answer, a rephrasing), searched beside the query and fused with it.",
+    items="string",
+    max_items=4,
+    item_max_length=2000,
 )
 PATHS = Setting(
     "paths",
@@ -280,6 +296,26 @@ def check_query(value: object, name: str = "query") -> str:
     return value
 
 
+def check_also(value: object, name: str = "also") -> tuple[str, ...]:
+    """Extra search strings: None or a list of at most 4 strings of at most 2,000 characters
+    each (blank ones are dropped: they find nothing); SettingError otherwise, naming the
+    limit."""
+    if value is None:
+        return ()
+    most, longest = ALSO.max_items, ALSO.item_max_length
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise SettingError(f"{name}: expected a list of at most {most} strings")
+    if most is not None and len(value) > most:
+        raise SettingError(f"{name}: at most {most} strings, got {len(value)}")
+    for i, text in enumerate(value):
+        if longest is not None and len(text) > longest:
+            raise SettingError(
+                f"{name}[{i}]: expected a string of at most {longest:,} characters, got "
+                f"{len(text):,} characters; shorten it"
+            )
+    return tuple(v for v in value if v.strip())
+
+
 def resolve_top_k(value: int | None, default: int = TOP_K.default) -> int:
     """The hit count to use: ``value`` when given (checked), else ``default``."""
     checked = check_top_k(value)
@@ -319,6 +355,7 @@ def json_schema() -> dict[str, Any]:
         "properties": props,
         "$defs": {
             "query": QUERY.json_schema(),
+            "also": ALSO.json_schema(),
             **{s.wire: s.json_schema() for s in AGENT_ONLY},
         },
     }

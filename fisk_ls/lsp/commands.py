@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ..knowledge import CitationError, IndexStats, KnowledgeError
-from ..knowledge.settings_schema import SettingError, check_query, check_top_k
+from ..knowledge.settings_schema import SettingError, check_also, check_query, check_top_k
 from . import results
 from .protocol import FiskProtocol
 from .server import FiskLanguageServer
@@ -38,19 +38,21 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     """Arguments are checked on the event loop, so an over-long query is refused at once and
     never occupies a worker thread; the search itself runs on a thread of its lane (a long
     query never holds up a short one: lanes.py)."""
-    params = one_object(SEARCH, args, {"query", "topK"})
+    params = one_object(SEARCH, args, {"query", "topK", "also"})
     try:
         query = check_query(params.get("query"), "query")
         top_k = check_top_k(params.get("topK"), "topK")
+        also = check_also(params.get("also"), "also")
     except SettingError as exc:
         raise invalid(SEARCH, str(exc)) from None
 
     def run() -> dict[str, Any]:
         ls.wait_ready()
-        merged = failing_as_rpc(lambda: ls.projects.search(query, top_k))
+        merged = failing_as_rpc(lambda: ls.projects.search(query, top_k, also))
         return results.search_result(merged)
 
-    return await ls.search_lanes.run(query, run)
+    # Extra strings (a hypothetical answer is a sentence or two) make it a long search.
+    return await ls.search_lanes.run(max((query, *also), key=len), run)
 
 
 def show(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:

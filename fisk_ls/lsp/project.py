@@ -160,7 +160,7 @@ class Projects:
         paths = list(paths)
         return sum(p.queue.add(paths) for p in self)
 
-    def search(self, query: str, top_k: int | None) -> Merged:
+    def search(self, query: str, top_k: int | None, also: tuple[str, ...] = ()) -> Merged:
         projects = list(self)
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
@@ -172,7 +172,7 @@ class Projects:
         failures: list[KnowledgeError] = []
         for project in projects:
             try:
-                result = project.read(lambda kn: kn.search(query, k, self.reader_language))
+                result = project.read(lambda kn: kn.search(query, k, self.reader_language, also))
             except KnowledgeError as exc:  # a broken store: the other roots still answer
                 failures.append(exc)
                 reasons.append(f"{project.folder.name}: {exc}")

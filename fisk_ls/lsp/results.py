@@ -34,6 +34,7 @@ def hit_result(hit: Hit, root: Path) -> dict[str, Any]:
         "snippet": match.snippet if match else one_line(hit.text, SNIPPET_CHARS),
         "highlights": [list(r) for r in match.highlights] if match else [],
         "score": round(hit.score, 4),
+        "foundBy": list(hit.found_by),
         "location": unstructure(link),
         "also": [also_result(where, hit, root) for where in hit.also],
     }
