@@ -105,6 +105,14 @@ return {
       type = "string",
       maxLength = 2000,
     },
+    also = {
+      type = "array",
+      items = {
+        type = "string",
+        maxLength = 2000,
+      },
+      maxItems = 4,
+    },
     maxInjectedTokens = {
       type = "integer",
       minimum = 1,

@@ -35,12 +35,8 @@ export type EmbeddingsProvider = (typeof EMBEDDINGS_PROVIDERS)[number];
 /** What the openai provider needs (the schema's `else` branch: not provider builtin). */
 export const EMBEDDINGS_REQUIRED: readonly string[] = SETTINGS.embeddings.else.required;
 export const QUERY_MAX_LENGTH: number = QUERY.maxLength;
-/**
- * A search's extra strings (`also`): at most this many, each with the query's limit. The server's
- * contract exports it as the schema's `$defs.also`; contract.test.ts compares the two once the
- * schema file has it, and then this comes from DEFS like the rest.
- */
-export const ALSO = { maxItems: 4, items: QUERY } as const;
+/** A search's extra strings (`also`): at most `maxItems`, each a string of at most `items.maxLength` characters. */
+export const ALSO = DEFS.also;
 
 /** The allowed values in words, as the server says them ("an integer from 1 to 20"). */
 export function describeLimit(limit: Limit): string {

@@ -114,6 +114,14 @@ export const DEFS = {
     "type": "string",
     "maxLength": 2000
   },
+  "also": {
+    "type": "array",
+    "items": {
+      "type": "string",
+      "maxLength": 2000
+    },
+    "maxItems": 4
+  },
   "maxInjectedTokens": {
     "type": "integer",
     "minimum": 1,

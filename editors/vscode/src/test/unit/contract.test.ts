@@ -95,9 +95,10 @@ test('src/common/contract.ts has the schema limits', () => {
   assert.equal(QUERY_MAX_LENGTH, schema.$defs?.query.maxLength);
 });
 
-test('also: the tool schema and contract.ts have the limits of the schema file ($defs.also, once it exports it)', () => {
-  const also = schema.$defs?.also as (Property & { maxItems?: number }) | undefined;
-  const expected = also ? { maxItems: also.maxItems, maxLength: also.items && (also.items as Property).maxLength } : { maxItems: 4, maxLength: QUERY_MAX_LENGTH };
+test("also: contract.ts and the tool's input schema have the schema file's limits ($defs.also)", () => {
+  const also = schema.$defs?.also as Property & { maxItems?: number; items: Property };
+  assert.ok(also, 'the schema file exports $defs.also');
+  const expected = { maxItems: also.maxItems, maxLength: also.items.maxLength };
   assert.deepEqual({ maxItems: ALSO.maxItems, maxLength: ALSO.items.maxLength }, expected);
   const tool = toolSchema.also as Property & { maxItems?: number; items: Property };
   assert.deepEqual({ maxItems: tool.maxItems, maxLength: tool.items.maxLength }, expected);
