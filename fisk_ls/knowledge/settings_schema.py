@@ -4,7 +4,8 @@ agent.yaml (``config.py``), the language server's options (``lsp/options.py``), 
 the ``knowledge_search`` tool and MCP all read their limits from here, and
 ``settings.schema.json`` beside this file is generated from it (``python -m
 fisk_ls.knowledge.settings_schema --write``; a test fails when the checked-in file is stale) for
-the VS Code ``package.json`` and the Neovim plugin.
+the VS Code ``package.json`` and the Neovim plugin, whose own copies of the limits
+(``schema.generated.ts``, ``schema.lua``) ``scripts/editor_contracts.py`` generates from it.
 
 One behaviour per boundary for a value out of range:
 
@@ -230,6 +231,7 @@ EMBEDDINGS: tuple[Setting, ...] = (
     DOCUMENT_PREFIX,
 )
 EMBEDDINGS_REQUIRED = ("baseUrl", "model")
+"""What the ``openai`` provider needs (``builtin`` runs a model in-process and takes no baseUrl)."""
 
 EDITOR_SETTINGS: tuple[Setting, ...] = (PATHS, EXCLUDE, TOP_K, WATCH, WORKSPACE_SYMBOLS)
 """The language server's ``fisk`` section (besides ``embeddings``), in schema order."""
@@ -330,7 +332,16 @@ def json_schema() -> dict[str, Any]:
         "type": "object",
         "description": "The optional vector tier; without it search is lexical (BM25) only.",
         "properties": {s.wire: s.json_schema() for s in EMBEDDINGS},
-        "required": list(EMBEDDINGS_REQUIRED),
+        # provider builtin: no server, so no baseUrl; otherwise (openai) baseUrl and model.
+        "if": {
+            "properties": {PROVIDER.wire: {"const": "builtin"}},
+            "required": [PROVIDER.wire],
+        },
+        "then": {"properties": {BASE_URL.wire: {"const": ""}}},
+        "else": {
+            "properties": {name: {"minLength": 1} for name in EMBEDDINGS_REQUIRED},
+            "required": list(EMBEDDINGS_REQUIRED),
+        },
     }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -114,3 +114,22 @@ def test_lsp_embeddings_take_the_timeouts() -> None:
     assert bad.errors == [
         "fisk.embeddings.queryTimeout (expected a number from 0.05 to 60, got 99)"
     ]
+
+
+@pytest.mark.parametrize(
+    "embeddings",
+    [
+        {"provider": "builtin"},
+        {"provider": "builtin", "modelPath": "/models/minilm", "threads": 2},
+        {"provider": "builtin", "baseUrl": "http://127.0.0.1:8080/v1"},
+        {"baseUrl": "http://127.0.0.1:8080/v1", "model": "m"},
+        {"provider": "openai", "baseUrl": "http://127.0.0.1:8080/v1", "model": "m"},
+        {"baseUrl": "http://127.0.0.1:8080/v1"},
+        {"provider": "openai", "model": "m"},
+        {},
+    ],
+)
+def test_embeddings_schema_and_server_agree_on_provider_rules(embeddings: dict[str, Any]) -> None:
+    """builtin needs no baseUrl (and refuses one); openai needs baseUrl and model."""
+    valid = jsonschema.Draft202012Validator(json_schema()).is_valid({"embeddings": embeddings})
+    assert valid == (parse_options({"embeddings": embeddings}).errors == [])

@@ -30,6 +30,9 @@ if (multiroot) {
 } else {
   writeJson(path.join(box.ws, '.vscode/settings.json'), box.serverSettings);
 }
+// A chat model provider for the picker's language model expansion, installed as a user extension (the
+// payload takes one extensionDevelopmentPath); the server registers what it finds there at startup.
+fs.cpSync(path.join(EXT_DIR, 'src/test/fixture/lm-provider'), path.join(box.dir, 'ext/fisk-test.fisk-test-lm-provider-0.0.1'), { recursive: true });
 const testsModule = multiroot ? 'out/test/integration/multiroot.js' : 'out/test/integration/index.js';
 const server = startGroup(
   requireEnv('FISK_NODE24'),

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { FiskApi } from './common/api';
-import { registerCommands, searchKnowledge } from './common/commands';
+import { onDidSearch, registerCommands, searchKnowledge } from './common/commands';
 import { ServerCommands } from './common/constants';
 import { createLog } from './common/log';
 import { ShowResult } from './common/protocol';
@@ -18,7 +18,7 @@ export function activate(context: vscode.ExtensionContext): FiskApi {
   const fisk = new FiskServer(log);
   server = fisk;
   const status = new StatusBar(fisk);
-  const tool = registerKnowledgeTool((args, token) => searchKnowledge(fisk, status, args.query, args.topK, token));
+  const tool = registerKnowledgeTool((args, token) => searchKnowledge(fisk, status, args, token));
   context.subscriptions.push(
     log,
     fisk,
@@ -36,13 +36,14 @@ export function activate(context: vscode.ExtensionContext): FiskApi {
   );
   void fisk.restart();
   return {
-    search: (query, topK) => searchKnowledge(fisk, status, query, topK),
+    search: (query, topK, also) => searchKnowledge(fisk, status, { query, topK, also }),
     show: (citation) => fisk.request<ShowResult>(ServerCommands.show, { citation }),
     status: () => status.refresh(),
     get serverState() {
       return fisk.state;
     },
     onDidChangeServerState: fisk.onDidChangeState,
+    onDidSearch,
     statusBar: { snapshot: () => status.snapshot(), onDidChange: status.onDidChange },
   };
 }

@@ -27,33 +27,16 @@ M.defaults = {
 
 M.pickers = { "auto", "telescope", "fzf_lua", "snacks", "mini", "select" }
 
--- The server's `fisk` settings and their limits: a copy of the properties of
--- fisk_ls/knowledge/settings.schema.json (generated from the Python core), without descriptions.
--- tests/spec/contract_spec.lua fails when the two disagree.
-M.schema = {
-  paths = { type = "array", items = { type = "string" } },
-  exclude = { type = "array", items = { type = "string" } },
-  topK = { type = "integer", minimum = 1, maximum = 20, default = 5 },
-  watch = { type = "boolean", default = true },
-  workspaceSymbols = { type = "boolean", default = true },
-  embeddings = {
-    type = "object",
-    properties = {
-      -- provider, modelPath, threads: the built-in provider (embed branch), not in the schema file yet
-      provider = { type = "string", enum = { "openai", "builtin" }, default = "openai", pending = true },
-      modelPath = { type = "string", pending = true },
-      threads = { type = "integer", minimum = 0, default = 0, pending = true },
-      baseUrl = { type = "string" },
-      model = { type = "string" },
-      apiKeyEnv = { type = "string" },
-      timeout = { type = "number", minimum = 0.1, maximum = 3600, default = 30 },
-      queryTimeout = { type = "number", minimum = 0.05, maximum = 60, default = 2 },
-      queryPrefix = { type = "string" },
-      documentPrefix = { type = "string" },
-    },
-    required = { "baseUrl", "model" },
-  },
-}
+-- The server's `fisk` settings and their limits, generated from fisk_ls/knowledge/settings.schema.json
+-- into lua/fisk/schema.lua (scripts/editor_contracts.py; a Python test fails when it is stale).
+M.schema = require("fisk.schema").properties
+
+--- What the embeddings need unless the provider is builtin (the schema's `else` branch).
+---@param p table the embeddings property
+---@return string[]
+local function required(p)
+  return (p["else"] or {}).required or p.required or {}
+end
 
 ---@type fisk.Options
 M.options = vim.deepcopy(M.defaults)
@@ -159,7 +142,7 @@ function M.check_settings(settings)
         out[key] = nil
       end
     elseif type(value) ~= "table" or vim.islist(value) and next(value) ~= nil then
-      bad(key, "an object with " .. table.concat(p.required, " and "), value)
+      bad(key, "an object with " .. table.concat(required(p), " and "), value)
       out[key] = nil
     else
       local ok = true
@@ -175,9 +158,9 @@ function M.check_settings(settings)
           ok = false
         end
       else
-        for _, name in ipairs(p.required) do
+        for _, name in ipairs(required(p)) do
           if ok and (value[name] == nil or value[name] == "") then
-            problems[#problems + 1] = ("fisk.%s (%s are required)"):format(key, table.concat(p.required, " and "))
+            problems[#problems + 1] = ("fisk.%s (%s are required)"):format(key, table.concat(required(p), " and "))
             ok = false
           end
         end

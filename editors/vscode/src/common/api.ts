@@ -1,15 +1,19 @@
 import * as vscode from 'vscode';
+import type { SearchEvent } from './commands';
 import { IndexStatus, SearchResult, ShowResult } from './protocol';
 import { ServerState } from './server';
 import { StatusView } from './status';
 
 /** What `activate()` returns: other extensions (and the integration tests) can search through it. */
 export interface FiskApi {
-  search(query: string, topK?: number): Promise<SearchResult>;
+  /** topK: absent, the server's configured number; also: up to 4 extra search strings fused with the query's. */
+  search(query: string, topK?: number, also?: string[]): Promise<SearchResult>;
   show(citation: string): Promise<ShowResult>;
   /** Asks the server for the index status and updates the status bar. */
   status(): Promise<IndexStatus | undefined>;
   readonly serverState: ServerState;
+  /** Fires after every search request (the picker's, the tool's, this API's), with its arguments and result or error. */
+  readonly onDidSearch: vscode.Event<SearchEvent>;
   readonly onDidChangeServerState: vscode.Event<ServerState>;
   readonly statusBar: { snapshot(): StatusView; readonly onDidChange: vscode.Event<StatusView> };
 }

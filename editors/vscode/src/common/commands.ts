@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import { citationFromEditor, openLocation, openMatch, parseCitation } from './citation';
 import { Commands, INSTALL_COMMAND, ServerCommands } from './constants';
+import { expandQuery, readsAsQuestion } from './expand';
 import { errorMessage, getLog, logError, logInfo } from './log';
-import { IndexStatus, ReindexResult, SearchHit, SearchResult, ServerNotRunningError, ShowResult } from './protocol';
+import { IndexStatus, ReindexResult, SearchArgs, SearchHit, SearchResult, ServerNotRunningError, ShowResult } from './protocol';
 import { SearchPicker } from './search';
 import { Notice, otherItems, otherTitle } from './searchItems';
 import { FiskServer } from './server';
@@ -12,7 +13,10 @@ import { StatusBar, statusLines } from './status';
 /** Registers every contributed command. Each one talks to the server through `workspace/executeCommand`. */
 export function registerCommands(server: FiskServer, status: StatusBar): vscode.Disposable[] {
   const picker = new SearchPicker({
-    search: (query, token) => searchKnowledge(server, status, query, undefined, token),
+    search: (args, token) => searchKnowledge(server, status, args, token),
+    // Opt-in: a question typed in the picker also gets the editor's language model's search strings.
+    expand: (query, token) =>
+      getSettings().languageModelExpansion && readsAsQuestion(query) ? expandQuery(query, token) : Promise.resolve(undefined),
     // A search hit opens on the part that matched; a citation (Open Citation) selects its whole chunk.
     open: (hit: SearchHit) => guarded(() => openMatch(hit.location)),
     openAlso: (hit: SearchHit) => guarded(() => openAlso(hit)),
@@ -35,16 +39,34 @@ export function registerCommands(server: FiskServer, status: StatusBar): vscode.
   ];
 }
 
+/** Every search request and how it ended (FiskApi.onDidSearch). */
+export interface SearchEvent {
+  args: SearchArgs;
+  result?: SearchResult;
+  error?: unknown;
+}
+const searched = new vscode.EventEmitter<SearchEvent>();
+export const onDidSearch: vscode.Event<SearchEvent> = searched.event;
+
 /** `fisk.knowledge.search`, used by the picker, the language model tool and the API; the status bar sees each result. */
-export async function searchKnowledge(
-  server: FiskServer,
-  status: StatusBar,
-  query: string,
-  topK?: number,
-  token?: vscode.CancellationToken,
-): Promise<SearchResult> {
-  const result = await server.request<SearchResult>(ServerCommands.search, { query, topK: topK ?? getSettings().topK }, token);
+export async function searchKnowledge(server: FiskServer, status: StatusBar, args: SearchArgs, token?: vscode.CancellationToken): Promise<SearchResult> {
+  // topK and also only when given: without topK the server's configured number of results applies.
+  const sent: SearchArgs = { query: args.query };
+  if (args.topK !== undefined) {
+    sent.topK = args.topK;
+  }
+  if (args.also !== undefined && args.also.length > 0) {
+    sent.also = args.also;
+  }
+  let result: SearchResult;
+  try {
+    result = await server.request<SearchResult>(ServerCommands.search, sent, token);
+  } catch (error) {
+    searched.fire({ args: sent, error });
+    throw error;
+  }
   status.noteSearch(result);
+  searched.fire({ args: sent, result });
   return result;
 }
 

@@ -1,16 +1,18 @@
 /**
  * The server's settings contract, as the extension needs it: the limits and defaults defined once in
- * the Python core (fisk_ls/knowledge/settings_schema.py) and exported as
- * fisk_ls/knowledge/settings.schema.json. package.json `contributes.configuration` repeats them for
- * the settings editor; the unit test contract.test.ts fails when this file, package.json or the
- * tool's input schema disagree with the schema file.
+ * the Python core (fisk_ls/knowledge/settings_schema.py), exported as
+ * fisk_ls/knowledge/settings.schema.json and generated from it into schema.generated.ts
+ * (scripts/editor_contracts.py; a Python test fails when that file is stale). package.json
+ * `contributes.configuration` repeats them for the settings editor; the unit test contract.test.ts
+ * fails when package.json or the tool's input schema disagree with the schema file.
  *
  * One behaviour per boundary, as the server does it:
  * - a setting out of range keeps its default, and one message names every bad field
  *   (`problemsMessage`, the server's own wording: `fisk.topK (expected an integer from 1 to 20, got 30)`);
- * - a request argument out of range (the language model tool's `topK` or `query`) is a clear error
- *   naming the limit.
+ * - a request argument out of range (the language model tool's `topK`, `query` or `also`) is a clear
+ *   error naming the limit.
  */
+import { DEFS, SETTINGS } from './schema.generated';
 
 export interface Limit {
   type: 'integer' | 'number' | 'string';
@@ -20,16 +22,21 @@ export interface Limit {
   default?: number;
 }
 
-export const TOP_K = { type: 'integer', minimum: 1, maximum: 20, default: 5 } as const satisfies Limit;
-export const EMBEDDINGS_TIMEOUT = { type: 'number', minimum: 0.1, maximum: 3600, default: 30 } as const satisfies Limit;
-export const EMBEDDINGS_QUERY_TIMEOUT = { type: 'number', minimum: 0.05, maximum: 60, default: 2 } as const satisfies Limit;
-export const QUERY = { type: 'string', maxLength: 2000 } as const satisfies Limit;
-/** The built-in provider's onnxruntime threads (0: all cores but one). Not in the schema file yet (the embed branch's). */
-export const EMBEDDINGS_THREADS = { type: 'integer', minimum: 0, default: 0 } as const satisfies Limit;
+const EMBEDDINGS = SETTINGS.embeddings.properties;
+export const TOP_K = SETTINGS.topK satisfies Limit;
+export const EMBEDDINGS_TIMEOUT = EMBEDDINGS.timeout satisfies Limit;
+export const EMBEDDINGS_QUERY_TIMEOUT = EMBEDDINGS.queryTimeout satisfies Limit;
+export const QUERY = DEFS.query satisfies Limit;
+/** The built-in provider's onnxruntime threads (0: all cores but one). */
+export const EMBEDDINGS_THREADS = EMBEDDINGS.threads satisfies Limit;
 /** `openai`: an OpenAI-compatible server at baseUrl; `builtin`: a model run inside fisk-ls. */
-export const EMBEDDINGS_PROVIDERS = ['openai', 'builtin'] as const;
+export const EMBEDDINGS_PROVIDERS = EMBEDDINGS.provider.enum;
 export type EmbeddingsProvider = (typeof EMBEDDINGS_PROVIDERS)[number];
+/** What the openai provider needs (the schema's `else` branch: not provider builtin). */
+export const EMBEDDINGS_REQUIRED: readonly string[] = SETTINGS.embeddings.else.required;
 export const QUERY_MAX_LENGTH: number = QUERY.maxLength;
+/** A search's extra strings (`also`): at most `maxItems`, each a string of at most `items.maxLength` characters. */
+export const ALSO = DEFS.also;
 
 /** The allowed values in words, as the server says them ("an integer from 1 to 20"). */
 export function describeLimit(limit: Limit): string {
@@ -81,6 +88,34 @@ export function checkTopK(value: unknown, where: string): number | undefined {
     throw new RangeError(`${where}: topK: ${problem}`);
   }
   return value as number;
+}
+
+/**
+ * The request-boundary check of `also`: undefined or an empty list is no extra strings; otherwise a
+ * list of at most ALSO.maxItems strings, each fitting QUERY. Blank strings are dropped (they find nothing).
+ */
+export function checkAlso(value: unknown, where: string): string[] | undefined {
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  if (!Array.isArray(value)) {
+    throw new RangeError(`${where}: also: expected a list of at most ${ALSO.maxItems} strings, got ${String(JSON.stringify(value)).slice(0, 100)}`);
+  }
+  if (value.length > ALSO.maxItems) {
+    throw new RangeError(`${where}: also: expected at most ${ALSO.maxItems} strings, got ${value.length}`);
+  }
+  const out: string[] = [];
+  value.forEach((item: unknown, i) => {
+    const problem = checkValue(ALSO.items, item);
+    if (problem !== undefined) {
+      throw new RangeError(`${where}: also[${i}]: ${problem}${typeof item === 'string' ? '; shorten it' : ''}`);
+    }
+    const text = (item as string).trim();
+    if (text !== '') {
+      out.push(text);
+    }
+  });
+  return out.length > 0 ? out : undefined;
 }
 
 /** One message naming every bad setting (the server's `bad_options_message`). */

@@ -40,6 +40,8 @@ export interface SearchHit {
   location: LocationLink;
   /** The other copies collapsed into this result, best first (absent from older servers). */
   also?: OtherLocation[];
+  /** Which of the search's strings found this hit: "query", "also[0]", … (absent from older servers). */
+  foundBy?: string[];
 }
 
 export interface SearchResult {
@@ -94,9 +96,13 @@ export interface IndexStatus {
   indexing: boolean;
 }
 
+/** The `fisk.knowledge.search` argument object (docs/lsp-protocol.md). */
 export interface SearchArgs {
   query: string;
+  /** Absent: the server's configured number of results applies. */
   topK?: number;
+  /** Up to 4 extra search strings in the docs' likely words, fused with the query's results. */
+  also?: string[];
 }
 
 /** Error thrown when a request needs the server but it is not running; `message` says why. */

@@ -1,11 +1,16 @@
 import * as vscode from 'vscode';
-import { SearchHit, SearchResult } from './protocol';
+import { SearchArgs, SearchHit, SearchResult } from './protocol';
 import { failureNotice, HitButton, hitItem, Notice, noticeFor, noticeItem, PickItem, searchTitle } from './searchItems';
 
 export const SEARCH_DELAY_MS = 150;
 
 export interface SearchPickerDeps {
-  search(query: string, token: vscode.CancellationToken): Promise<SearchResult>;
+  search(args: SearchArgs, token: vscode.CancellationToken): Promise<SearchResult>;
+  /**
+   * Extra search strings for a query (the editor's language model, when the user turned that on),
+   * or undefined to keep the plain results. Called for every query; it decides which ones to expand.
+   */
+  expand?(query: string, token: vscode.CancellationToken): Promise<string[] | undefined>;
   open(hit: SearchHit): Promise<unknown>;
   /** The "also in N files" button: pick one of the hit's other locations and open it; resolves with its citation. */
   openAlso(hit: SearchHit): Promise<string | undefined>;
@@ -50,25 +55,53 @@ export class SearchPicker {
       const source = new vscode.CancellationTokenSource();
       inFlight = source;
       picker.busy = true;
-      this.deps.search(query, source.token).then(
-        (result) => {
-          if (mine !== generation) {
-            return;
-          }
-          const notice = noticeFor(result, query);
-          picker.title = searchTitle(result);
-          picker.items = notice ? [noticeItem(notice)] : result.results.map((hit) => hitItem(hit, COPY_BUTTON));
+      // The plain results show at once; extra strings, when they come, refine the list once.
+      let refined = false;
+      let pending = 1;
+      const settle = () => {
+        if (--pending === 0 && mine === generation) {
           picker.busy = false;
+        }
+      };
+      const show = (result: SearchResult) => {
+        const notice = noticeFor(result, query);
+        picker.title = searchTitle(result);
+        picker.items = notice ? [noticeItem(notice)] : result.results.map((hit) => hitItem(hit, COPY_BUTTON));
+      };
+      this.deps.search({ query }, source.token).then(
+        (result) => {
+          if (mine === generation && !refined) {
+            show(result);
+          }
+          settle();
         },
         (error: unknown) => {
-          if (mine !== generation || source.token.isCancellationRequested) {
-            return;
+          if (mine === generation && !refined && !source.token.isCancellationRequested) {
+            picker.title = searchTitle();
+            picker.items = [noticeItem(failureNotice(error))];
           }
-          picker.title = searchTitle();
-          picker.items = [noticeItem(failureNotice(error))];
-          picker.busy = false;
+          settle();
         },
       );
+      if (this.deps.expand !== undefined) {
+        pending++;
+        this.deps
+          .expand(query, source.token)
+          .then((also) =>
+            also === undefined || also.length === 0 || mine !== generation ? undefined : this.deps.search({ query, also }, source.token),
+          )
+          .then(
+            (result) => {
+              // A refined answer with nothing to show keeps the plain list.
+              if (result !== undefined && mine === generation && result.status === 'ok' && result.results.length > 0) {
+                refined = true;
+                show(result);
+              }
+              settle();
+            },
+            () => settle(),
+          );
+      }
     };
 
     return new Promise<string | undefined>((resolve) => {

@@ -6,6 +6,7 @@ import {
   checkValue,
   EMBEDDINGS_PROVIDERS,
   EMBEDDINGS_QUERY_TIMEOUT,
+  EMBEDDINGS_REQUIRED,
   EMBEDDINGS_THREADS,
   EMBEDDINGS_TIMEOUT,
   EmbeddingsProvider,
@@ -19,12 +20,15 @@ export interface FiskSettings {
   serverArgs: string[];
   paths: string[];
   exclude: string[];
-  topK: number;
+  /** Only when the user set it (and it fits): otherwise the server's configured value applies. */
+  topK?: number;
   watch: boolean;
   embeddings: EmbeddingsSettings;
   workspaceSymbols: boolean;
   /** Language ids of the documents the client attaches to (`fisk.languages`). */
   languages: string[];
+  /** `fisk.search.languageModelExpansion`: a question in the picker also gets the editor's language model's search strings. */
+  languageModelExpansion: boolean;
   /** Settings that were out of range or of the wrong type and fell back to their default, named as the server names them. */
   problems: string[];
 }
@@ -49,12 +53,13 @@ export interface EmbeddingsSettings {
 export interface ServerSettings {
   paths?: string[];
   exclude?: string[];
-  topK: number;
+  topK?: number;
   watch?: boolean;
   embeddings?: Partial<EmbeddingsSettings>;
   workspaceSymbols: boolean;
 }
 
+/** The server's default number of results (package.json's `fisk.topK` default). */
 export const DEFAULT_TOP_K: number = TOP_K.default;
 /** Markdown and plain text: the files the server indexes (.md .markdown .txt .text). */
 export const DEFAULT_LANGUAGES: readonly string[] = ['markdown', 'plaintext'];
@@ -108,7 +113,9 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
   const serverArgs = list('server.args');
   const paths = list('paths');
   const exclude = list('exclude');
-  const topK = limited('topK', TOP_K) ?? DEFAULT_TOP_K;
+  // config.get would answer package.json's default for an unset key: send topK only when the user set it.
+  const topKSet = Object.entries(config.inspect('topK') ?? {}).some(([scope, value]) => scope !== 'key' && scope !== 'defaultValue' && value !== undefined);
+  const topK = topKSet ? limited('topK', TOP_K) : undefined;
   const watch = flag('watch', true);
   let provider = text('embeddings.provider') || 'openai';
   if (!(EMBEDDINGS_PROVIDERS as readonly string[]).includes(provider)) {
@@ -127,8 +134,9 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     queryPrefix: text('embeddings.queryPrefix', false),
     documentPrefix: text('embeddings.documentPrefix', false),
   };
-  if (embeddings.provider === 'openai' && embeddings.baseUrl !== '' && embeddings.model === '') {
-    problems.push(`${name('embeddings')} (baseUrl and model are required)`);
+  const missing = EMBEDDINGS_REQUIRED.filter((key) => embeddings[key as 'baseUrl' | 'model'] === '');
+  if (embeddings.provider === 'openai' && embeddings.baseUrl !== '' && missing.length > 0) {
+    problems.push(`${name('embeddings')} (${EMBEDDINGS_REQUIRED.join(' and ')} are required)`);
     embeddings.baseUrl = '';
   }
   return {
@@ -141,6 +149,7 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     embeddings,
     workspaceSymbols: flag('workspaceSymbols', false),
     languages: list('languages', DEFAULT_LANGUAGES),
+    languageModelExpansion: flag('search.languageModelExpansion', false),
     problems,
   };
 }
@@ -152,7 +161,10 @@ export function documentSelector(languages: readonly string[]): { scheme: string
 
 /** Settings → the server's camelCase options; unset keys are left out so the server's defaults apply. */
 export function toServerSettings(settings: FiskSettings): ServerSettings {
-  const result: ServerSettings = { topK: settings.topK, workspaceSymbols: settings.workspaceSymbols };
+  const result: ServerSettings = { workspaceSymbols: settings.workspaceSymbols };
+  if (settings.topK !== undefined) {
+    result.topK = settings.topK;
+  }
   if (settings.paths.length > 0) {
     result.paths = settings.paths;
   }

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { TOOL_NAME } from './constants';
-import { checkTopK, checkValue, QUERY } from './contract';
+import { checkAlso, checkTopK, checkValue, QUERY } from './contract';
 import { logInfo } from './log';
-import { SearchArgs, SearchResult, ServerNotRunningError } from './protocol';
+import { SearchArgs, SearchHit, SearchResult, ServerNotRunningError } from './protocol';
 import { lineReference, noticeFor, oneLine } from './searchItems';
 
 /** The parts of the Language Model Tool API (VS Code 1.95+) this file uses; older hosts lack them. */
@@ -57,7 +57,7 @@ export function registerKnowledgeTool(search: ToolSearch, api: LanguageModelTool
 
 /** Validates the tool input against its schema in package.json (the settings contract's limits); throws a message the model can act on. */
 export function parseToolInput(input: unknown): SearchArgs {
-  const value = (typeof input === 'object' && input !== null ? input : {}) as { query?: unknown; topK?: unknown };
+  const value = (typeof input === 'object' && input !== null ? input : {}) as { query?: unknown; topK?: unknown; also?: unknown };
   if (typeof value.query !== 'string' || value.query.trim() === '') {
     throw new Error('fisk_knowledge_search needs a non-empty "query" string');
   }
@@ -68,7 +68,8 @@ export function parseToolInput(input: unknown): SearchArgs {
   }
   // Out of range is an error the model can correct, as at every request boundary (no silent clamping).
   const topK = checkTopK(value.topK, TOOL_NAME);
-  return topK === undefined ? { query } : { query, topK };
+  const also = checkAlso(value.also, TOOL_NAME);
+  return { query, ...(topK === undefined ? {} : { topK }), ...(also === undefined ? {} : { also }) };
 }
 
 /** The search result as plain text for a model: tier, then each hit with its citation and snippet. */
@@ -82,9 +83,15 @@ export function formatToolResult(query: string, result: SearchResult): string {
   const hits = result.results.map(
     (hit, i) =>
       `[${i + 1}] ${hit.citation} (${lineReference(hit)}, score ${hit.score.toFixed(2)})\n` +
-      `Section: ${hit.section}\n${hit.snippet.trim()}`,
+      `Section: ${hit.section}\n${foundBy(hit)}${hit.snippet.trim()}`,
   );
   return `${header}${degraded}\nCite sources as relpath#ordinal.\n\n${hits.join('\n\n')}`;
+}
+
+/** "Found by: query, also[1]" when the search had extra strings and the server says which found the hit. */
+function foundBy(hit: SearchHit): string {
+  const by = hit.foundBy ?? [];
+  return by.some((name) => name !== 'query') ? `Found by: ${by.join(', ')}\n` : '';
 }
 
 function stripIcon(label: string): string {

@@ -287,6 +287,50 @@ test('the language model tool answers with citations', async () => {
   assert.match(text, /docs\/troubleshooting\.md#\d+/);
 });
 
+test('fisk.search.languageModelExpansion: a question asks the registered chat model once and the picker refines with its strings', async () => {
+  const provider = vscode.extensions.getExtension<{ requests: string[] }>('fisk-test.fisk-test-lm-provider');
+  assert.ok(provider, 'the test chat model provider is loaded');
+  const { requests } = await provider.activate();
+  const models = await vscode.lm.selectChatModels();
+  assert.ok(models.some((m) => m.id === 'fisk-test-model'), `the test model is offered: ${models.map((m) => m.id).join(', ')}`);
+  const config = vscode.workspace.getConfiguration('fisk');
+  const question = 'why are my notifications held back at night?';
+  const events: { also?: string[]; citation?: string; error?: string }[] = [];
+  const sub = api.onDidSearch((e) => events.push({ also: e.args.also, citation: e.result?.results[0]?.citation, error: e.error ? String(e.error) : undefined }));
+  try {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await config.update('search.languageModelExpansion', true, vscode.ConfigurationTarget.Workspace);
+    const before = requests.length;
+    let done = false;
+    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', question)).finally(() => (done = true));
+    const refined = await waitFor('the search with the model\'s strings', () => events.find((e) => e.also !== undefined));
+    assert.equal(requests.length - before, 1, 'one request to the model');
+    assert.ok(requests[before].includes(question), 'the request carries the question');
+    assert.equal(events[0].also, undefined, 'the plain search went first');
+    assert.equal(refined.also?.length, 3);
+    await waitFor('the picker to accept a result', async () => {
+      if (!done) {
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      return done;
+    });
+    const citation = await picked;
+    if (refined.error !== undefined) {
+      // A server without `also` refuses the refined search: the plain results stay.
+      note(`the refined search was refused (${refined.error.slice(0, 120)}); the plain results stayed`);
+      assert.equal(citation, events[0].citation);
+    } else {
+      assert.match(refined.citation ?? '', /^docs\/configuration\.md#/, 'the strings find the quiet-hours section');
+      assert.equal(citation, refined.citation, 'the refined list replaced the plain one');
+    }
+  } finally {
+    sub.dispose();
+    await config.update('search.languageModelExpansion', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  }
+}, 60000);
+
 test('a server command that is not installed is reported with the install command', async () => {
   const config = vscode.workspace.getConfiguration('fisk');
   const original = config.inspect<string>('server.command')?.workspaceValue;

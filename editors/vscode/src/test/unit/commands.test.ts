@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { beforeEach, mock as nodeMock, test } from 'node:test';
 import { FakeLanguageClient } from './mock/languageclient';
-import { FakeDocument, mock, Position, Selection, TextEditorRevealType, Uri } from './mock/vscode';
+import { FakeChatModel, FakeDocument, mock, Position, Selection, TextEditorRevealType, Uri } from './mock/vscode';
 import { fakeServerExecutable, flush, hit, reset, result } from './helpers';
 import { registerCommands } from '../../common/commands';
 import { createLog } from '../../common/log';
@@ -118,7 +118,7 @@ test('an unknown citation shows the server error', async () => {
   assert.equal(mock.messages[0].text, 'Fisk: no chunk matches docs/none.md#9');
 });
 
-test('search: the picker sends the query with topK from settings and opens the accepted hit', async () => {
+test('search: the picker sends the query alone (the server applies its configured topK) and opens the accepted hit', async () => {
   nodeMock.timers.enable({ apis: ['setTimeout'] });
   try {
     const { client } = await activateWith();
@@ -129,7 +129,7 @@ test('search: the picker sends the query with topK from settings and opens the a
     picker.type('install');
     nodeMock.timers.tick(150);
     await flush();
-    assert.deepEqual(client.requests.at(-1)?.args, [{ query: 'install', topK: 3 }]);
+    assert.deepEqual(client.requests.at(-1)?.args, [{ query: 'install' }]);
     assert.equal(picker.items[0].description, 'docs/install.md:5');
     picker.button.fire({ item: picker.items[0], button: picker.items[0].buttons[0] });
     await flush();
@@ -139,6 +139,38 @@ test('search: the picker sends the query with topK from settings and opens the a
     assert.equal(mock.shown[0].document.uri.fsPath, '/ws/docs/install.md');
     const selection = mock.shown[0].editor.selection;
     assert.deepEqual([selection.start.line, selection.end.line], [4, 4], 'the matched part (targetSelectionRange) is selected');
+  } finally {
+    nodeMock.timers.reset();
+  }
+});
+
+test('fisk.search.languageModelExpansion: a question also gets the model\'s strings, sent as also; off or not a question, one plain search', async () => {
+  nodeMock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const { client } = await activateWith();
+    const model = new FakeChatModel();
+    mock.chatModels = [model];
+    FakeLanguageClient.handlers.set('fisk.knowledge.search', (args: { also?: string[] }) =>
+      result([hit(args.also ? 'docs/refined.md#1' : 'docs/plain.md#1', 0)]),
+    );
+    const searches = () => client.requests.filter((r) => r.command === 'fisk.knowledge.search').map((r) => r.args[0]);
+    void run('fisk.search', 'how do I stop retries');
+    await flush();
+    assert.deepEqual(searches(), [{ query: 'how do I stop retries' }], 'off by default: one plain search');
+    assert.equal(model.requests.length, 0, 'and no model request');
+    mock.quickPicks[0].hide();
+
+    mock.settings['fisk.search.languageModelExpansion'] = true;
+    void run('fisk.search', 'retry backoff');
+    await flush();
+    assert.equal(model.requests.length, 0, 'keywords are not a question');
+    mock.quickPicks[1].hide();
+
+    void run('fisk.search', 'how do I stop retries');
+    for (let i = 0; i < 5; i++) await flush();
+    assert.equal(model.requests.length, 1, 'one model request');
+    assert.deepEqual(searches().slice(2), [{ query: 'how do I stop retries' }, { query: 'how do I stop retries', also: ['k', 'a', 'r'] }]);
+    assert.deepEqual(mock.quickPicks[2].items.map((i: { description: string }) => i.description), ['docs/refined.md:1']);
   } finally {
     nodeMock.timers.reset();
   }

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { beforeEach, test } from 'node:test';
 import { mock } from './mock/vscode';
 import { reset } from './helpers';
-import { EMBEDDINGS_QUERY_TIMEOUT, EMBEDDINGS_TIMEOUT, QUERY_MAX_LENGTH, TOP_K } from '../../common/contract';
+import { ALSO, EMBEDDINGS_QUERY_TIMEOUT, EMBEDDINGS_TIMEOUT, QUERY_MAX_LENGTH, TOP_K } from '../../common/contract';
 import { getSettings, toServerSettings } from '../../common/settings';
 import { parseToolInput } from '../../common/tool';
 
@@ -42,7 +42,7 @@ function loadSchema(): Schema {
 const schema = loadSchema();
 
 /** Settings only the client has (they never reach the server). */
-const CLIENT_ONLY = new Set(['fisk.server.command', 'fisk.server.args', 'fisk.trace.server', 'fisk.languages']);
+const CLIENT_ONLY = new Set(['fisk.server.command', 'fisk.server.args', 'fisk.trace.server', 'fisk.languages', 'fisk.search.languageModelExpansion']);
 /**
  * The built-in provider's settings (the embed branch) that the schema file does not define yet: once
  * it does, they are compared like every other server setting.
@@ -95,6 +95,16 @@ test('src/common/contract.ts has the schema limits', () => {
   assert.equal(QUERY_MAX_LENGTH, schema.$defs?.query.maxLength);
 });
 
+test("also: contract.ts and the tool's input schema have the schema file's limits ($defs.also)", () => {
+  const also = schema.$defs?.also as Property & { maxItems?: number; items: Property };
+  assert.ok(also, 'the schema file exports $defs.also');
+  const expected = { maxItems: also.maxItems, maxLength: also.items.maxLength };
+  assert.deepEqual({ maxItems: ALSO.maxItems, maxLength: ALSO.items.maxLength }, expected);
+  const tool = toolSchema.also as Property & { maxItems?: number; items: Property };
+  assert.deepEqual({ maxItems: tool.maxItems, maxLength: tool.items.maxLength }, expected);
+  assert.equal(tool.type, 'array');
+});
+
 test('every server setting is contributed in package.json with the same type, limits and default', () => {
   for (const [key, p] of serverSettings()) {
     const mine = contributed[key];
@@ -141,7 +151,7 @@ test('every key the extension sends is one the schema defines', () => {
   assert.deepEqual(Object.keys(embeddings).sort(), Object.keys(schema.properties.embeddings.properties!).filter((k) => !PENDING_IN_SCHEMA.has(`fisk.embeddings.${k}`) && !BUILTIN_ONLY.has(k)).sort());
 });
 
-test('topK at the limits is kept; one past them is the default with a warning (setting) or an error (request)', () => {
+test('topK at the limits is kept; one past them is left to the server\'s default with a warning (setting) or an error (request)', () => {
   const { minimum, maximum } = schema.properties.topK;
   assert.ok(minimum !== undefined && maximum !== undefined);
   for (const good of [minimum, maximum]) {
@@ -151,7 +161,7 @@ test('topK at the limits is kept; one past them is the default with a warning (s
   }
   for (const bad of [minimum - 1, maximum + 1]) {
     mock.settings['fisk.topK'] = bad;
-    assert.equal(getSettings().topK, schema.properties.topK.default);
+    assert.equal(getSettings().topK, undefined, 'not sent: the server keeps its default');
     assert.equal(getSettings().problems.length, 1);
     assert.equal(getSettings().problems[0], `fisk.topK (expected an integer from ${minimum} to ${maximum}, got ${bad})`);
     assert.throws(() => parseToolInput({ query: 'q', topK: bad }), { message: `fisk_knowledge_search: topK: expected an integer from ${minimum} to ${maximum}, got ${bad}` });

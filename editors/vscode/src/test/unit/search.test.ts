@@ -19,7 +19,7 @@ function setup() {
   const copied: string[] = [];
   const acted: Notice[] = [];
   const picker = new SearchPicker({
-    search: (query, token) => {
+    search: ({ query }, token) => {
       const answer = deferred<SearchResult>();
       calls.push({ query, token, answer });
       return answer.promise;
@@ -157,4 +157,89 @@ test('clearing the query clears the list without a request; hiding cancels', () 
   assert.equal(calls.length, 1, 'no request after hiding');
   nodeMock.timers.reset();
   return shown.then((value) => assert.equal(value, undefined));
+});
+
+function setupExpanding() {
+  const base = setup();
+  const expansions: { query: string; token: { isCancellationRequested: boolean }; answer: ReturnType<typeof deferred<string[] | undefined>> }[] = [];
+  const alsoCalls: { also?: string[] }[] = [];
+  const picker = new SearchPicker({
+    search: (args, token) => {
+      alsoCalls.push({ also: args.also });
+      const answer = deferred<SearchResult>();
+      base.calls.push({ query: args.query, token, answer });
+      return answer.promise;
+    },
+    expand: (query, token) => {
+      const answer = deferred<string[] | undefined>();
+      expansions.push({ query, token, answer });
+      return answer.promise;
+    },
+    open: async () => undefined,
+    openAlso: async () => undefined,
+    copy: async () => undefined,
+    act: async () => undefined,
+  });
+  return { picker, calls: base.calls, expansions, alsoCalls };
+}
+
+test('with expansion: the plain results show at once, then the list is refined with the strings', async () => {
+  const { picker, calls, expansions, alsoCalls } = setupExpanding();
+  void picker.show('how do I stop retries');
+  assert.equal(expansions.length, 1, 'the expansion starts with the plain search');
+  calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)]));
+  await flush();
+  assert.deepEqual(current().items.map((i) => i.description), ['docs/plain.md:1'], 'plain results at once');
+  assert.equal(current().busy, true, 'still busy while the strings are awaited');
+  expansions[0].answer.resolve(['retry max attempts', 'Set maxAttempts to 1.', 'disable retries']);
+  await flush();
+  assert.deepEqual(alsoCalls, [{ also: undefined }, { also: ['retry max attempts', 'Set maxAttempts to 1.', 'disable retries'] }]);
+  assert.equal(calls[1].query, 'how do I stop retries');
+  calls[1].answer.resolve(result([hit('docs/refined.md#3', 0), hit('docs/plain.md#1', 0)]));
+  await flush();
+  assert.deepEqual(current().items.map((i) => i.description), ['docs/refined.md:1', 'docs/plain.md:1']);
+  assert.equal(current().busy, false);
+  nodeMock.timers.reset();
+});
+
+test('with expansion: no strings, a failed refined search or one with nothing keeps the plain results', async () => {
+  for (const outcome of ['none', 'fails', 'empty', 'early'] as const) {
+    reset();
+    const { picker, calls, expansions } = setupExpanding();
+    void picker.show('how do I stop retries');
+    if (outcome !== 'early') {
+      calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)]));
+      await flush();
+    }
+    expansions[0].answer.resolve(outcome === 'none' ? undefined : ['k']);
+    await flush();
+    if (outcome === 'fails') {
+      calls[1].answer.reject(new Error('also: too many'));
+    } else if (outcome === 'empty' || outcome === 'early') {
+      calls[1].answer.resolve(result([]));
+    }
+    await flush();
+    if (outcome === 'early') {
+      calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)]));
+      await flush();
+    }
+    assert.deepEqual(current().items.map((i) => i.description), ['docs/plain.md:1'], outcome);
+    assert.equal(current().busy, false, outcome);
+    assert.equal(calls.length, outcome === 'none' ? 1 : 2, outcome);
+  }
+  nodeMock.timers.reset();
+});
+
+test('with expansion: a newer query cancels the older expansion and its late strings are not searched', async () => {
+  const { picker, calls, expansions } = setupExpanding();
+  void picker.show();
+  current().type('how do I stop retries');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  current().type('how do I start retries');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.equal(expansions[0].token.isCancellationRequested, true);
+  expansions[0].answer.resolve(['late']);
+  await flush();
+  assert.deepEqual(calls.map((c) => c.query), ['how do I stop retries', 'how do I start retries'], 'no search for the old strings');
+  nodeMock.timers.reset();
 });

@@ -8,11 +8,12 @@ import { documentSelector, expandVariables, getSettings, needsRestart, toServerS
 
 beforeEach(reset);
 
-test('no settings: fisk-ls on PATH, topK 5, workspace symbols off, nothing else sent', () => {
+test('no settings: fisk-ls on PATH, workspace symbols off, nothing else sent (no topK: the server\'s own applies)', () => {
   const settings = getSettings();
   assert.equal(settings.serverCommand, 'fisk-ls');
   assert.deepEqual(settings.serverArgs, []);
-  assert.deepEqual(toServerSettings(settings), { topK: 5, workspaceSymbols: false });
+  assert.equal(settings.topK, undefined);
+  assert.deepEqual(toServerSettings(settings), { workspaceSymbols: false });
   assert.deepEqual(settings.languages, ['markdown', 'plaintext']);
   assert.deepEqual(settings.problems, []);
 });
@@ -75,13 +76,13 @@ test('embeddings are only sent when a base URL is set', () => {
   assert.equal(toServerSettings(getSettings()).embeddings, undefined);
 });
 
-test('topK outside 1..20, or not an integer, keeps the default 5 and is named as the server names it', () => {
+test('topK outside 1..20, or not an integer, is not sent (the server keeps its value) and is named as the server names it', () => {
   for (const bad of [0, 21, 50, 7.6, '9', true]) {
     mock.settings['fisk.topK'] = bad;
     const settings = getSettings();
-    assert.equal(settings.topK, 5, `topK ${String(bad)}`);
+    assert.equal(settings.topK, undefined, `topK ${String(bad)}`);
     assert.deepEqual(settings.problems, [`fisk.topK (expected an integer from 1 to 20, got ${JSON.stringify(bad)})`], `topK ${String(bad)}`);
-    assert.equal(toServerSettings(settings).topK, 5, 'the bad value never reaches the server');
+    assert.equal('topK' in toServerSettings(settings), false, 'the bad value never reaches the server');
   }
   for (const good of [1, 20]) {
     mock.settings['fisk.topK'] = good;
@@ -106,7 +107,7 @@ test('every bad setting is named once; the others still apply', () => {
     'fisk.languages (expected a list of strings, got "markdown")',
   ]);
   assert.equal(settings.serverCommand, '/opt/fisk-ls');
-  assert.deepEqual(toServerSettings(settings), { topK: 5, workspaceSymbols: false });
+  assert.deepEqual(toServerSettings(settings), { workspaceSymbols: false });
   assert.deepEqual(settings.languages, ['markdown', 'plaintext']);
 });
 

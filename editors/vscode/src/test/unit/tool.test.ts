@@ -36,6 +36,15 @@ test('input is validated like the schema in package.json', () => {
   for (const bad of [99, 21, 0, 2.5, '3']) {
     assert.throws(() => parseToolInput({ query: 'q', topK: bad }), /fisk_knowledge_search: topK: expected an integer from 1 to 20, got /, String(bad));
   }
+  assert.deepEqual(parseToolInput({ query: 'q', also: [' retry backoff ', '', 'The exporter retries.'] }), { query: 'q', also: ['retry backoff', 'The exporter retries.'] });
+  assert.deepEqual(parseToolInput({ query: 'q', also: [] }), { query: 'q' }, 'an empty list is none');
+  assert.deepEqual(parseToolInput({ query: 'q', also: ['a', 'b', 'c', 'd'] }).also, ['a', 'b', 'c', 'd']);
+  assert.throws(() => parseToolInput({ query: 'q', also: ['a', 'b', 'c', 'd', 'e'] }), { message: 'fisk_knowledge_search: also: expected at most 4 strings, got 5' });
+  assert.throws(() => parseToolInput({ query: 'q', also: 'retry' }), /fisk_knowledge_search: also: expected a list of at most 4 strings, got "retry"/);
+  assert.throws(() => parseToolInput({ query: 'q', also: ['ok', 3] }), { message: 'fisk_knowledge_search: also[1]: expected a string of at most 2,000 characters, got 3' });
+  assert.throws(() => parseToolInput({ query: 'q', also: ['x'.repeat(2001)] }), {
+    message: 'fisk_knowledge_search: also[0]: expected a string of at most 2,000 characters, got 2,001 characters; shorten it',
+  });
   assert.throws(() => parseToolInput({ query: 'x'.repeat(2001) }), {
     message: 'fisk_knowledge_search: query: expected a string of at most 2,000 characters, got 2,001 characters; shorten it',
   });
@@ -46,6 +55,14 @@ test('results are given to the model with citations, lines and snippets', () => 
   assert.match(text, /^Fisk knowledge search for "install" \(lexical\)\./);
   assert.match(text, /\[1\] docs\/install\.md#2 \(docs\/install\.md:5, score 0\.75\)\nSection: Install > pip\nRun {3}pip install/);
   assert.match(text, /\[2\] README\.md#1 \(README\.md:1/);
+});
+
+test('a hit found by an extra string says which strings found it', () => {
+  const found = { ...hit('docs/a.md#1', 0), foundBy: ['query', 'also[1]'] };
+  const plain = { ...hit('docs/b.md#1', 0), foundBy: ['query'] };
+  const text = formatToolResult('q', result([found, plain]));
+  assert.match(text, /\[1\] docs\/a\.md#1 .*\nSection: Install > pip\nFound by: query, also\[1\]\nRun/);
+  assert.doesNotMatch(text, /\[2\][^[]*Found by/);
 });
 
 test('empty and degraded results are explained without UI hints', () => {
@@ -69,6 +86,8 @@ test('the tool is registered as fisk_knowledge_search and calls the search', asy
   assert.match(tool.prepareInvocation({ input: { query: 'setup' } }, token).invocationMessage, /"setup"/);
   const out = await tool.invoke({ input: { query: 'setup', topK: 2 } }, token);
   assert.deepEqual(calls, [{ query: 'setup', topK: 2 }]);
+  await tool.invoke({ input: { query: 'how do I set up', also: ['install setup pip', 'Install it with pip.'] } }, token);
+  assert.deepEqual(calls.at(-1), { query: 'how do I set up', also: ['install setup pip', 'Install it with pip.'] }, 'also is passed on');
   assert.ok(out instanceof ToolResult);
   assert.match((out.content[0] as TextPart).value, /docs\/a\.md#1/);
 });

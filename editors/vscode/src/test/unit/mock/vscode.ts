@@ -190,6 +190,41 @@ export class FakeQuickPick<T> {
   }
 }
 
+export class LanguageModelChatMessage {
+  constructor(readonly role: 'user' | 'assistant', readonly content: string) {}
+  static User(content: string): LanguageModelChatMessage {
+    return new LanguageModelChatMessage('user', content);
+  }
+}
+
+export class LanguageModelError extends Error {
+  constructor(message: string, readonly code: string) {
+    super(message);
+  }
+  static NoPermissions(message = 'no permission'): LanguageModelError {
+    return new LanguageModelError(message, 'NoPermissions');
+  }
+}
+
+/** A fake chat model: records each request and answers with `reply` (text fragments, an error, or a promise of either). */
+export class FakeChatModel {
+  readonly requests: { messages: LanguageModelChatMessage[]; options: any; token: any }[] = [];
+  reply: string[] | Error | Promise<string[]> = ['{"keywords": "k", "answer": "a", "rephrasing": "r"}'];
+  constructor(readonly id = 'fake-model') {}
+  async sendRequest(messages: LanguageModelChatMessage[], options: any, token: any) {
+    this.requests.push({ messages, options, token });
+    const reply = await this.reply;
+    if (reply instanceof Error) {
+      throw reply;
+    }
+    return {
+      text: (async function* () {
+        yield* reply;
+      })(),
+    };
+  }
+}
+
 export interface Message {
   level: 'info' | 'warning' | 'error';
   text: string;
@@ -220,7 +255,10 @@ export const mock = {
   workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
   activeTextEditor: undefined as any,
   configEmitter: new EventEmitter<any>(),
+  /** What vscode.lm.selectChatModels answers. */
+  chatModels: [] as FakeChatModel[],
   reset(): void {
+    this.chatModels = [];
     this.settings = {};
     this.accessed = new Set<string>();
     this.documents.clear();
@@ -317,6 +355,8 @@ export const window = {
 export const workspace = {
   getConfiguration: (section: string) => ({
     get: <T>(key: string, fallback?: T) => (mock.accessed.add(`${section}.${key}`), `${section}.${key}` in mock.settings ? mock.settings[`${section}.${key}`] : fallback) as T,
+    /** A set value is a workspace value here; unset keys have none. */
+    inspect: (key: string) => ({ key: `${section}.${key}`, workspaceValue: mock.settings[`${section}.${key}`] }),
   }),
   get workspaceFolders() {
     return mock.workspaceFolders;
@@ -340,6 +380,10 @@ export const commands = {
     mock.executed.push({ command, args });
     return mock.commands.get(command)?.(...args);
   },
+};
+
+export const lm = {
+  selectChatModels: async (_selector?: unknown) => mock.chatModels,
 };
 
 export const env = {
