@@ -147,6 +147,7 @@ def _brief(run: dict[str, Any]) -> dict[str, Any]:
 
     return {
         "overall": pick(run["overall"]),
+        "query_ms": run["query_ms"],
         "by_kind": {k: pick(v) for k, v in run["by_kind"].items()},
         "per_question": run["per_question"],
     }
@@ -162,7 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rules", default=",".join(RULES))
     ap.add_argument("--strings", help="which agent strings, 0-based (default all three)")
     ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument(
+        "--also-budget", type=int, help="postings an extra string may read (search.py default)"
+    )
     args = ap.parse_args(argv)
+    if args.also_budget:
+        S.ALSO_POSTING_BUDGET = args.also_budget
     corpus = CORPORA[args.corpus]
     questions = load(corpus, args.questions)
     if args.lang:
@@ -194,8 +200,10 @@ def main(argv: list[str] | None = None) -> int:
                     S.fuse_strings = PRODUCT
                 runs[rule] = _brief(run)
                 o = run["overall"]
+                ms = run["query_ms"]["p50"]
                 print(
-                    f"{name} {rule}: hit@5 {o['hit@5']:.3f} mrr {o['mrr@10']:.3f}", file=sys.stderr
+                    f"{name} {rule}: hit@5 {o['hit@5']:.3f} mrr {o['mrr@10']:.3f} p50 {ms} ms",
+                    file=sys.stderr,
                 )
         finally:
             k.close()

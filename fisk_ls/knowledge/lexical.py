@@ -101,8 +101,14 @@ class TermStats:
         plan = self.plan(snap, terms, phrases)
         return list(plan.terms), list(plan.phrases)
 
-    def plan(self, snap: Snapshot, terms: list[str], phrases: list[str]) -> Plan:
-        """The terms and phrases of one expression, its cost bounded (``POSTING_BUDGET``), with
+    def plan(
+        self,
+        snap: Snapshot,
+        terms: list[str],
+        phrases: list[str],
+        budget: int = POSTING_BUDGET,
+    ) -> Plan:
+        """The terms and phrases of one expression, its cost bounded (``budget`` postings), with
         the kept terms' row counts (``topk.best`` skips rows with them).
 
         Terms in over ``COMMON_FRACTION`` of the chunks go as long as a term that does match
@@ -119,7 +125,7 @@ class TermStats:
         except Exception:  # an index without FTS5's structure record: nothing to count with
             return unknown
         common = total * COMMON_FRACTION
-        counter = _Counter(self, snap, int(min(common, POSTING_BUDGET)) + 1)
+        counter = _Counter(self, snap, int(min(common, budget)) + 1)
         counts = {t: counter.count(t) for t in terms}
 
         def cost(term: str) -> int:
@@ -133,14 +139,14 @@ class TermStats:
         # Rarest first; a word known only as "at least n" sorts by that n, so when the lookups
         # ran out the word most likely to be rare is the one a query of common words keeps.
         for t in sorted(candidates, key=lambda t: counts[t][0]):
-            if kept and spent + cost(t) > POSTING_BUDGET:
+            if kept and spent + cost(t) > budget:
                 break
             kept.add(t)
             spent += cost(t)
         kept_phrases: list[str] = []
         for p in phrases:
             known = [n for n, exact in map(counter.count, dict.fromkeys(p.split())) if exact]
-            if known and spent + min(known) <= POSTING_BUDGET:
+            if known and spent + min(known) <= budget:
                 kept_phrases.append(p)
                 spent += min(known)
         order = [t for t in terms if t in kept]

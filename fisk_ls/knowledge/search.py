@@ -35,7 +35,7 @@ from .fts import (
     stop_words,
 )
 from .languages import prefer_query_language
-from .lexical import TermStats, started_headings
+from .lexical import POSTING_BUDGET, TermStats, started_headings
 from .settings_schema import resolve_top_k
 from .topk import Plan, best
 from .vectors import knn
@@ -230,7 +230,9 @@ def query_expression(snap: Snapshot, query: str, term_stats: TermStats | None) -
     return query_plan(snap, query, term_stats).expression()
 
 
-def query_plan(snap: Snapshot, query: str, term_stats: TermStats | None) -> Plan:
+def query_plan(
+    snap: Snapshot, query: str, term_stats: TermStats | None, budget: int = POSTING_BUDGET
+) -> Plan:
     """The lexical query for ``query`` against this snapshot: with term statistics, very
     common terms pruned and the cost bounded (``TermStats.plan``).
 
@@ -240,7 +242,7 @@ def query_plan(snap: Snapshot, query: str, term_stats: TermStats | None) -> Plan
     (bench/tuning.md, "Hostile queries")."""
     terms, phrases = search_terms(query), query_phrases(query)
     if term_stats is not None:
-        return term_stats.plan(snap, terms, phrases)
+        return term_stats.plan(snap, terms, phrases, budget)
     return Plan.uncounted(phrases, terms)
 
 
@@ -469,7 +471,10 @@ def run_search(
         require_match(snap.manifest, identity, empty=False)
     texts = (query, *also)
     given = (query_vector, *also_vectors)
-    deeps = [lexical_arm(snap, text, term_stats) for text in texts]
+    deeps = [
+        lexical_arm(snap, text, term_stats, POSTING_BUDGET if i == 0 else ALSO_POSTING_BUDGET)
+        for i, text in enumerate(texts)
+    ]
     vectors: list[knn.Scored] = [[] for _ in texts]
     degraded, reason = False, None
     if identity is not None and snap.manifest.hybrid:
@@ -501,13 +506,16 @@ def run_search(
     return SearchResult(OK, tier, hits, degraded, reason)
 
 
-def lexical_arm(snap: Snapshot, text: str, term_stats: TermStats | None) -> list[tuple[int, float]]:
+def lexical_arm(
+    snap: Snapshot, text: str, term_stats: TermStats | None, budget: int = POSTING_BUDGET
+) -> list[tuple[int, float]]:
     """One search string's lexical candidates, ``FANOUT`` x ``DEEPER`` deep, heading boost
-    applied (empty when the string has no searchable words).
+    applied (empty when the string has no searchable words); ``budget`` bounds the postings
+    its terms may read (``TermStats.plan``).
 
     The heading boost sees every candidate read: a merged chunk's long label dilutes its
     BM25, so the section whose heading is the query can start below the first FANOUT."""
-    plan = query_plan(snap, text, term_stats)
+    plan = query_plan(snap, text, term_stats, budget)
     if not plan.expression():
         return []
     deep = bm25_ids(snap, plan, FANOUT * DEEPER)
@@ -542,6 +550,9 @@ def string_name(i: int) -> str:
 
 Arms = tuple[Sequence[tuple[int, float]], knn.Scored]
 """One search string's candidates: (lexical (id, bm25) best first, vector (id, cosine))."""
+
+ALSO_POSTING_BUDGET = POSTING_BUDGET
+"""The postings an extra search string's lexical arm may read (its rarest terms first)."""
 
 QUERY_WEIGHT = 1.0
 """How much the question's own fused score counts against each extra string's (fuse_strings)."""
