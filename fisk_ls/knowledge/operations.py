@@ -11,7 +11,7 @@ from pathlib import Path
 from .errors import KnowledgeError
 from .index.ignore import IgnoreRules
 from .index.runs import Indexer, IndexReporter, IndexStats
-from .location import Settings, document_key
+from .location import Settings, document_key, inside_root, resolved_parent
 from .store import db_path
 from .vectors.providers import make_embedder
 from .vectors.tier import DocumentEmbedder
@@ -128,7 +128,7 @@ def remove(settings: Settings, paths: Iterable[str], *, cwd: Path | None = None)
     keys: list[str] = []
     for typed in requested:
         try:
-            keys.append(document_key(base / typed, settings.project_root))
+            keys.append(document_key(resolved_parent(base / typed), settings.project_root))
         except KnowledgeError:
             keys.append(typed)
     with open_writer(settings.store_dir) as w:
@@ -177,7 +177,7 @@ def _outside(writer: Writer, settings: Settings) -> list[str]:
     is missing right now (a checkout in progress) still covers what was indexed under it."""
     covered: list[str] = []
     for root in settings.roots:
-        key = document_key(root, settings.project_root)
+        key = document_key(inside_root(root, settings.project_root), settings.project_root)
         if not key:
             return []
         covered.append(key)
