@@ -32,6 +32,7 @@ from .store import (
     explain,
     read_manifest,
     scalar,
+    store_dir_problem,
 )
 from .vectors.identity import LEXICAL_ONLY, VectorIdentity, differences, mismatch_message
 
@@ -159,6 +160,8 @@ def _fts_check(conn: apsw.Connection, tables: Tables) -> Check:
 
 def _mode_checks(store_dir: Path, path: Path) -> list[Check]:
     out: list[Check] = []
+    if (problem := store_dir_problem(store_dir)) is not None:
+        out.append(Check("store folder", False, problem, fatal=True))
     try:
         st = os.lstat(store_dir)
         mode = stat.S_IMODE(st.st_mode)

@@ -121,7 +121,8 @@ def _refuse_symlink(path: Path) -> None:
 
 
 def ensure_store_dir(store_dir: Path) -> None:
-    """Create the store directory (0700) if needed; refuse a symlink there."""
+    """Create the store directory (0700) if needed; refuse a symlink there, and a folder that
+    another user owns or others may write (``check_store_dir``)."""
     _refuse_symlink(store_dir)
     if not store_dir.exists():
         try:
@@ -130,9 +131,51 @@ def ensure_store_dir(store_dir: Path) -> None:
             pass
         except OSError as exc:
             raise StoreError(f"cannot create store directory {store_dir}: {exc.strerror}") from exc
-        os.chmod(store_dir, 0o700)  # mkdir's mode is filtered by the umask
-    elif not store_dir.is_dir():
-        raise StoreError(f"store path {store_dir} exists and is not a directory")
+        else:
+            os.chmod(store_dir, 0o700)  # mkdir's mode is filtered by the umask
+    check_store_dir(store_dir)
+
+
+STORE_ELSEWHERE = (
+    "--store-dir / FISK_AI_STORE_DIR, or harness.knowledge.directory in agent.yaml, choose "
+    "another place"
+)
+
+
+def store_dir_problem(store_dir: Path) -> str | None:
+    """Why the existing folder ``store_dir`` cannot hold a private store, with the fix; None
+    when it can (or does not exist). Another user who owns the folder, or anyone who may write
+    to it, could swap the database under the reader or the writer."""
+    try:
+        st = os.lstat(store_dir)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot read the store folder {store_dir}: {exc.strerror or exc}"
+    if stat.S_ISLNK(st.st_mode):
+        return f"refusing to follow the symlink at {store_dir}; remove it"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"store path {store_dir} exists and is not a directory"
+    if os.name == "nt":  # pragma: no cover - ownership and modes are POSIX here
+        return None
+    if st.st_uid != os.geteuid():
+        return (
+            f"the store folder {store_dir} belongs to another user (uid {st.st_uid}), who could "
+            f"replace the index in it; remove it, or {STORE_ELSEWHERE}"
+        )
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o022:
+        return (
+            f"the store folder {store_dir} is writable by others (mode {mode:04o}), who could "
+            f"replace the index in it; check its files, then run `chmod 700 {store_dir}`"
+        )
+    return None
+
+
+def check_store_dir(store_dir: Path) -> None:
+    """Raise ``StoreError`` when ``store_dir`` cannot hold a private store (see above)."""
+    if (problem := store_dir_problem(store_dir)) is not None:
+        raise StoreError(problem)
 
 
 def _precreate(path: Path) -> None:
@@ -431,6 +474,7 @@ class Store:
             return conn
         if conn is not None:
             self._forget(conn)
+        check_store_dir(self.store_dir)
         conn = connect_reader(self.path)
         try:
             check_identity(conn, self.store_dir, read_manifest(conn) is not None)
