@@ -55,8 +55,9 @@ def index(
         _embedder(settings, embedder) as emb,
         open_writer(settings.store_dir, wait=wait, recover=recover) as w,
     ):
-        if w.recovered:
-            (reporter or IndexReporter()).on_note(w.recovered)
+        for note in (w.set_aside, w.recovered):
+            if note:
+                (reporter or IndexReporter()).on_note(note)
         indexer = Indexer(
             w,
             settings.project_root,
@@ -167,8 +168,9 @@ def reset(
 
 
 def _noted(stats: IndexStats, writer: Writer) -> IndexStats:
-    if writer.recovered:
-        stats.notes.insert(0, writer.recovered)
+    for note in (writer.recovered, writer.set_aside):
+        if note:
+            stats.notes.insert(0, note)
     return stats
 
 

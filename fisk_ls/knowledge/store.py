@@ -397,19 +397,106 @@ def stored_id(conn: apsw.Connection) -> str | None:
     return str(row[0]) if row else None
 
 
+def _fresh(conn: apsw.Connection) -> bool:
+    """True for a database holding nothing yet (at most an empty ``rag_meta``): one created
+    where the old file was deleted by hand, the marker left behind."""
+    names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
+    if not names <= {"rag_meta"}:
+        return False
+    return not names or conn.execute("SELECT 1 FROM rag_meta LIMIT 1").fetchone() is None
+
+
+def wal_path(store_dir: Path) -> Path:
+    return Path(f"{db_path(store_dir)}-wal")
+
+
+def _has_wal(store_dir: Path) -> bool:
+    try:
+        return os.lstat(wal_path(store_dir)).st_size > 0
+    except OSError:
+        return False
+
+
+FOREIGN_WAL_FIX = (
+    "run `fisk-ai knowledge index` (it moves the -wal aside and keeps the index), or "
+    "`fisk-ai knowledge index --reindex` to rebuild"
+)
+
+
 def check_identity(conn: apsw.Connection, store_dir: Path, built: bool) -> None:
-    """Refuse a built database whose id differs from the marker (``ForeignStore``)."""
+    """Refuse contents whose id differs from the marker (``ForeignStore``): a database, or a
+    ``-wal`` replayed over it, from another store or from any other SQLite database (which
+    reads as no manifest at all: without this it looked "not built" and was rebuilt over)."""
     marker = read_marker(store_dir)
-    if marker is None or not built:
+    if marker is None:
         return
     inside = stored_id(conn)
-    if inside != marker:
-        raise ForeignStore(
-            f"the knowledge index {db_path(store_dir)} does not belong to this store (its "
-            f"contents carry {'no store id' if inside is None else 'another store id'}; a "
-            f"-wal or database file from elsewhere was put here?); nothing was changed; "
-            f"{RECOVERY}"
-        )
+    if inside == marker or (inside is None and not built and _fresh(conn)):
+        return
+    where = "contents"
+    fix = RECOVERY
+    if _has_wal(store_dir) and wal_alone_is_foreign(store_dir, marker):
+        where, fix = "-wal", FOREIGN_WAL_FIX
+    raise ForeignStore(
+        f"the knowledge index {db_path(store_dir)} does not belong to this store (its {where} "
+        f"carry {'no store id' if inside is None else 'another store id'}; a -wal or database "
+        f"file from elsewhere was put here?); nothing was changed; {fix}"
+    )
+
+
+def wal_alone_is_foreign(store_dir: Path, marker: str) -> bool:
+    """Does the database file on its own (its ``-wal`` ignored: an immutable, read-only open)
+    carry this store's id? Then the ``-wal`` beside it is what came from elsewhere."""
+    lib = _apsw()
+    try:
+        alone = _immutable_reader(db_path(store_dir))
+    except lib.Error:
+        return False
+    try:
+        return stored_id(alone) == marker
+    except lib.Error:
+        return False
+    finally:
+        alone.close()
+
+
+def set_aside_foreign_wal(store_dir: Path) -> str | None:
+    """Before a writer opens the store (lock held): a ``-wal`` this store did not write, beside
+    a database that is this store's, is moved to ``knowledge.db-wal.foreign-<time>`` (its
+    ``-shm`` index removed) so SQLite never replays it over the index; return the note saying
+    so, or None when there is no such ``-wal``. The database is not touched."""
+    marker = read_marker(store_dir)
+    if marker is None or not _has_wal(store_dir):
+        return None
+    lib = _apsw()
+    path = db_path(store_dir)
+    try:
+        probe = connect_reader(path)
+    except StoreError:
+        return None  # the writer's own open reports it
+    try:
+        try:
+            check_identity(probe, store_dir, read_manifest(probe) is not None)
+            return None
+        except (ForeignStore, FormatTooNew, lib.Error):
+            pass
+    finally:
+        close_untouched(probe)
+    if not wal_alone_is_foreign(store_dir, marker):
+        return None  # the database itself is foreign: the writer refuses it whole
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = Path(f"{path}-wal.foreign-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = Path(f"{path}-wal.foreign-{stamp}-{n}")
+    os.replace(wal_path(store_dir), target)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(f"{path}-shm")
+    return (
+        f"a -wal beside {path} was not written by this store (another database's); it was "
+        f"moved to {target} unread and the index was kept"
+    )
 
 
 def new_store_id() -> str:
