@@ -14,6 +14,7 @@ from typing import Any
 
 from . import settings_schema as contract
 from .errors import ConfigError
+from .regular import read_regular
 from .vectors.url import validate_base_url
 
 DEFAULT_TOP_K: int = contract.TOP_K.default
@@ -24,6 +25,8 @@ DEFAULT_QUERY_TIMEOUT: float = contract.QUERY_TIMEOUT.default
 KNOWLEDGE_SEARCH = "knowledge_search"
 """The one built-in tool that may be exposed over MCP."""
 
+MAX_CONFIG_BYTES = 4 << 20
+"""A larger agent.yaml is refused unread (it is not a hand-written configuration)."""
 _IDENTITY = re.compile(r"^[A-Za-z0-9_-]+$")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 _KNOWLEDGE_KEYS = {
@@ -284,9 +287,15 @@ def load_agent_config(path: Path) -> AgentConfig:
     import yaml  # imported here: only commands that read a config pay for it
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raw = read_regular(path, MAX_CONFIG_BYTES)
+    except OSError as exc:  # a FIFO or device is refused, never waited on
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB; not an agent.yaml")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

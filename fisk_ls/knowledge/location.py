@@ -196,7 +196,7 @@ def resolve_settings(
             why = f"{where}, keyed by the project root; no {CONFIG_NAME}"
             return _settings(project.root, store, knowledge, None, (), (reason, why))
     config_path = config_path.expanduser().resolve()
-    if not config_path.is_file():
+    if not config_path.exists():
         raise ConfigError(f"config file {config_path} does not exist")
     agent = load_agent_config(config_path)
     if not agent.knowledge.enabled:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import schema
 from .errors import FormatTooNew, StoreError
+from .regular import NotRegular, read_regular
 
 if TYPE_CHECKING:
     import apsw
@@ -365,16 +366,18 @@ class IncompleteStore(StoreError):
 
 
 def read_marker(store_dir: Path) -> str | None:
+    """The id in ``knowledge.id``; None when there is none. Anything but a regular file there (a
+    FIFO would block every command, a link has no business there) is a ``StoreError``."""
+    path = store_dir / ID_NAME
     try:
-        fd = os.open(store_dir / ID_NAME, os.O_RDONLY | _NOFOLLOW)
+        raw = read_regular(path, 200, follow=False)
     except FileNotFoundError:
         return None
+    except NotRegular as exc:
+        raise StoreError(f"{path} is not the store's id file ({exc.strerror}); remove it") from None
     except OSError:
         return None  # unreadable marker: no check (doctor reports modes)
-    try:
-        return os.read(fd, 200).decode("ascii", "replace").strip() or None
-    finally:
-        os.close(fd)
+    return raw[:200].decode("ascii", "replace").strip() or None
 
 
 def write_marker(store_dir: Path, store_id: str) -> None:
