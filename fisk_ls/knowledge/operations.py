@@ -3,6 +3,7 @@ the writer lock. Adapters reach them through the ``fisk_ls.knowledge`` facade.""
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import threading
 from collections.abc import Iterable, Iterator
@@ -134,12 +135,23 @@ def remove(settings: Settings, paths: Iterable[str], *, cwd: Path | None = None)
             keys.append(typed)
     with open_writer(settings.store_dir) as w:
         removed = Indexer(w, settings.project_root).remove(keys)
+    ordered = sorted(removed)
     missing = [
-        typed
-        for typed, key in zip(requested, keys, strict=True)
-        if not any(r == key or r.startswith(key.rstrip("/") + "/") or not key for r in removed)
+        typed for typed, key in zip(requested, keys, strict=True) if not _covers(key, ordered)
     ]
     return Removal((removed, missing))
+
+
+def _covers(key: str, ordered: list[str]) -> bool:
+    """Did removing ``ordered`` (sorted) remove the document or folder ``key``? Binary searches,
+    so checking 14k typed paths against 14k removals is not quadratic ("0" follows "/")."""
+    key = key.strip("/")
+    if not key:
+        return bool(ordered)
+    i = bisect.bisect_left(ordered, key)
+    if i < len(ordered) and ordered[i] == key:
+        return True
+    return bisect.bisect_left(ordered, f"{key}/") < bisect.bisect_left(ordered, f"{key}0")
 
 
 def reset(

@@ -90,6 +90,10 @@ class Writer:
             check_identity(conn, store_dir, built=True)
             self._adopt_identity()
             self._require_complete(manifest)
+            index = f"{manifest.tables.rows}_text"
+            if manifest.format_version >= 4 and index not in self._indexes():
+                with self.transaction():  # a store made before the index existed
+                    conn.execute(schema.text_index_ddl(manifest.generation))
         self.manifest = manifest
         self._drop_stale_generations()
 
@@ -241,6 +245,10 @@ class Writer:
                 "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
             )
         ]
+
+    def _indexes(self) -> set[str]:
+        rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")
+        return {str(r[0]) for r in rows}
 
     def _generations(self) -> set[int]:
         return {int(m.group(1)) for t in self._tables() if (m := _GEN_TABLE.match(t))}

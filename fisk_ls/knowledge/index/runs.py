@@ -376,10 +376,14 @@ class Indexer:
         return {r[0]: Existing(*r[1:]) for r in rows}
 
     def _keys_under(self, key: str, tables: Tables) -> list[str]:
+        """The document ``key`` and every document below the folder ``key`` ("" is all): a
+        range on the path index (``key/`` up to ``key0``, "0" following "/"), not a scan, so
+        removing 14k documents one path each is not quadratic."""
+        if not key:
+            return [r[0] for r in self.writer.conn.execute(f"SELECT path FROM {tables.documents}")]
         rows = self.writer.conn.execute(
-            f"SELECT path FROM {tables.documents} WHERE path = ? OR "
-            "(substr(path, 1, length(?) + 1) = ? || '/') OR ? = ''",
-            (key, key, key, key),
+            f"SELECT path FROM {tables.documents} WHERE path = ? OR (path >= ? AND path < ?)",
+            (key, f"{key}/", f"{key}0"),
         )
         return [r[0] for r in rows]
 
