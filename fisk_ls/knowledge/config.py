@@ -14,6 +14,8 @@ from typing import Any
 
 from . import settings_schema as contract
 from .errors import ConfigError
+from .regular import read_regular
+from .settings_schema import shown
 from .vectors.url import validate_base_url
 
 DEFAULT_TOP_K: int = contract.TOP_K.default
@@ -24,6 +26,8 @@ DEFAULT_QUERY_TIMEOUT: float = contract.QUERY_TIMEOUT.default
 KNOWLEDGE_SEARCH = "knowledge_search"
 """The one built-in tool that may be exposed over MCP."""
 
+MAX_CONFIG_BYTES = 4 << 20
+"""A larger agent.yaml is refused unread (it is not a hand-written configuration)."""
 _IDENTITY = re.compile(r"^[A-Za-z0-9_-]+$")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 _KNOWLEDGE_KEYS = {
@@ -90,18 +94,18 @@ class AgentConfig:
 def parse_duration(value: object, key: str, setting: contract.Setting | None = None) -> float:
     """Seconds from "30s", "500ms", "2m", "1h" or a number; > 0 and within ``setting``'s range."""
     if isinstance(value, bool):
-        raise ConfigError(f"{key}: expected a duration such as 30s, got {value!r}")
+        raise ConfigError(f"{key}: expected a duration such as 30s, got {shown(value)}")
     if isinstance(value, int | float):
         seconds = float(value)
     elif isinstance(value, str) and (m := _DURATION.match(value)):
         scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[m.group(2) or "s"]
         seconds = float(m.group(1)) * scale
     else:
-        raise ConfigError(f"{key}: expected a duration such as 30s or 500ms, got {value!r}")
+        raise ConfigError(f"{key}: expected a duration such as 30s or 500ms, got {shown(value)}")
     if seconds <= 0:
-        raise ConfigError(f"{key}: must be greater than zero, got {value!r}")
+        raise ConfigError(f"{key}: must be greater than zero, got {shown(value)}")
     if setting is not None and contract.check_value(setting, seconds):
-        raise ConfigError(f"{key}: expected {setting.limits()} seconds, got {value!r}")
+        raise ConfigError(f"{key}: expected {setting.limits()} seconds, got {shown(value)}")
     return seconds
 
 
@@ -122,13 +126,19 @@ def _unknown(block: dict[str, Any], allowed: set[str], key: str) -> None:
         )
 
 
+def _no_nul(value: str, key: str) -> str:
+    if "\x00" in value:
+        raise ConfigError(f"{key}: contains a NUL byte (\\0), which no path or name may hold")
+    return value
+
+
 def _string(block: dict[str, Any], name: str, key: str, default: str = "") -> str:
     value = block.get(name, default)
     if value is None:
         return default
     if not isinstance(value, str):
-        raise ConfigError(f"{key}.{name}: expected a string, got {value!r}")
-    return value
+        raise ConfigError(f"{key}.{name}: expected a string, got {shown(value)}")
+    return _no_nul(value, f"{key}.{name}")
 
 
 def _int(block: dict[str, Any], setting: contract.Setting, key: str) -> int:
@@ -146,7 +156,7 @@ def _globs(block: dict[str, Any], name: str, key: str) -> tuple[str, ...]:
     raw = block.get(name) or []
     if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
         raise ConfigError(f"{key}.{name}: expected a list of strings")
-    return tuple(p for p in raw if p.strip())
+    return tuple(_no_nul(p, f"{key}.{name}") for p in raw if p.strip())
 
 
 def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> EmbeddingsConfig:
@@ -155,7 +165,7 @@ def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> 
     provider = _string(block, "provider", key, "openai").strip() or "openai"
     if provider not in PROVIDERS:
         raise ConfigError(
-            f"{key}.provider: expected one of {', '.join(PROVIDERS)}, got {provider!r}"
+            f"{key}.provider: expected one of {', '.join(PROVIDERS)}, got {shown(provider)}"
         )
     base_url = _string(block, "base_url", key).strip()
     model = _string(block, "model", key).strip()
@@ -210,7 +220,7 @@ def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeCon
     _unknown(block, _KNOWLEDGE_KEYS, key)
     enabled = block.get("enabled", False)
     if not isinstance(enabled, bool):
-        raise ConfigError(f"{key}.enabled: expected true or false, got {enabled!r}")
+        raise ConfigError(f"{key}.enabled: expected true or false, got {shown(enabled)}")
     paths_raw = block.get("paths") or []
     if not isinstance(paths_raw, list) or not all(isinstance(p, str) for p in paths_raw):
         raise ConfigError(f"{key}.paths: expected a list of paths")
@@ -226,7 +236,7 @@ def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeCon
         )
     return KnowledgeConfig(
         enabled=enabled,
-        paths=tuple(p for p in paths_raw if p.strip()),
+        paths=tuple(_no_nul(p, f"{key}.paths") for p in paths_raw if p.strip()),
         exclude=_globs(block, "exclude", key),
         directory=_string(block, "directory", key).strip(),
         top_k=top_k,
@@ -248,8 +258,9 @@ def parse_mcp_builtins(raw: object, knowledge_enabled: bool) -> tuple[str, ...]:
     for name in names:
         if name != KNOWLEDGE_SEARCH:
             raise ConfigError(
-                f"{key}: {name!r} cannot be exposed over MCP; the only built-in that can be is "
-                f"{KNOWLEDGE_SEARCH!r} (memory and human-in-the-loop tools need operator state)"
+                f"{key}: {shown(name)} cannot be exposed over MCP; the only built-in that can "
+                f"be is {KNOWLEDGE_SEARCH!r} (memory and human-in-the-loop tools need operator "
+                "state)"
             )
     if names and not knowledge_enabled:
         raise ConfigError(
@@ -267,7 +278,7 @@ def parse_agent_config(data: object) -> AgentConfig:
         app = top.get("application_path")
         identity = Path(app).name if isinstance(app, str) and app.strip() else "fisk-ai"
     if not isinstance(identity, str) or not _IDENTITY.match(identity):
-        raise ConfigError(f"identity: must match [A-Za-z0-9_-]+, got {identity!r}")
+        raise ConfigError(f"identity: must match [A-Za-z0-9_-]+, got {shown(identity)}")
     harness = _mapping(top.get("harness"), "harness")
     knowledge = (
         parse_knowledge(harness["knowledge"]) if "knowledge" in harness else KnowledgeConfig()
@@ -284,14 +295,89 @@ def load_agent_config(path: Path) -> AgentConfig:
     import yaml  # imported here: only commands that read a config pay for it
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raw = read_regular(path, MAX_CONFIG_BYTES)
+    except OSError as exc:  # a FIFO or device is refused, never waited on
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB; not an agent.yaml")
     try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
+    try:
+        if (hostile := _hostile(text, yaml)) is not None:
+            raise ConfigError(f"{path}: {hostile[0] or 'the document'}: {hostile[1]}")
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from exc
+        raise ConfigError(f"{path}: invalid YAML: {_first_line(exc)}") from None
     try:
         return parse_agent_config(data)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from exc
+
+
+MAX_DEPTH = 100
+"""Deeper nesting is refused before it is built (PyYAML's composer recurses per level)."""
+
+
+def _first_line(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+MAX_NUMBER_DIGITS = 4000
+"""A longer plain number is refused before Python's own limit (4,300 digits) raises."""
+
+
+def _hostile(text: str, yaml: Any) -> tuple[str, str] | None:
+    """(key path such as ``harness.knowledge.paths[0]``, what is wrong) where ``text`` nests
+    deeper than ``MAX_DEPTH`` or holds a number too long to convert; None when it does not.
+    PyYAML's event parser is iterative, so this costs no recursion and builds no tree."""
+    frames: list[list[Any]] = []  # [is_mapping, expecting_key, key or index, path]
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            where = _child_path(frames)
+            if len(frames) >= MAX_DEPTH:
+                return where, (
+                    f"nested more than {MAX_DEPTH} levels deep; agent.yaml settings are a few "
+                    "levels deep"
+                )
+            frames.append([isinstance(event, yaml.MappingStartEvent), True, 0, where])
+        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            frames.pop()
+            _advance(frames)
+        elif isinstance(event, yaml.ScalarEvent | yaml.AliasEvent):
+            value = getattr(event, "value", "*")
+            is_key = bool(frames) and frames[-1][0] and frames[-1][1]
+            if (
+                isinstance(event, yaml.ScalarEvent)
+                and event.style is None
+                and len(value) > MAX_NUMBER_DIGITS
+                and value.lstrip("+-")[:1].isdigit()
+            ):
+                return _child_path(frames), f"a number of {len(value):,} digits"
+            if is_key:
+                frames[-1][1], frames[-1][2] = False, value
+            else:
+                _advance(frames)
+    return None
+
+
+def _child_path(frames: list[list[Any]]) -> str:
+    if not frames:
+        return ""
+    is_mapping, _, slot, path = frames[-1]
+    if is_mapping:
+        return f"{path}.{str(slot)[:40]}" if path else str(slot)[:40]
+    return f"{path}[{slot}]" if len(path) < 200 else path
+
+
+def _advance(frames: list[list[Any]]) -> None:
+    """The value of the innermost container's current entry is done."""
+    if not frames:
+        return
+    top = frames[-1]
+    if top[0]:
+        top[1] = True
+    else:
+        top[2] += 1

@@ -32,6 +32,7 @@ from .store import (
     explain,
     read_manifest,
     scalar,
+    store_dir_problem,
 )
 from .vectors.identity import LEXICAL_ONLY, VectorIdentity, differences, mismatch_message
 
@@ -102,6 +103,9 @@ def _checks_on(conn: apsw.Connection, path: Path, out: list[Check]) -> list[Chec
     except Exception as exc:
         return [*out, Check("manifest", False, str(exc), fatal=True)]
     if manifest is None:
+        identity = _identity_check(conn, path, built=False)
+        if not identity.ok:  # contents from elsewhere read as "no manifest"
+            return [*out, identity]
         out.append(Check("manifest", False, "missing; run `fisk-ai knowledge index`"))
         return out
     out.append(
@@ -123,9 +127,9 @@ def _checks_on(conn: apsw.Connection, path: Path, out: list[Check]) -> list[Chec
     return out
 
 
-def _identity_check(conn: apsw.Connection, path: Path) -> Check:
+def _identity_check(conn: apsw.Connection, path: Path, built: bool = True) -> Check:
     try:
-        check_identity(conn, path.parent, built=True)
+        check_identity(conn, path.parent, built=built)
     except ForeignStore as exc:
         return Check("store identity", False, str(exc), fatal=True)
     return Check("store identity", True, "the contents belong to this store")
@@ -159,6 +163,8 @@ def _fts_check(conn: apsw.Connection, tables: Tables) -> Check:
 
 def _mode_checks(store_dir: Path, path: Path) -> list[Check]:
     out: list[Check] = []
+    if (problem := store_dir_problem(store_dir)) is not None:
+        out.append(Check("store folder", False, problem, fatal=True))
     try:
         st = os.lstat(store_dir)
         mode = stat.S_IMODE(st.st_mode)

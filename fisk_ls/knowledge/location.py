@@ -196,7 +196,7 @@ def resolve_settings(
             why = f"{where}, keyed by the project root; no {CONFIG_NAME}"
             return _settings(project.root, store, knowledge, None, (), (reason, why))
     config_path = config_path.expanduser().resolve()
-    if not config_path.is_file():
+    if not config_path.exists():
         raise ConfigError(f"config file {config_path} does not exist")
     agent = load_agent_config(config_path)
     if not agent.knowledge.enabled:
@@ -216,10 +216,11 @@ def _settings(
     builtins: tuple[str, ...],
     reasons: tuple[str, str],
 ) -> Settings:
-    roots = tuple(_absolute(root, p) for p in knowledge.paths) or (root,)
+    where = f"{config_path}: harness.knowledge.paths" if config_path else "paths"
+    roots = tuple(inside_root(_absolute(root, p), root, where) for p in knowledge.paths) or (root,)
     return Settings(
         project_root=root,
-        store_dir=Path(os.path.abspath(store)),
+        store_dir=store_path(store),
         roots=roots,
         top_k=knowledge.top_k,
         max_injected_tokens=knowledge.max_injected_tokens,
@@ -230,6 +231,38 @@ def _settings(
         root_reason=reasons[0],
         store_reason=reasons[1],
     )
+
+
+def store_path(store: Path) -> Path:
+    """The store folder with every symlink above it resolved (SQLite's no-follow open refuses a
+    link anywhere in the path, and a home folder or cache reached through a link is common); a
+    link at the store folder itself stays, for the store to refuse."""
+    full = Path(os.path.abspath(store))
+    return Path(os.path.realpath(full.parent)) / full.name
+
+
+def inside_root(path: Path, root: Path, what: str = "") -> Path:
+    """``path`` with every symlink in it resolved, which must be inside the project ``root``
+    (itself resolved); ConfigError otherwise. Every root an index run walks and every path it
+    is handed goes through here, so a link (``docs -> /etc``, a cloned repository can carry one)
+    never takes a run outside the project."""
+    full = Path(os.path.abspath(path))
+    real = Path(os.path.realpath(full))
+    if real == root or root in real.parents:
+        return real
+    shown = f"{full} (a symlink to {real})" if real != full else str(full)
+    raise ConfigError(
+        f"{what + ': ' if what else ''}{shown} is outside the project root {root}; every "
+        "path indexed must stay inside the project (index it from a project that contains it, "
+        "or give --config for that project)"
+    )
+
+
+def resolved_parent(path: Path | str) -> Path:
+    """``path`` made absolute with the folders above it resolved, its own name kept (a symlink
+    there stays one: the index never follows it)."""
+    full = os.path.abspath(path)
+    return Path(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
 
 
 def _absolute(root: Path, path: str | Path) -> Path:

@@ -13,9 +13,9 @@ from pathlib import Path
 from types import TracebackType
 
 from .errors import IndexLocked, StoreError
+from .regular import NotRegular, open_regular
 
 LOCK_NAME = "knowledge.lock"
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 class WriterLock:
@@ -51,9 +51,9 @@ class WriterLock:
         import fcntl
 
         try:
-            fd = os.open(self.path, os.O_CREAT | os.O_RDWR | _NOFOLLOW, 0o600)
+            fd = open_regular(self.path, follow=False, flags=os.O_CREAT | os.O_RDWR)
         except OSError as exc:
-            raise StoreError(f"cannot open lock file {self.path}: {exc.strerror}") from exc
+            raise self._unusable(exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -74,11 +74,11 @@ class WriterLock:
         import fcntl
 
         try:
-            fd = os.open(self.path, os.O_RDONLY | _NOFOLLOW)
+            fd = open_regular(self.path, follow=False)
         except FileNotFoundError:
             return False
         except OSError as exc:
-            raise StoreError(f"cannot open lock file {self.path}: {exc.strerror}") from exc
+            raise self._unusable(exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -86,6 +86,10 @@ class WriterLock:
         finally:
             os.close(fd)  # closing releases the probe
         return False
+
+    def _unusable(self, exc: OSError) -> StoreError:
+        fix = "; remove it" if isinstance(exc, NotRegular) else ""
+        return StoreError(f"cannot open lock file {self.path}: {exc.strerror or exc}{fix}")
 
     def release(self) -> None:
         if self._fd is None:

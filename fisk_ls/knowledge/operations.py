@@ -3,6 +3,7 @@ the writer lock. Adapters reach them through the ``fisk_ls.knowledge`` facade.""
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import threading
 from collections.abc import Iterable, Iterator
@@ -11,7 +12,7 @@ from pathlib import Path
 from .errors import KnowledgeError
 from .index.ignore import IgnoreRules
 from .index.runs import Indexer, IndexReporter, IndexStats
-from .location import Settings, document_key
+from .location import Settings, document_key, inside_root, resolved_parent
 from .store import db_path
 from .vectors.providers import make_embedder
 from .vectors.tier import DocumentEmbedder
@@ -55,8 +56,9 @@ def index(
         _embedder(settings, embedder) as emb,
         open_writer(settings.store_dir, wait=wait, recover=recover) as w,
     ):
-        if w.recovered:
-            (reporter or IndexReporter()).on_note(w.recovered)
+        for note in (w.set_aside, w.recovered):
+            if note:
+                (reporter or IndexReporter()).on_note(note)
         indexer = Indexer(
             w,
             settings.project_root,
@@ -128,17 +130,28 @@ def remove(settings: Settings, paths: Iterable[str], *, cwd: Path | None = None)
     keys: list[str] = []
     for typed in requested:
         try:
-            keys.append(document_key(base / typed, settings.project_root))
+            keys.append(document_key(resolved_parent(base / typed), settings.project_root))
         except KnowledgeError:
             keys.append(typed)
     with open_writer(settings.store_dir) as w:
         removed = Indexer(w, settings.project_root).remove(keys)
+    ordered = sorted(removed)
     missing = [
-        typed
-        for typed, key in zip(requested, keys, strict=True)
-        if not any(r == key or r.startswith(key.rstrip("/") + "/") or not key for r in removed)
+        typed for typed, key in zip(requested, keys, strict=True) if not _covers(key, ordered)
     ]
     return Removal((removed, missing))
+
+
+def _covers(key: str, ordered: list[str]) -> bool:
+    """Did removing ``ordered`` (sorted) remove the document or folder ``key``? Binary searches,
+    so checking 14k typed paths against 14k removals is not quadratic ("0" follows "/")."""
+    key = key.strip("/")
+    if not key:
+        return bool(ordered)
+    i = bisect.bisect_left(ordered, key)
+    if i < len(ordered) and ordered[i] == key:
+        return True
+    return bisect.bisect_left(ordered, f"{key}/") < bisect.bisect_left(ordered, f"{key}0")
 
 
 def reset(
@@ -167,8 +180,9 @@ def reset(
 
 
 def _noted(stats: IndexStats, writer: Writer) -> IndexStats:
-    if writer.recovered:
-        stats.notes.insert(0, writer.recovered)
+    for note in (writer.recovered, writer.set_aside):
+        if note:
+            stats.notes.insert(0, note)
     return stats
 
 
@@ -177,7 +191,7 @@ def _outside(writer: Writer, settings: Settings) -> list[str]:
     is missing right now (a checkout in progress) still covers what was indexed under it."""
     covered: list[str] = []
     for root in settings.roots:
-        key = document_key(root, settings.project_root)
+        key = document_key(inside_root(root, settings.project_root), settings.project_root)
         if not key:
             return []
         covered.append(key)

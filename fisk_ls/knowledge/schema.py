@@ -102,6 +102,14 @@ def required(generation: int, hybrid: bool, format_version: int = FORMAT_VERSION
     ]
 
 
+def text_index_ddl(generation: int) -> str:
+    """The index on ``chunk_rows.text_id``: deleting a body checks that no chunk still refers to
+    it (the foreign key), a scan of every chunk without it, so removing many documents was
+    quadratic. Stores made before it get it when a writer opens them."""
+    r = names(generation).rows
+    return f"CREATE INDEX IF NOT EXISTS {r}_text ON {r}(text_id);"
+
+
 def generation_ddl(generation: int) -> str:
     """Tables, view, indexes and triggers of one generation.
 
@@ -165,6 +173,7 @@ CREATE TABLE IF NOT EXISTS {r} (
   embedded INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS {r}_doc ON {r}(document_id, ordinal);
+{text_index_ddl(generation)}
 CREATE VIEW IF NOT EXISTS {c} AS
 SELECT r.id AS id, r.document_id AS document_id, r.ordinal AS ordinal, r.section AS section,
        t.body AS body, r.cjk AS cjk, r.start_line AS start_line, r.end_line AS end_line,

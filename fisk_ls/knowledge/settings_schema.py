@@ -20,6 +20,7 @@ One behaviour per boundary for a value out of range:
 from __future__ import annotations
 
 import json
+import reprlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,6 +171,7 @@ THREADS = Setting(
     "builtin: threads for the model (0: all cores but one).",
     0,
     minimum=0,
+    maximum=256,
 )
 MAX_TOKENS = Setting(
     "max_tokens",
@@ -268,9 +270,24 @@ def check_value(setting: Setting, value: object) -> str | None:
         ok = value in setting.choices
     if ok:
         return None
-    long_text = isinstance(value, str) and len(value) > 80
-    shown = f"{len(value):,} characters" if long_text else repr(value)  # type: ignore[arg-type]
-    return f"expected {setting.limits()}, got {shown:.100}"
+    return f"expected {setting.limits()}, got {shown(value)}"
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 2, 60, 60
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
+
+
+def shown(value: object) -> str:
+    """``value`` as an error message may quote it: a long string as its length, anything else a
+    short repr (at most 2 levels, 4 items, 60 characters a string), so no message echoes a huge
+    or deeply nested input back whole."""
+    if isinstance(value, str) and len(value) > 80:
+        return f"{len(value):,} characters"
+    try:
+        return _REPR.repr(value)[:100]
+    except RecursionError:  # pragma: no cover - reprlib stops at maxlevel
+        return type(value).__name__
 
 
 def check_top_k(value: object, flag: str = "top_k") -> int | None:

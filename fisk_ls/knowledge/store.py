@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import schema
 from .errors import FormatTooNew, StoreError
+from .regular import NotRegular, read_regular
 
 if TYPE_CHECKING:
     import apsw
@@ -121,7 +122,8 @@ def _refuse_symlink(path: Path) -> None:
 
 
 def ensure_store_dir(store_dir: Path) -> None:
-    """Create the store directory (0700) if needed; refuse a symlink there."""
+    """Create the store directory (0700) if needed; refuse a symlink there, and a folder that
+    another user owns or others may write (``check_store_dir``)."""
     _refuse_symlink(store_dir)
     if not store_dir.exists():
         try:
@@ -130,9 +132,51 @@ def ensure_store_dir(store_dir: Path) -> None:
             pass
         except OSError as exc:
             raise StoreError(f"cannot create store directory {store_dir}: {exc.strerror}") from exc
-        os.chmod(store_dir, 0o700)  # mkdir's mode is filtered by the umask
-    elif not store_dir.is_dir():
-        raise StoreError(f"store path {store_dir} exists and is not a directory")
+        else:
+            os.chmod(store_dir, 0o700)  # mkdir's mode is filtered by the umask
+    check_store_dir(store_dir)
+
+
+STORE_ELSEWHERE = (
+    "--store-dir / FISK_AI_STORE_DIR, or harness.knowledge.directory in agent.yaml, choose "
+    "another place"
+)
+
+
+def store_dir_problem(store_dir: Path) -> str | None:
+    """Why the existing folder ``store_dir`` cannot hold a private store, with the fix; None
+    when it can (or does not exist). Another user who owns the folder, or anyone who may write
+    to it, could swap the database under the reader or the writer."""
+    try:
+        st = os.lstat(store_dir)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot read the store folder {store_dir}: {exc.strerror or exc}"
+    if stat.S_ISLNK(st.st_mode):
+        return f"refusing to follow the symlink at {store_dir}; remove it"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"store path {store_dir} exists and is not a directory"
+    if os.name == "nt":  # pragma: no cover - ownership and modes are POSIX here
+        return None
+    if st.st_uid != os.geteuid():
+        return (
+            f"the store folder {store_dir} belongs to another user (uid {st.st_uid}), who could "
+            f"replace the index in it; remove it, or {STORE_ELSEWHERE}"
+        )
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o022:
+        return (
+            f"the store folder {store_dir} is writable by others (mode {mode:04o}), who could "
+            f"replace the index in it; check its files, then run `chmod 700 {store_dir}`"
+        )
+    return None
+
+
+def check_store_dir(store_dir: Path) -> None:
+    """Raise ``StoreError`` when ``store_dir`` cannot hold a private store (see above)."""
+    if (problem := store_dir_problem(store_dir)) is not None:
+        raise StoreError(problem)
 
 
 def _precreate(path: Path) -> None:
@@ -322,16 +366,18 @@ class IncompleteStore(StoreError):
 
 
 def read_marker(store_dir: Path) -> str | None:
+    """The id in ``knowledge.id``; None when there is none. Anything but a regular file there (a
+    FIFO would block every command, a link has no business there) is a ``StoreError``."""
+    path = store_dir / ID_NAME
     try:
-        fd = os.open(store_dir / ID_NAME, os.O_RDONLY | _NOFOLLOW)
+        raw = read_regular(path, 200, follow=False)
     except FileNotFoundError:
         return None
+    except NotRegular as exc:
+        raise StoreError(f"{path} is not the store's id file ({exc.strerror}); remove it") from None
     except OSError:
         return None  # unreadable marker: no check (doctor reports modes)
-    try:
-        return os.read(fd, 200).decode("ascii", "replace").strip() or None
-    finally:
-        os.close(fd)
+    return raw[:200].decode("ascii", "replace").strip() or None
 
 
 def write_marker(store_dir: Path, store_id: str) -> None:
@@ -354,19 +400,106 @@ def stored_id(conn: apsw.Connection) -> str | None:
     return str(row[0]) if row else None
 
 
+def _fresh(conn: apsw.Connection) -> bool:
+    """True for a database holding nothing yet (at most an empty ``rag_meta``): one created
+    where the old file was deleted by hand, the marker left behind."""
+    names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
+    if not names <= {"rag_meta"}:
+        return False
+    return not names or conn.execute("SELECT 1 FROM rag_meta LIMIT 1").fetchone() is None
+
+
+def wal_path(store_dir: Path) -> Path:
+    return Path(f"{db_path(store_dir)}-wal")
+
+
+def _has_wal(store_dir: Path) -> bool:
+    try:
+        return os.lstat(wal_path(store_dir)).st_size > 0
+    except OSError:
+        return False
+
+
+FOREIGN_WAL_FIX = (
+    "run `fisk-ai knowledge index` (it moves the -wal aside and keeps the index), or "
+    "`fisk-ai knowledge index --reindex` to rebuild"
+)
+
+
 def check_identity(conn: apsw.Connection, store_dir: Path, built: bool) -> None:
-    """Refuse a built database whose id differs from the marker (``ForeignStore``)."""
+    """Refuse contents whose id differs from the marker (``ForeignStore``): a database, or a
+    ``-wal`` replayed over it, from another store or from any other SQLite database (which
+    reads as no manifest at all: without this it looked "not built" and was rebuilt over)."""
     marker = read_marker(store_dir)
-    if marker is None or not built:
+    if marker is None:
         return
     inside = stored_id(conn)
-    if inside != marker:
-        raise ForeignStore(
-            f"the knowledge index {db_path(store_dir)} does not belong to this store (its "
-            f"contents carry {'no store id' if inside is None else 'another store id'}; a "
-            f"-wal or database file from elsewhere was put here?); nothing was changed; "
-            f"{RECOVERY}"
-        )
+    if inside == marker or (inside is None and not built and _fresh(conn)):
+        return
+    where = "contents"
+    fix = RECOVERY
+    if _has_wal(store_dir) and wal_alone_is_foreign(store_dir, marker):
+        where, fix = "-wal", FOREIGN_WAL_FIX
+    raise ForeignStore(
+        f"the knowledge index {db_path(store_dir)} does not belong to this store (its {where} "
+        f"carry {'no store id' if inside is None else 'another store id'}; a -wal or database "
+        f"file from elsewhere was put here?); nothing was changed; {fix}"
+    )
+
+
+def wal_alone_is_foreign(store_dir: Path, marker: str) -> bool:
+    """Does the database file on its own (its ``-wal`` ignored: an immutable, read-only open)
+    carry this store's id? Then the ``-wal`` beside it is what came from elsewhere."""
+    lib = _apsw()
+    try:
+        alone = _immutable_reader(db_path(store_dir))
+    except lib.Error:
+        return False
+    try:
+        return stored_id(alone) == marker
+    except lib.Error:
+        return False
+    finally:
+        alone.close()
+
+
+def set_aside_foreign_wal(store_dir: Path) -> str | None:
+    """Before a writer opens the store (lock held): a ``-wal`` this store did not write, beside
+    a database that is this store's, is moved to ``knowledge.db-wal.foreign-<time>`` (its
+    ``-shm`` index removed) so SQLite never replays it over the index; return the note saying
+    so, or None when there is no such ``-wal``. The database is not touched."""
+    marker = read_marker(store_dir)
+    if marker is None or not _has_wal(store_dir):
+        return None
+    lib = _apsw()
+    path = db_path(store_dir)
+    try:
+        probe = connect_reader(path)
+    except StoreError:
+        return None  # the writer's own open reports it
+    try:
+        try:
+            check_identity(probe, store_dir, read_manifest(probe) is not None)
+            return None
+        except (ForeignStore, FormatTooNew, lib.Error):
+            pass
+    finally:
+        close_untouched(probe)
+    if not wal_alone_is_foreign(store_dir, marker):
+        return None  # the database itself is foreign: the writer refuses it whole
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = Path(f"{path}-wal.foreign-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = Path(f"{path}-wal.foreign-{stamp}-{n}")
+    os.replace(wal_path(store_dir), target)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(f"{path}-shm")
+    return (
+        f"a -wal beside {path} was not written by this store (another database's); it was "
+        f"moved to {target} unread and the index was kept"
+    )
 
 
 def new_store_id() -> str:
@@ -431,6 +564,7 @@ class Store:
             return conn
         if conn is not None:
             self._forget(conn)
+        check_store_dir(self.store_dir)
         conn = connect_reader(self.path)
         try:
             check_identity(conn, self.store_dir, read_manifest(conn) is not None)

@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from . import schema
+from .errors import StoreError
 from .lock import WriterLock
 from .store import (
     RECOVERY,
@@ -41,6 +42,7 @@ from .store import (
     read_manifest,
     read_marker,
     scalar,
+    set_aside_foreign_wal,
     stored_id,
     write_marker,
 )
@@ -68,12 +70,15 @@ class Writer:
         self.vec_loaded = False
         self.recovered: str | None = None
         """Set when an unreadable store was moved aside to open this one (say where)."""
+        self.set_aside: str | None = None
+        """Set when a -wal from elsewhere was moved aside and the index kept (say where)."""
         self._pending: set[int] = set()
         """Generations whose FTS rows are written at commit (format 3 on); older layouts keep
         their per-row triggers until they are rebuilt."""
         self._sync_pending()
         manifest = read_manifest(conn)
         if manifest is None:
+            check_identity(conn, store_dir, built=False)  # the marker says one was built here
             manifest = Manifest()
             store_id = new_store_id()
             with self.transaction():
@@ -85,6 +90,10 @@ class Writer:
             check_identity(conn, store_dir, built=True)
             self._adopt_identity()
             self._require_complete(manifest)
+            index = f"{manifest.tables.rows}_text"
+            if manifest.format_version >= 4 and index not in self._indexes():
+                with self.transaction():  # a store made before the index existed
+                    conn.execute(schema.text_index_ddl(manifest.generation))
         self.manifest = manifest
         self._drop_stale_generations()
 
@@ -237,6 +246,10 @@ class Writer:
             )
         ]
 
+    def _indexes(self) -> set[str]:
+        rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")
+        return {str(r[0]) for r in rows}
+
     def _generations(self) -> set[int]:
         return {int(m.group(1)) for t in self._tables() if (m := _GEN_TABLE.match(t))}
 
@@ -360,8 +373,11 @@ def open_writer(store_dir: Path, *, wait: float = 0.0, recover: bool = False) ->
     ensure_store_dir(store_dir)
     lock.acquire(wait)
     try:
+        set_aside = set_aside_foreign_wal(store_dir)  # never replayed over the index
         try:
-            return _open(store_dir, lock, check=recover)
+            writer = _open(store_dir, lock, check=recover)
+            writer.set_aside = set_aside
+            return writer
         except Exception as exc:
             if not (recover and damaged(exc)):
                 raise
@@ -396,11 +412,32 @@ def _check_readable(path: Path) -> None:
         raise explain(err, path) from err
 
 
+def _check_identity_read_only(store_dir: Path) -> None:
+    """Before the writer's connection writes anything (its pragmas, the base table): contents
+    that are not this store's are refused untouched."""
+    import apsw
+
+    path = db_path(store_dir)
+    if read_marker(store_dir) is None or not path.exists() or path.stat().st_size == 0:
+        return
+    try:
+        probe = connect_reader(path)
+    except StoreError:
+        return  # the writer's own open reports it
+    try:
+        check_identity(probe, store_dir, read_manifest(probe) is not None)
+    except apsw.Error as exc:
+        raise explain(exc, path) from exc
+    finally:
+        close_untouched(probe)
+
+
 def _open(store_dir: Path, lock: WriterLock, *, check: bool) -> Writer:
     import apsw
 
     if check:
         _check_readable(db_path(store_dir))
+    _check_identity_read_only(store_dir)
     conn = connect_writer(store_dir)
     try:
         return Writer(store_dir, lock, conn)

@@ -201,40 +201,96 @@ def _leave_a_wal(settings: Settings, write: Callable[[], object]) -> Path:
     return copy
 
 
-def test_foreign_wal_is_refused_and_nothing_changes(
-    settings: Settings, tmp_path: Path, store_base: Path
-) -> None:
+def _plain_sqlite_wal(tmp_path: Path) -> Path:
+    """The -wal of an ordinary (not fisk-ls) SQLite database in WAL mode."""
+    path = tmp_path / "plain.db"
+    conn = apsw.Connection(str(path))
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT)")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    reader = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM notes").fetchall()
+    conn.execute("CREATE TABLE more(x)")
+    conn.executemany("INSERT INTO notes(body) VALUES (?)", [("text " * 50,)] * 200)
+    copy = tmp_path / "plain.wal"
+    shutil.copyfile(f"{path}-wal", copy)
+    reader.close()
+    conn.close()
+    return copy
+
+
+def _other_stores_wal(settings: Settings, tmp_path: Path, store_base: Path) -> Path:
     """A -wal that another store's writer left (an index run adding a file, nothing touching
-    the manifest) put beside this store's database: search, index and doctor all refuse it
-    naming the recovery, the database and the -wal stay exactly as found, and --reindex moves
-    both aside and rebuilds. Before every commit stamped the store id's page, this served the
-    other store's chunks and let the next run write over the mix."""
-    index(settings)
+    the manifest)."""
     other = _second_store(tmp_path, store_base)
     index(other)
     (other.project_root / "new.md").write_text("# New\n\n" + "fresh words\n" * 50)
-    foreign = _leave_a_wal(other, lambda: update_paths(other, [other.project_root / "new.md"]))
+    return _leave_a_wal(other, lambda: update_paths(other, [other.project_root / "new.md"]))
+
+
+@pytest.mark.parametrize("source", ["another store", "a plain SQLite database"])
+def test_foreign_wal_is_moved_aside_and_the_index_kept(
+    settings: Settings, tmp_path: Path, store_base: Path, source: str
+) -> None:
+    """A -wal from elsewhere put beside this store's database is never replayed over it:
+    search and doctor refuse it naming the fix and change nothing; the next index run moves
+    the -wal aside unread (a one-line note says where) and keeps the old index. A plain SQLite
+    database's -wal made the store read as "not built" (doctor exited 0) and the next index
+    run checkpointed it over knowledge.db and rebuilt from scratch; another store's served its
+    chunks before every commit stamped the store id's page."""
+    index(settings)
+    before_sources = [s.path for s in Knowledge(settings).sources()]
+    if source == "another store":
+        foreign = _other_stores_wal(settings, tmp_path, store_base)
+    else:
+        foreign = _plain_sqlite_wal(tmp_path)
     path = db_path(settings.store_dir)
     for suffix in ("-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     shutil.copyfile(foreign, Path(f"{path}-wal"))
     before = (path.read_bytes(), Path(f"{path}-wal").read_bytes())
 
-    with pytest.raises(KnowledgeError, match=r"does not belong to this store.*--reindex"):
+    with pytest.raises(KnowledgeError, match=r"does not belong.*moves the -wal aside"):
         Knowledge(settings).search("backpressure")
-    with pytest.raises(KnowledgeError, match=r"does not belong to this store.*nothing was changed"):
-        index(settings)
     broken = [c for c in run_checks(settings) if c.broken]
-    assert [c.name for c in broken] == ["store identity"] and "--reindex" in broken[0].detail
+    assert [c.name for c in broken] == ["store identity"]
+    assert "`fisk-ai knowledge index`" in broken[0].detail
     assert (path.read_bytes(), Path(f"{path}-wal").read_bytes()) == before
 
+    stats = index(settings)
+    (note,) = [n for n in stats.notes if "-wal" in n]
+    assert "\n" not in note and "the index was kept" in note
+    aside = Path(note.split("moved to ", 1)[1].split(" unread", 1)[0])
+    assert aside.read_bytes() == before[1]
+    assert stats.added == 0 and stats.skipped == len(before_sources)
+    assert [s.path for s in Knowledge(settings).sources()] == before_sources
+    assert Knowledge(settings).search("backpressure").hits[0].path == "docs/design.md"
+    assert not [c for c in run_checks(settings) if c.broken]
+
+
+def test_database_and_wal_from_elsewhere_are_refused_whole(
+    settings: Settings, tmp_path: Path, store_base: Path
+) -> None:
+    """When the database file itself is not this store's, nothing is set aside by an ordinary
+    run: it is refused, unchanged, and --reindex moves both aside and rebuilds."""
+    index(settings)
+    foreign = _other_stores_wal(settings, tmp_path, store_base)
+    other = resolve_settings(cwd=tmp_path / "other", store_base=store_base)
+    path = db_path(settings.store_dir)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    shutil.copyfile(db_path(other.store_dir), path)
+    shutil.copyfile(foreign, Path(f"{path}-wal"))
+    before = (path.read_bytes(), Path(f"{path}-wal").read_bytes())
+    with pytest.raises(KnowledgeError, match=r"does not belong to this store.*nothing was changed"):
+        index(settings)
+    assert (path.read_bytes(), Path(f"{path}-wal").read_bytes()) == before
     stats = index(settings, rebuild=True)
     (note,) = [n for n in stats.notes if "moved to" in n]
     aside = Path(note.split("moved to ", 1)[1].split(" and ", 1)[0])
     assert (aside.read_bytes(), Path(f"{aside}-wal").read_bytes()) == before
-    hits = Knowledge(settings).search("backpressure").hits
-    assert hits and {h.path for h in hits} <= {"docs/design.md", "notes.txt", "README.md"}
-    assert not [c for c in run_checks(settings) if c.broken]
+    assert Knowledge(settings).search("backpressure").hits
 
 
 @contextlib.contextmanager

@@ -37,7 +37,8 @@ def test_builtin_needs_no_url_and_defaults_its_model() -> None:
         ({"provider": "onnx"}, "expected one of openai, builtin"),
         ({"model": "m"}, "base_url is required"),
         ({"base_url": "http://x/v1", "model": "m", "model_path": "/m"}, "only used with"),
-        ({"provider": "builtin", "threads": -1}, "of at least 0"),
+        ({"provider": "builtin", "threads": -1}, "from 0 to 256"),
+        ({"provider": "builtin", "threads": 10_000}, "from 0 to 256, got 10000"),
         ({"provider": "builtin", "threads": "two"}, "expected an integer"),
     ],
 )

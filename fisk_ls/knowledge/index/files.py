@@ -14,6 +14,7 @@ import os
 import stat
 from pathlib import Path
 
+from ..regular import kind_of
 from .walk import Candidate
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -32,20 +33,6 @@ _OPEN_FLAGS = (
     | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_BINARY", 0)
 )
-
-
-def _kind_of(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISLNK(mode):
-        return "a symlink"
-    return "not a regular file"
 
 
 def _read_bounded(fd: int, limit: int) -> bytes:
@@ -82,7 +69,7 @@ def read_document(
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            return f"skipping {path}: it is {_kind_of(st.st_mode)} now, not a regular file"
+            return f"skipping {path}: it is {kind_of(st.st_mode)} now, not a regular file"
         if st.st_size > limit:
             return f"skipping {path}: larger than {limit // 1024} KiB"
         if expected is not None and (st.st_ino != expected.inode or st.st_size != expected.size):

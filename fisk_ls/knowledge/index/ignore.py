@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pathspec
 
+from ..regular import read_regular
+
 GITIGNORE = ".gitignore"
 FISKIGNORE = ".fiskignore"
 MAX_IGNORE_FILE_BYTES = 1 << 20
@@ -151,10 +153,11 @@ def _valid_lines(lines: list[str]) -> list[str]:
     return good
 
 
-def _read_lines(path: Path) -> list[str] | None:
+def _read_lines(path: Path, *, follow: bool = True) -> list[str] | None:
+    """The lines of an ignore file; None when it is missing, too large, or not a regular file
+    (a FIFO, a device, ``/dev/stdin`` behind a link: opened without blocking, then refused)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_IGNORE_FILE_BYTES + 1)
+        data = read_regular(path, MAX_IGNORE_FILE_BYTES, follow=follow)
     except OSError:
         return None
     if len(data) > MAX_IGNORE_FILE_BYTES:
@@ -325,7 +328,8 @@ class IgnoreRules:
             if name == GITIGNORE and self.repo_top is None:
                 specs.append(_EMPTY)  # git's rules apply only inside a repository
                 continue
-            lines = _read_lines(Path(folder) / name) if stamp != _NO_FILES else None
+            # Not through a symlink, as git (2.32 on) does not follow a linked .gitignore.
+            lines = _read_lines(Path(folder) / name, follow=False) if stamp != _NO_FILES else None
             specs.append((lines and _spec(folder, lines)) or _EMPTY)
         self._folders[folder] = (stamp, tuple(specs))
         return _split(tuple(specs))

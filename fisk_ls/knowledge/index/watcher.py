@@ -76,7 +76,8 @@ class Watcher:
         """``ignored``: the project's ignore rules (``knowledge.ignore_rules``): changes to
         ignored paths never reach the queue. ``sources``: the files those rules come from
         (``IgnoreRules.is_source``): their changes always do (``.git/info/exclude`` too)."""
-        self.roots = tuple(Path(os.path.abspath(r)) for r in roots if r.exists())
+        # Resolved, as the index run resolves them: events then name the paths the index keys.
+        self.roots = tuple(Path(os.path.realpath(r)) for r in roots if r.exists())
         self.store_dir = store_dir
         self.on_change = on_change
         self.ignored = ignored

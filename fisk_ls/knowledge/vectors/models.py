@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError, EmbeddingsError
+from ..regular import NotRegular, open_regular
 
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
@@ -102,6 +103,13 @@ def check_model_dir(path: Path) -> Path:
     """``path`` if it holds a model; a ConfigError naming what is missing otherwise."""
     if not path.is_dir():
         raise ConfigError(f"embeddings.model_path {path} is not a directory")
+    for name in (MODEL_FILE, TOKENIZER_FILE):
+        try:
+            os.close(open_regular(path / name))
+        except NotRegular as exc:  # a FIFO or device would hang the model load
+            raise ConfigError(f"embeddings.model_path {path / name}: {exc.strerror}") from None
+        except OSError:
+            pass  # missing or unreadable: said below, or by the load
     missing = [n for n in (MODEL_FILE, TOKENIZER_FILE) if not (path / n).is_file()]
     if missing:
         raise ConfigError(f"embeddings.model_path {path} has no {' or '.join(missing)}")
@@ -109,8 +117,10 @@ def check_model_dir(path: Path) -> Path:
 
 
 def file_sha256(path: Path) -> str:
+    """The SHA-256 of a regular file (a FIFO or device is refused with ``NotRegular``, never
+    read until it ends)."""
     h = hashlib.sha256()
-    with path.open("rb") as fh:
+    with os.fdopen(open_regular(path), "rb") as fh:
         while block := fh.read(CHUNK_BYTES):
             h.update(block)
     return h.hexdigest()
