@@ -534,7 +534,8 @@ DEVSET_COLUMNS = [
 def devset_rows(corpus: str, run: str, r: dict[str, Any]) -> list[str]:
     """One run's table rows (``DEVSET_COLUMNS``): overall, each language, each kind of question.
 
-    A corpus of one language gets no language row (it would repeat the overall one)."""
+    A corpus of one language gets no language row (it would repeat the overall one). Another
+    dev-set table (a section of its own in ``SECTIONS``) reuses these rows and ``DEVSET_COLUMNS``."""
     rows = [("overall", r["overall"])]
     if len(r["by_lang"]) > 1:
         rows += [(f"lang {k}", v) for k, v in r["by_lang"].items()]
