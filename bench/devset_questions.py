@@ -92,7 +92,7 @@ CORPORA: dict[str, Corpus] = {
 
 
 HELD_OUT = HERE / "devset" / "otel-heldout.jsonl"
-"""36 English OTel questions written in session 8 from 40 sections drawn at random (seed 8) from
+"""36 English OTel questions written on 2026-12-01 from 40 sections drawn at random (seed 8) from
 ``content/en/docs``, never used to choose a change: run them with ``devset.py --corpus otel
 --questions bench/devset/otel-heldout.jsonl`` to estimate what the dev-set figures are worth on
 questions nobody tuned for, and keep tuning on the dev files above."""

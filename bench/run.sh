@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmark suite: speed, memory and retrieval quality; rewrites BENCHMARKS.md and keeps the
-# raw results in bench/results/.
+# raw results in bench/results/ (rm -f only its JSON: notes.md there is written by hand).
 #
 #   bash bench/run.sh                 # speed, language server, lexical quality (about 10 min)
 #   bash bench/run.sh --embeddings    # also vector and hybrid quality with all-MiniLM-L6-v2
@@ -67,7 +67,7 @@ if [ ${#EMBED_ARGS[@]} -gt 0 ]; then   # exact vs quantized KNN over the real OT
   $PY bench/minilm.py --per-corpus 2500 > /dev/null
   $PY bench/knn.py > "$OUT/knn.json"
 fi
-cp bench/tuning.md "$OUT/notes.md"
-cp bench/profile.md "$OUT/profile.md"
+# BENCHMARKS.md: the tables from the JSON above, then $OUT/notes.md (written by hand: why a goal
+# is missed, figures no JSON holds; check it against the new tables). History: bench/tuning.md.
 $PY bench/report.py "$OUT" > BENCHMARKS.md
 echo "BENCHMARKS.md rewritten; raw results in $OUT/"

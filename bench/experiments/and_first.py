@@ -3,7 +3,7 @@
     python bench/experiments/and_first.py {or,and} --store-base /abs/stores > devset.json
 
 Runs bench/devset.py (lexical) with ``query_expression``/``bm25_ids`` patched; see tuning.md,
-"Session 4: AND of the kept terms first" (rejected).
+"AND of the kept terms first" (rejected).
 """
 
 from __future__ import annotations

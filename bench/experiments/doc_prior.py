@@ -1,5 +1,5 @@
-"""Dated posts ranked below the reference pages (issue 14): tried, rejected (bench/tuning.md,
-"Session 6: dated posts").
+"""Dated posts ranked below the reference pages: tried, rejected (bench/tuning.md,
+"Clitics, the near-tie language rule", the dated-posts row).
 
     FACTOR=0.7 python bench/experiments/doc_prior.py [devset.py arguments] > devset.json
 

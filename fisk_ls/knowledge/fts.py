@@ -546,7 +546,7 @@ def compound_terms(text: str) -> list[str]:
     name. Only for 2 to ``COMPOUND_WORDS`` words apart from stop words, typed apart or with a
     hyphen ("self-signed"): an identifier such as ``OTEL_SERVICE_NAME`` is matched by its
     phrase instead, and a longer question's neighbouring words are no name (measured:
-    bench/tuning.md, "Session 7")."""
+    bench/tuning.md, "words that spell an identifier")."""
     stop = stop_words(text)
     text = fold_clitics(strip_controls(question_text(text)[:MAX_QUERY_CHARS]))
     tokens = text.split()

@@ -16,13 +16,13 @@ in (a site's source language, which has the most pages) wins when a copy in anot
 scores within ``NEAR_TIE`` of it ("OTEL_EXPORTER_OTLP_ENDPOINT": the English table before its
 shorter Portuguese copy). Treating such a query as English outright lost Japanese and Chinese
 questions that were an identifier alone, asked of their own language's page; the near-tie rule
-moved none of them (bench/tuning.md, "Session 6").
+moved none of them (bench/tuning.md, "Clitics, the near-tie language rule").
 
 When the front end knows the *reader's* language (the editor's display language from LSP's
 ``initialize``, or the locale, ``LC_ALL`` / ``LC_MESSAGES`` / ``LANG``, a command runs in), a
 query in no language takes that one as a query in it would: "OTEL_EXPORTER_OTLP_ENDPOINT" from
 a Japanese editor shows the Japanese page, from an English one the English page (bench/tuning.md,
-"Session 8"). The query's own words still win over it: a French question from an English
+"the reader's language"). The query's own words still win over it: a French question from an English
 desktop is French. A ``C`` or ``POSIX`` locale says nothing.
 """
 

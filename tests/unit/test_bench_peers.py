@@ -134,7 +134,7 @@ def test_peers_table_shows_ratios_and_whether_3x_is_met() -> None:
     assert "| cold index | 2.0 s | 3.0 s | 1.50x | 3x: **no** |" in "\n".join(
         report.peers_section(p)
     )
-    p["corpora"] = {"powershell": _corpus(2.0, 7.0)}  # issue 18's own figures for this corpus
+    p["corpora"] = {"powershell": _corpus(2.0, 7.0)}  # the absolute goals set for this corpus
     text = "\n".join(report.peers_section(p))
     assert "| cold index | 2.0 s | 7.0 s | 3.50x | ≤ 10.0 s: yes | 1.0 s | - |" in text
     assert (

@@ -1,0 +1,59 @@
+"""bench/report.py renders BENCHMARKS.md from bench/results/ alone (no corpus, no benchmark run)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
+sys.path.insert(0, str(BENCH))
+
+import report  # noqa: E402
+
+
+def test_the_checked_in_benchmarks_file_is_what_report_renders_from_the_checked_in_results() -> (
+    None
+):
+    rendered = report.render(BENCH / "results")
+    assert rendered == (ROOT / "BENCHMARKS.md").read_text(), (
+        "BENCHMARKS.md is stale: python bench/report.py bench/results > BENCHMARKS.md"
+    )
+
+
+def test_the_command_line_prints_the_same_text(tmp_path: Path) -> None:
+    (tmp_path / "match.json").write_text((BENCH / "results" / "match.json").read_text())
+    out = subprocess.run(
+        [sys.executable, str(BENCH / "report.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out == report.render(tmp_path)
+
+
+def test_every_section_has_a_renderer_and_a_missing_result_leaves_it_out(tmp_path: Path) -> None:
+    assert report.render(tmp_path) == "\n".join(report.HEADER) + "\n"
+    (tmp_path / "topk.json").write_text((BENCH / "results" / "topk.json").read_text())
+    text = report.render(tmp_path)
+    assert "## Exact top-k BM25" in text and "## Match location" not in text
+    assert report.NOTES_HEADING not in text
+
+
+def test_the_hand_written_notes_come_last_under_their_own_heading(tmp_path: Path) -> None:
+    (tmp_path / "lsp.json").write_text((BENCH / "results" / "lsp.json").read_text())
+    (tmp_path / "notes.md").write_text("Why a goal is missed.\n")
+    text = report.render(tmp_path)
+    generated, notes = text.split(f"\n---\n\n{report.NOTES_HEADING}\n\n")
+    assert "## Language server" in generated and "Why a goal is missed." not in generated
+    assert notes == "Why a goal is missed.\n"
+
+
+def test_a_corpus_of_one_language_gets_no_language_row() -> None:
+    d = json.loads((BENCH / "results" / "devset.json").read_text())
+    text = "\n".join(report.devset_section(d))
+    assert "| powershell | lexical | overall | 166 |" in text
+    assert "| powershell | lexical | lang en |" not in text
+    assert "| otel | lexical | lang ja | 22 |" in text
