@@ -21,6 +21,7 @@ from .errors import CitationError
 from .languages import locale_language
 from .location import Settings
 from .match import Tokenizer, fts_tokenizer, locate, query_tokens
+from .scope import Scope
 from .search import (
     Hit,
     QueryEmbedder,
@@ -103,13 +104,19 @@ class Knowledge:
             return coverage(snap.conn, snap.tables)
 
     def search(
-        self, query: str, top_k: int | None = None, reader_language: str | None = None
+        self,
+        query: str,
+        top_k: int | None = None,
+        reader_language: str | None = None,
+        *,
+        scope: Scope | None = None,
     ) -> SearchResult:
         """Search the live index. With embeddings configured, the query is embedded first,
         outside the read transaction (optimistically: whether the index holds vectors is known
         only inside it), then identity and dimension are checked against that snapshot.
         ``reader_language``: the asker's language when the front end knows it (a locale or
-        language tag, "ja_JP.UTF-8", "pt-BR"), for a query whose words name none."""
+        language tag, "ja_JP.UTF-8", "pt-BR"), for a query whose words name none. ``scope``:
+        only the documents in it (``Scope.build``; the best hits inside it)."""
         identity = self.identity()
         query_vector: QueryVector | None = None
         if self.embedder is not None:
@@ -127,6 +134,7 @@ class Knowledge:
                 term_stats=self.term_stats,
                 coarse=self.coarse,
                 reader_language=locale_language(reader_language),
+                scope=scope,
             )
             if snap is None or not result.hits:
                 return result

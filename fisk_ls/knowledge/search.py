@@ -36,6 +36,8 @@ from .fts import (
 )
 from .languages import prefer_query_language
 from .lexical import TermStats, started_headings
+from .scope import chunk_ids as scope_chunks
+from .scope import documents as scope_documents
 from .settings_schema import resolve_top_k
 from .topk import Plan, best
 from .vectors import knn
@@ -44,6 +46,7 @@ from .vectors.identity import VectorIdentity, dimension_error, require_match, re
 
 if TYPE_CHECKING:
     from .match import Match
+    from .scope import Scope
     from .store import Snapshot
     from .vectors.backlog import Coverage
 
@@ -227,11 +230,14 @@ def lexical_ids(
     return boost_headings(snap, bm25_ids(snap, plan, limit), heading, stop)
 
 
-def bm25_ids(snap: Snapshot, plan: Plan, limit: int) -> list[tuple[int, float]]:
+def bm25_ids(
+    snap: Snapshot, plan: Plan, limit: int, within: Sequence[int] | None = None
+) -> list[tuple[int, float]]:
     """(chunk id, bm25) best first, ties by id: the plan's OR query (``topk.best``: exact, but
     without scoring the rows that only its commonest term matches when that is provably safe).
-    BM25 scores every row it reads whatever ``limit`` is, so read deep once rather than twice."""
-    return best(snap, plan, limit, BM25_WEIGHTS)
+    BM25 scores every row it reads whatever ``limit`` is, so read deep once rather than twice.
+    ``within``: only the chunks of these documents (a scope, scope.py), before the cut."""
+    return best(snap, plan, limit, BM25_WEIGHTS, within)
 
 
 def boost_headings(
@@ -289,11 +295,12 @@ def vector_ids(
     vector: Sequence[float],
     limit: int = FANOUT,
     coarse: knn.CoarseIndex | None = None,
+    within: Sequence[int] | None = None,
 ) -> knn.Scored:
     """Nearest chunks with their cosine, best first, ties by id: exact for small indexes,
     coarse + exact re-scoring for large ones when the reader keeps a ``coarse`` index
-    (vectors/knn.py)."""
-    return knn.nearest(snap, vector, limit, coarse)
+    (vectors/knn.py); ``within``: only these chunks."""
+    return knn.nearest(snap, vector, limit, coarse, within=within)
 
 
 class _Row(NamedTuple):
@@ -409,13 +416,16 @@ def run_search(
     term_stats: TermStats | None = None,
     coarse: knn.CoarseIndex | None = None,
     reader_language: str | None = None,
+    scope: Scope | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built).
 
     ``identity`` is the configured vector identity (None: lexical configuration) and
     ``query_vector`` what :func:`embed_query` gave for ``query`` before the snapshot opened.
     ``reader_language`` is the asker's language when the front end knows it (a base code such
-    as "ja"; see ``languages.prefer_query_language``).
+    as "ja"; see ``languages.prefer_query_language``). ``scope``: only documents in it,
+    applied inside each retriever before its cut (scope.py); one that holds no document
+    answers ``ok`` with no hits.
     """
     k = resolve_top_k(top_k, default_top_k)
     model = identity.model if identity is not None else None
@@ -428,13 +438,16 @@ def run_search(
         return SearchResult(INDEX_EMPTY, tier)
     if identity is not None:
         require_match(snap.manifest, identity, empty=False)
+    docs = scope_documents(snap, scope) if scope is not None else None
     plan = query_plan(snap, query, term_stats)
     expression = plan.expression()
     heading = heading_terms(query)
     # The heading boost sees every candidate read: a merged chunk's long label dilutes its
     # BM25, so the section whose heading is the query can start below the first FANOUT.
     deep = (
-        boost_headings(snap, bm25_ids(snap, plan, FANOUT * DEEPER), heading, stop_words(query))
+        boost_headings(
+            snap, bm25_ids(snap, plan, FANOUT * DEEPER, docs), heading, stop_words(query)
+        )
         if expression
         else []
     )
@@ -453,7 +466,8 @@ def run_search(
         elif qv.vector is not None:
             if len(qv.vector) != dim:
                 raise dimension_error(len(qv.vector), dim)
-            vector = vector_ids(snap, qv.vector, coarse=coarse)
+            within = None if docs is None else scope_chunks(snap, docs)
+            vector = vector_ids(snap, qv.vector, coarse=coarse, within=within)
     if not expression and not vector:
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
     fused, ranks = _fuse(lexical, vector)

@@ -48,6 +48,7 @@ class Setting:
     max_length: int | None = None
     items: Kind | None = None
     choices: tuple[str, ...] | None = None
+    max_items: int | None = None
 
     def limits(self) -> str:
         """The allowed values in words, for error messages."""
@@ -60,6 +61,9 @@ class Setting:
             return f"{noun} of at least {_num(self.minimum)}"
         if self.kind == "string" and self.max_length is not None:
             return f"a string of at most {self.max_length:,} characters"
+        if self.kind == "array" and self.max_items is not None:
+            longest = f" of at most {self.max_length:,} characters" if self.max_length else ""
+            return f"a list of at most {self.max_items} {self.items}s{longest}"
         if self.kind == "array":
             return f"a list of {self.items}s"
         return {"boolean": "true or false"}.get(self.kind, noun)
@@ -68,11 +72,15 @@ class Setting:
         out: dict[str, Any] = {"type": self.kind, "description": self.description}
         if self.items is not None:
             out["items"] = {"type": self.items}
+            if self.max_length is not None:
+                out["items"]["maxLength"] = self.max_length
+        if self.max_items is not None:
+            out["maxItems"] = self.max_items
         if self.minimum is not None:
             out["minimum"] = self.minimum
         if self.maximum is not None:
             out["maximum"] = self.maximum
-        if self.max_length is not None:
+        if self.max_length is not None and self.items is None:
             out["maxLength"] = self.max_length
         if self.choices is not None:
             out["enum"] = list(self.choices)
@@ -118,6 +126,36 @@ EXCLUDE = Setting(
     "Extra ignore patterns in .gitignore syntax, relative to the project root "
     "(on top of .gitignore and .fiskignore).",
     items="string",
+)
+SCOPE = Setting(
+    "scope",
+    "scope",
+    "array",
+    "Folders, files or globs (.gitignore syntax, ** allowed) a search keeps to: relative to the "
+    "current folder on the command line, else to the project root; several are a union "
+    "(CLI --path / --exclude, language server and knowledge_search `paths`).",
+    items="string",
+    max_items=16,
+    max_length=1000,
+)
+SHOW_CONTEXT = Setting(
+    "show_context",
+    "context",
+    "integer",
+    "Chunks of the same document shown before and after a cited chunk (CLI show --context).",
+    0,
+    minimum=0,
+    maximum=5,
+)
+TOOL_CONTEXT = Setting(
+    "tool_context",
+    "context",
+    "integer",
+    "Chunks before and after each of the best hits that knowledge_search adds (from the "
+    "same budget).",
+    0,
+    minimum=0,
+    maximum=2,
 )
 WATCH = Setting(
     "watch", "watch", "boolean", "Re-index files as they change on disk (language server).", True
@@ -239,6 +277,10 @@ def check_value(setting: Setting, value: object) -> str | None:
         ok = isinstance(value, str)
     else:
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        if ok and isinstance(value, list):
+            many = setting.max_items is not None and len(value) > setting.max_items
+            longest = max((len(v) for v in value), default=0)
+            ok = not many and (setting.max_length is None or longest <= setting.max_length)
     if ok and isinstance(value, int | float):
         if setting.minimum is not None and value < setting.minimum:
             ok = False
@@ -278,6 +320,27 @@ def check_query(value: object, name: str = "query") -> str:
     return value
 
 
+def check_scope(value: object, name: str = "paths") -> tuple[str, ...]:
+    """A search's scope patterns: None or a list of at most 16 strings of at most 1,000
+    characters each; SettingError otherwise (an empty list is no scope)."""
+    if value is None:
+        return ()
+    if problem := check_value(SCOPE, value):
+        raise SettingError(f"{name}: {problem}")
+    assert isinstance(value, list)
+    return tuple(value)
+
+
+def check_context(value: object, setting: Setting = SHOW_CONTEXT, name: str = "context") -> int:
+    """A neighbour count (``setting``: the CLI's 0-5 or the tool's 0-2); None is 0."""
+    if value is None:
+        return 0
+    if problem := check_value(setting, value):
+        raise SettingError(f"{name}: {problem}")
+    assert isinstance(value, int)
+    return value
+
+
 def resolve_top_k(value: int | None, default: int = TOP_K.default) -> int:
     """The hit count to use: ``value`` when given (checked), else ``default``."""
     checked = check_top_k(value)
@@ -308,6 +371,9 @@ def json_schema() -> dict[str, Any]:
         "properties": props,
         "$defs": {
             "query": QUERY.json_schema(),
+            "scope": SCOPE.json_schema(),
+            "showContext": SHOW_CONTEXT.json_schema(),
+            "toolContext": TOOL_CONTEXT.json_schema(),
             **{s.wire: s.json_schema() for s in AGENT_ONLY},
         },
     }

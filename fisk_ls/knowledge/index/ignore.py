@@ -117,9 +117,15 @@ def _git_trailing_globstar(line: str) -> str:
     return line
 
 
+def git_spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    """``lines`` compiled as git reads them (``ValueError`` or ``TypeError`` for a line pathspec
+    cannot parse): its ``match_file`` says whether a path, or a folder above it, matches."""
+    return pathspec.GitIgnoreSpec.from_lines([_git_trailing_globstar(ln) for ln in lines])
+
+
 def _make(base: str, lines: list[str]) -> _Spec:
     """Compile ``lines`` with pathspec's git wildmatch translation."""
-    spec = pathspec.GitIgnoreSpec.from_lines([_git_trailing_globstar(ln) for ln in lines])
+    spec = git_spec(lines)
     compiled: list[tuple[re.Pattern[str], bool]] = []
     for pattern in spec.patterns:
         regex = getattr(pattern, "regex", None)
