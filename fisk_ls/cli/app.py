@@ -28,6 +28,7 @@ from .options import (
     emit_json,
     knowledge_command,
     missing_mcp_message,
+    search_scope,
     shared_options,
     state,
 )
@@ -150,11 +151,34 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     help=f"Hits, {contract.TOP_K.limits().removeprefix('an integer ')} (default: configured).",
 )
 @click.option("--full", is_flag=True, help="Print whole chunks, not snippets.")
+@click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    metavar="PATH",
+    help="Only documents in this folder, file or glob (.gitignore-style, ** allowed), relative "
+    "to the current folder; repeatable (a union).",
+)
+@click.option(
+    "--exclude",
+    "excludes",
+    multiple=True,
+    metavar="PATH",
+    help="Leave out documents matching PATH (same syntax); repeatable.",
+)
 @knowledge_command
-def search_cmd(obj: Context, query: str, top_k: int | None, full: bool) -> None:
-    """Search the index for QUERY."""
+def search_cmd(
+    obj: Context,
+    query: str,
+    top_k: int | None,
+    full: bool,
+    paths: tuple[str, ...],
+    excludes: tuple[str, ...],
+) -> None:
+    """Search the index for QUERY (within --path, minus --exclude, when given)."""
     reader = environment_language(os.environ)  # a query in no language is the reader's
-    _, result = obj.read(lambda kb: kb.search(query, top_k, reader))
+    scope = search_scope(obj.settings(), paths, excludes) if paths or excludes else None
+    _, result = obj.read(lambda kb: kb.search(query, top_k, reader, scope=scope))
     if obj.as_json:
         emit_json(render.search_json(result))
     else:
