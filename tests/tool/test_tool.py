@@ -180,3 +180,44 @@ def test_the_tool_asks_in_its_locales_language(
         assert tool.call({"query": IDENTIFIER})["results"][0]["citation"].startswith(want + "#")
     finally:
         tool.close()
+
+
+@pytest.mark.parametrize(
+    ("paths", "message"),
+    [
+        ("docs", "`paths`: expected a list"),
+        ([1], "`paths`: expected a list"),
+        (["x"] * 17, "at most 16"),
+        (["../secrets"], "outside the project root"),
+        (["docs/../../etc"], "outside the project root"),
+        (["/etc/passwd"], "absolute"),
+    ],
+)
+def test_paths_are_checked(paths: object, message: str) -> None:
+    with pytest.raises(ToolInputError, match=message):
+        parse_args({"query": "x", "paths": paths})
+
+
+def test_paths_keep_the_search_to_them(settings: Settings) -> None:
+    index(settings)
+    tool = KnowledgeTool(settings)
+    try:
+        assert INPUT_SCHEMA["properties"]["paths"]["maxItems"] == 16
+        everywhere = tool.call({"query": "restart the service backpressure"})
+        assert {r["citation"].split("#")[0] for r in everywhere["results"]} >= {
+            "docs/design.md",
+            "docs/ops/runbook.md",
+        }
+        ops = tool.call({"query": "restart the service backpressure", "paths": ["docs/ops"]})
+        assert [r["citation"].split("#")[0] for r in ops["results"]] == ["docs/ops/runbook.md"]
+        glob = tool.call({"query": "pets backpressure", "paths": ["*.txt", "docs/design.md"]})
+        assert {r["citation"].split("#")[0] for r in glob["results"]} == {
+            "notes.txt",
+            "docs/design.md",
+        }
+        empty = tool.call({"query": "backpressure", "paths": ["nowhere"]})
+        assert empty["status"] == "ok" and empty["results"] == []
+        assert tool.call({"query": "backpressure", "paths": []})["results"]
+        assert trace({"query": "q", "paths": ["docs"]}) == 'knowledge_search("q", paths=["docs"])'
+    finally:
+        tool.close()
