@@ -66,14 +66,16 @@ class Scope:
 
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    _matchers: tuple[Any, Any] = field(init=False, repr=False, compare=False)
+    _matchers: tuple[re.Pattern[str] | None, re.Pattern[str] | None] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
-        from .index.ignore import git_spec
+        from .index.ignore import git_regex
 
         try:
-            inc = git_spec(self.include) if self.include else None
-            exc = git_spec(self.exclude) if self.exclude else None
+            inc = git_regex(self.include) if self.include else None
+            exc = git_regex(self.exclude) if self.exclude else None
         except (ValueError, TypeError) as err:
             raise SettingError(f"paths: not a .gitignore-style pattern ({err})") from None
         object.__setattr__(self, "_matchers", (inc, exc))
@@ -99,9 +101,9 @@ class Scope:
     def contains(self, path: str) -> bool:
         """Is the document ``path`` (relative to the root) in scope?"""
         inc, exc = self._matchers
-        if inc is not None and not inc.match_file(path):
+        if inc is not None and inc.search(path) is None:
             return False
-        return exc is None or not exc.match_file(path)
+        return exc is None or exc.search(path) is None
 
     def prefixes(self) -> tuple[str, ...] | None:
         """Literal path prefixes every document in scope starts with (None: any path may)."""

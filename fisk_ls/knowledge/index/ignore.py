@@ -123,6 +123,18 @@ def git_spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
     return pathspec.GitIgnoreSpec.from_lines([_git_trailing_globstar(ln) for ln in lines])
 
 
+def git_regex(lines: Iterable[str]) -> re.Pattern[str]:
+    """One expression that finds a match in a path when one of ``lines`` (patterns without
+    ``!`` negations) matches it or a folder above it: ``git_spec(lines).match_file`` at a
+    fraction of the cost (one search instead of a loop over the patterns)."""
+    spec = git_spec(lines)
+    regexes = [r for p in spec.patterns if isinstance(r := getattr(p, "regex", None), re.Pattern)]
+    combined = _prefilter(regexes)
+    if combined is None:
+        raise ValueError("the patterns cannot be combined into one expression")
+    return combined
+
+
 def _make(base: str, lines: list[str]) -> _Spec:
     """Compile ``lines`` with pathspec's git wildmatch translation."""
     spec = git_spec(lines)
