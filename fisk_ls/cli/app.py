@@ -189,9 +189,28 @@ def search_cmd(
 
 @knowledge.command("show")
 @click.argument("citation")
+@click.option(
+    "--context",
+    "context",
+    type=click.IntRange(
+        int(contract.SHOW_CONTEXT.minimum or 0), int(contract.SHOW_CONTEXT.maximum or 0)
+    ),
+    default=0,
+    metavar="N",
+    help="Also print N chunks of the same document before and after it (0-5).",
+)
 @knowledge_command
-def show_cmd(obj: Context, citation: str) -> None:
+def show_cmd(obj: Context, citation: str, context: int) -> None:
     """Print the chunk a CITATION (relpath#ordinal) points at."""
+    if context:
+        _, chunks = obj.read(lambda kb: kb.around(citation, context))
+        if obj.as_json:
+            emit_json(render.around_json(chunks, citation))
+        else:
+            for note in dict.fromkeys(render.stale_note(c) for c in chunks if c.stale):
+                click.echo(note, err=True)
+            click.echo(render.around_text(chunks, citation))
+        return
     _, chunk = obj.read(lambda kb: kb.show(citation))
     if obj.as_json:
         emit_json(render.show_json(chunk))

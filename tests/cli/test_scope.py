@@ -25,7 +25,10 @@ def site(tmp_path: Path, store_base: Path) -> Path:
     rare.write_text(f"# Notes\n\n{filler} and once a widget.\n", encoding="utf-8")
     guide = root / "guide" / "steps.md"
     guide.parent.mkdir(parents=True)
-    sections = "\n\n".join(f"## Step {n}\n\nStep {n} turns the widget crank." for n in range(1, 6))
+    long = " ".join(f"filler{n}" for n in range(120))  # sections too long to be merged
+    sections = "\n\n".join(
+        f"## Step {n}\n\nStep {n} turns the widget crank. {long}" for n in range(1, 6)
+    )
     guide.write_text(f"# Steps\n\n{sections}\n", encoding="utf-8")
     (root / "guide" / "notes.txt").write_text("A widget note in plain text.\n", encoding="utf-8")
     js(root, "index")
@@ -80,3 +83,25 @@ def test_a_path_outside_the_root_is_a_usage_error(site: Path) -> None:
     assert "at most 16" in res["error"]
     text = run(site, "knowledge", "search", "widget", "--exclude", "/etc", ok=2)
     assert "--exclude" in text.stderr and "Traceback" not in text.stderr
+
+
+def test_show_context_prints_the_neighbours(site: Path) -> None:
+    middle = js(site, "show", "guide/steps.md#2", "--context", "1")
+    assert middle["citation"] == "guide/steps.md#2" and "Step 3 turns" in middle["content"]
+    assert [c["citation"] for c in middle["before"]] == ["guide/steps.md#1"]
+    assert [c["citation"] for c in middle["after"]] == ["guide/steps.md#3"]
+    assert "Step 2 turns" in middle["before"][0]["content"]
+    assert "Step 4 turns" in middle["after"][0]["content"]
+    assert middle["before"][0]["end_line"] < middle["start_line"] < middle["after"][0]["start_line"]
+    (doc,) = [d for d in js(site, "sources")["sources"] if d["path"] == "guide/steps.md"]
+    first = js(site, "show", "guide/steps.md#0", "--context", "5")
+    assert first["before"] == [] and len(first["after"]) == min(5, doc["chunks"] - 1)
+    text = run(site, "knowledge", "show", "guide/steps.md#2", "--context", "1").stdout
+    heads = [line for line in text.splitlines() if line.startswith("== ")]
+    assert heads[1].startswith("== guide/steps.md#2 (lines ") and heads[1].endswith("<- cited")
+    assert [h.split()[1] for h in heads] == [f"guide/steps.md#{n}" for n in (1, 2, 3)]
+    plain = js(site, "show", "guide/steps.md#2")
+    assert "before" not in plain and plain["citation"] == "guide/steps.md#2"
+    assert "0<=x<=5" in js(site, "show", "guide/steps.md#2", "--context", "6", ok=2)["error"]
+    missing = js(site, "show", "guide/steps.md#99", "--context", "1", ok=1)
+    assert "no chunk matches" in missing["error"]

@@ -203,3 +203,7 @@ async def test_paths_keep_a_call_to_them_and_traversal_is_refused(built: Path) -
         assert none["status"] == "ok" and none["results"] == []
         text = error_text(await client.call_tool(NAME, {"query": "q", "paths": ["../x"]}))
         assert text.startswith("invalid knowledge_search input") and "outside the project" in text
+        args = {"query": "widget pipeline stage 1", "top_k": 1, "context": 1}
+        (top,) = outcome(await client.call_tool(NAME, args))["results"]
+        path, n = top["citation"].rsplit("#", 1)
+        assert f"{path}#{int(n) + 1}" in [c["citation"] for c in top["context"]]
