@@ -19,7 +19,12 @@ keeps every question's ranks, so two runs can be compared with ``bench/devset_co
                            [--show-misses] [--validate-only] [--store-base DIR]
                            [--embed-url URL --model NAME | --builtin MODEL_DIR]
                            [--embed-corpora otel,powershell]
-                            [--query-prefix P] [--document-prefix P]]
+                           [--query-prefix P] [--document-prefix P]]
+                           [--agent [--agent-strings 0,1,2]]
+
+``--agent`` sends each question's agent strings (bench/devset/agent-strings.md: a keyword query,
+a hypothetical answer, a rephrasing, written blind from the question alone) as ``also``;
+``--agent-strings`` picks which of the three (0-based), e.g. ``0`` for the keywords alone.
 """
 
 from __future__ import annotations
@@ -69,12 +74,37 @@ def _rank(q: Question, hits: list[Hit], ok: Callable[[Question, Hit], bool]) -> 
     return next((i + 1 for i, h in enumerate(hits) if ok(q, h)), None)
 
 
+def agent_file(questions: Path) -> Path:
+    """The agent strings of a question file: otel-questions.jsonl -> otel-agent.jsonl,
+    otel-heldout.jsonl -> otel-heldout-agent.jsonl."""
+    stem = questions.name.removesuffix(".jsonl").removesuffix("-questions")
+    return questions.with_name(f"{stem}-agent.jsonl")
+
+
+def load_agent(path: Path, questions: list[Question], pick: list[int] | None) -> dict[str, Any]:
+    """id -> the ``also`` strings to send (``pick``: which of them, by position)."""
+    strings: dict[str, list[str]] = {}
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                row = json.loads(line)
+                strings[str(row["id"])] = [str(x) for x in row["also"]]
+    missing = [q.id for q in questions if q.id not in strings]
+    if missing:
+        raise BrokenQuestion(f"{path.name}: no agent strings for {', '.join(missing[:5])}")
+    return {
+        q.id: tuple(strings[q.id] if pick is None else [strings[q.id][i] for i in pick])
+        for q in questions
+    }
+
+
 def score(
     questions: list[Question],
     k: Knowledge,
     show_misses: bool,
     resamples: int,
     reader: bool = False,
+    also: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Rank every question; with ``reader``, each is asked as from a desktop in its own
     language (``reader_language=q.lang``, what the locale or an editor's display language
@@ -83,7 +113,12 @@ def score(
     times: list[float] = []
     for q in questions:
         t0 = time.perf_counter()
-        result = k.search(q.query, top_k=TOP_K, reader_language=q.lang if reader else None)
+        result = k.search(
+            q.query,
+            top_k=TOP_K,
+            reader_language=q.lang if reader else None,
+            also=also.get(q.id, ()) if also else (),
+        )
         times.append(time.perf_counter() - t0)
         hits = result.hits[:TOP_K]
         row: dict[str, Any] = {
@@ -198,7 +233,9 @@ def run_corpus(
             print(f"== {corpus.key} {name} misses (section rank > 5) ==", file=sys.stderr)
         try:
             t1 = time.perf_counter()
-            run = score(questions, k, args.show_misses, args.resamples, args.reader_language)
+            run = score(
+                questions, k, args.show_misses, args.resamples, args.reader_language, args.also
+            )
             run["index_s"] = round(index_s, 1)
             run["eval_s"] = round(time.perf_counter() - t1, 1)
             run["index_stats"] = _stats(stats)
@@ -241,7 +278,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="ask each question from a locale in its own language (default: no locale)",
     )
+    ap.add_argument(
+        "--agent",
+        action="store_true",
+        help="send each question's agent strings (bench/devset/*-agent.jsonl) as `also`",
+    )
+    ap.add_argument(
+        "--agent-strings",
+        type=lambda v: [int(x) for x in v.split(",") if x],
+        help="which agent strings to send, 0-based (0 keywords, 1 answer, 2 rephrasing)",
+    )
     args = ap.parse_args(argv)
+    args.also = None
     if args.embed_url and not args.model:
         ap.error("--embed-url needs --model")
     unknown = [c for c in args.embed_corpora if c not in CORPORA]
@@ -270,6 +318,17 @@ def main(argv: list[str] | None = None) -> int:
             questions = [q for q in questions if q.kind == args.kind]
         if questions:
             chosen[key] = questions
+            if args.agent:
+                try:
+                    strings = load_agent(
+                        agent_file(args.questions or corpus.questions),
+                        questions,
+                        args.agent_strings,
+                    )
+                except (OSError, BrokenQuestion) as e:
+                    print(f"error: {key}: {e}", file=sys.stderr)
+                    return 2
+                args.also = (args.also or {}) | strings
     if not chosen:
         print("error: no question matches --subset/--kind", file=sys.stderr)
         return 2

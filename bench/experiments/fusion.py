@@ -7,7 +7,7 @@ bootstrap intervals).
 
 The store is the one ``devset.py --builtin MODEL_DIR --store-base /abs/devstore`` built (its
 ``<corpus>/hybrid`` folder); nothing is re-embedded: only the questions are, once each. Every rule
-replaces ``search._fuse`` (and, for score fusion, ``search.vector_ids`` so the cosine of each
+replaces ``search.fuse_strings`` for the query alone (and, for score fusion, ``search.vector_ids`` so the cosine of each
 vector candidate is known) while the questions run. The rules:
 
 * ``lexical``, ``vector``: one arm alone; ``core``: the core's own ``search.fuse``;
@@ -46,7 +46,23 @@ from fisk_ls.knowledge.config import EmbeddingsConfig  # noqa: E402
 Lex = list[tuple[int, float]]
 Fuse = Callable[[Lex, list[int]], tuple[list[tuple[int, float]], dict[int, dict[str, int]]]]
 
-FUSE0 = S._fuse  # today's rule
+PRODUCT = S.fuse_strings
+
+
+def FUSE0(lex: Lex, vec: list[tuple[int, float]]) -> Any:  # today's rule
+    fused, ranks, _ = PRODUCT([(lex, vec)])
+    return fused, ranks
+
+
+def _patched(rule: Fuse) -> Any:
+    def fuse_strings(arms: Any) -> Any:
+        lex, vec = arms[0]
+        fused, ranks = rule(list(lex), [c for c, _ in vec])
+        return fused, ranks, PRODUCT(arms)[2]
+
+    return fuse_strings
+
+
 _COS: dict[int, float] = {}  # the last vector search's cosines (score fusion)
 _QUERY = [""]  # the query being searched (cjkgate)
 _FANOUT = [0]  # vector candidates (0: the core's FANOUT)
@@ -228,12 +244,11 @@ def main() -> int:
     k.search = search  # type: ignore[method-assign]
     _FANOUT[0] = args.vector_fanout
     S.vector_ids = _vector_ids_with_cosines(S.vector_ids)  # type: ignore[assignment]
-    fuse0 = S._fuse
     out: dict[str, Any] = {}
     try:
         for name in args.rules.split(","):
             rule = RULES[name]
-            S._fuse = lambda lex, vec, rule=rule: rule(lex, [c for c, _ in vec])  # type: ignore[misc]
+            S.fuse_strings = _patched(rule)
             run = score(questions, k, False, args.resamples)
             out[name] = run
             o = run["overall"]
@@ -245,7 +260,7 @@ def main() -> int:
                 file=sys.stderr,
             )
     finally:
-        S._fuse = fuse0
+        S.fuse_strings = PRODUCT
         k.close()
     print(json.dumps({n: r["per_question"] for n, r in out.items()}))
     return 0

@@ -24,6 +24,7 @@ from . import render
 from .options import (
     Context,
     TopK,
+    check_also_option,
     check_query_argument,
     emit_json,
     knowledge_command,
@@ -150,6 +151,17 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     default=None,
     help=f"Hits, {contract.TOP_K.limits().removeprefix('an integer ')} (default: configured).",
 )
+@click.option(
+    "--also",
+    "also",
+    multiple=True,
+    metavar="TEXT",
+    callback=check_also_option,
+    help=(
+        f"Another search string, fused with QUERY (repeatable, at most {contract.ALSO.max_items}):"
+        " keywords in the docs' words, a short hypothetical answer, a rephrasing."
+    ),
+)
 @click.option("--full", is_flag=True, help="Print whole chunks, not snippets.")
 @click.option(
     "--path",
@@ -171,6 +183,7 @@ def search_cmd(
     obj: Context,
     query: str,
     top_k: int | None,
+    also: tuple[str, ...],
     full: bool,
     paths: tuple[str, ...],
     excludes: tuple[str, ...],
@@ -178,7 +191,7 @@ def search_cmd(
     """Search the index for QUERY (within --path, minus --exclude, when given)."""
     reader = environment_language(os.environ)  # a query in no language is the reader's
     scope = search_scope(obj.settings(), paths, excludes) if paths or excludes else None
-    _, result = obj.read(lambda kb: kb.search(query, top_k, reader, scope=scope))
+    _, result = obj.read(lambda kb: kb.search(query, top_k, reader, also, scope=scope))
     if obj.as_json:
         emit_json(render.search_json(result))
     else:

@@ -208,6 +208,15 @@ def search_scope(
         raise click.UsageError(f"{exc} (project root: {root})") from None
 
 
+def check_also_option(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    try:
+        return contract.check_also(list(value), "--also")
+    except contract.SettingError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--also: "), ctx, param) from None
+
+
 def missing_mcp_message(exc: ImportError) -> str:
     """What to run when the optional MCP SDK is missing (a command that works as written)."""
     return (

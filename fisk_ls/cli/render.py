@@ -122,6 +122,7 @@ def hit_json(hit: Any) -> dict[str, Any]:
         "end_line": hit.end_line,
         "score": hit.score,
         "retrievers": hit.retrievers,
+        "found_by": list(hit.found_by),
         "match_lines": list(match.lines) if match else [hit.start_line, hit.start_line],
         "match_section": match.section if match else hit.section,
         "snippet": match.snippet if match else one_line(hit.text, SNIPPET_CHARS),

@@ -34,6 +34,17 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 
 
 @dataclass(frozen=True, slots=True)
+class Spot:
+    """Where a word starts in the source file."""
+
+    line: int
+    """1-based source line."""
+    before: str
+    """That line's text before the word: its column is this text's length in whatever unit a
+    front end counts (code points, UTF-16 code units, UTF-8 bytes)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Match:
     lines: tuple[int, int]
     """1-based, inclusive source lines of the part that matched."""
@@ -47,6 +58,10 @@ class Match:
     """The matched words as written in the document, each once, in order of appearance."""
     offset: int = 0
     """Character offset in the chunk body where the part that matched starts."""
+    first_word: Spot | None = None
+    """Where the part's first matched word starts (None when no query word matched). Exact
+    when the chunk's text is its source lines, as it is unless a paragraph too long for one
+    chunk was split: then it may fall short of the word on its line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +273,16 @@ def locate(
     text = body if blank else body[a : before[last_part + 1] + last_part].rstrip("\n")
     snippet, highlights = _snippet(text, best_ranges)
     words = tuple(dict.fromkeys(snippet[x:y] for x, y in highlights))
-    return Match((first, last), part_section, snippet, highlights, words, a)
+    spot = _spot(body, a + best_ranges[0][0], body_first, end_line) if best_ranges else None
+    return Match((first, last), part_section, snippet, highlights, words, a, spot)
+
+
+def _spot(body: str, at: int, body_first: int, end_line: int) -> Spot:
+    """The source line and the text before character ``at`` of ``body`` (whose first line is
+    source line ``body_first``) on its line."""
+    line_start = body.rfind("\n", 0, at) + 1
+    line = min(body_first + body.count("\n", 0, line_start), end_line)
+    return Spot(line, body[line_start:at])
 
 
 _SPACES = re.compile(r"\s+")

@@ -8,6 +8,7 @@ reads the manifest on every call, so a rebuild or a model switch is noticed with
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,13 @@ from .search import (
     QueryVector,
     SearchResult,
     TermStats,
+    embed_queries,
     embed_query,
     run_search,
+    string_name,
     tier_line,
 )
+from .settings_schema import check_also
 from .store import Snapshot, Store, scalar
 from .vectors.backlog import Coverage, coverage, incomplete
 from .vectors.identity import VectorIdentity
@@ -109,6 +113,7 @@ class Knowledge:
         query: str,
         top_k: int | None = None,
         reader_language: str | None = None,
+        also: Sequence[str] = (),
         *,
         scope: Scope | None = None,
     ) -> SearchResult:
@@ -116,11 +121,19 @@ class Knowledge:
         outside the read transaction (optimistically: whether the index holds vectors is known
         only inside it), then identity and dimension are checked against that snapshot.
         ``reader_language``: the asker's language when the front end knows it (a locale or
-        language tag, "ja_JP.UTF-8", "pt-BR"), for a query whose words name none. ``scope``:
-        only the documents in it (``Scope.build``; the best hits inside it)."""
+        language tag, "ja_JP.UTF-8", "pt-BR"), for a query whose words name none. ``also``: up
+        to four extra search strings (``settings_schema.check_also``; SettingError past the
+        limits), searched beside the query and fused with it; the query and they are embedded
+        in one model call, and each hit's ``found_by`` names the strings that found it.
+        ``scope``: only the documents in it (``Scope.build``; the best hits inside it)."""
+        extra = check_also(list(also))
         identity = self.identity()
         query_vector: QueryVector | None = None
-        if self.embedder is not None:
+        also_vectors: Sequence[QueryVector | None] = ()
+        if self.embedder is not None and extra:
+            query_vector, *rest = embed_queries(self.embedder, (query, *extra))
+            also_vectors = rest
+        elif self.embedder is not None:
             query_vector = embed_query(self.embedder, query)
         with self.store.snapshot() as snap:
             if snap is not None and identity is not None and snap.manifest.hybrid:
@@ -135,15 +148,27 @@ class Knowledge:
                 term_stats=self.term_stats,
                 coarse=self.coarse,
                 reader_language=locale_language(reader_language),
+                also=extra,
+                also_vectors=also_vectors,
                 scope=scope,
             )
             if snap is None or not result.hits:
                 return result
             tokenize = fts_tokenizer(snap.conn)
-        terms = query_tokens(query, tokenize)
-        return dataclasses.replace(
-            result, hits=[_with_match(hit, terms, tokenize) for hit in result.hits]
-        )
+        texts = {string_name(i): text for i, text in enumerate((query, *extra))}
+        tokens: dict[tuple[str, ...], tuple[set[str], set[str]]] = {}
+        hits = []
+        for hit in result.hits:
+            # Highlights use the terms of every string that found the hit.
+            terms = tokens.get(hit.found_by)
+            if terms is None:
+                parts = [query_tokens(texts[name], tokenize) for name in hit.found_by]
+                terms = tokens[hit.found_by] = (
+                    set().union(*(p[0] for p in parts)),
+                    set().union(*(p[1] for p in parts)),
+                )
+            hits.append(_with_match(hit, terms, tokenize))
+        return dataclasses.replace(result, hits=hits)
 
     def identity(self) -> VectorIdentity | None:
         """The vector identity searches ask for (None with a lexical configuration): the

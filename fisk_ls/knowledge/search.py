@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .citations import format_citation
@@ -58,6 +58,7 @@ __all__ = [
     "SearchResult",
     "TermStats",
     "fuse",
+    "fuse_strings",
     "rrf",
     "run_search",
     "tier_line",
@@ -94,6 +95,10 @@ class QueryEmbedder(Protocol):
     model: str
 
     def embed_query(self, text: str) -> list[float]: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit vectors for several non-blank queries, in order, in one model call."""
+        ...
 
 
 class Location(NamedTuple):
@@ -134,6 +139,32 @@ def embed_query(embedder: QueryEmbedder, query: str) -> QueryVector:
     return QueryVector(vector=list(vector))
 
 
+def embed_queries(embedder: QueryEmbedder, texts: Sequence[str]) -> list[QueryVector]:
+    """:func:`embed_query` for several strings in one model call (a query and its ``also``
+    strings); blank strings get no vector. A failure is every string's."""
+    wanted = [i for i, t in enumerate(texts) if t.strip()]
+    out = [QueryVector() for _ in texts]
+    if not wanted:
+        return out
+    try:
+        vectors = embedder.embed_queries([texts[i] for i in wanted])
+        if len(vectors) != len(wanted):
+            raise EmbeddingsError(
+                "invalid_response", f"{len(vectors)} vectors for {len(wanted)} queries"
+            )
+        for v in vectors:
+            require_unit(v, "a query vector")
+    except EmbeddingsError as exc:
+        return [QueryVector(error=exc) for _ in texts]
+    except Exception as exc:  # a provider bug must not fail a search; it is logged in full
+        log.warning("query embedding failed", exc_info=True)
+        reason = f"the embeddings provider failed ({type(exc).__name__})"
+        return [QueryVector(error=EmbeddingsError("invalid_response", reason)) for _ in texts]
+    for i, v in zip(wanted, vectors, strict=True):
+        out[i] = QueryVector(vector=list(v))
+    return out
+
+
 @dataclass(frozen=True)
 class Hit:
     chunk_id: int
@@ -150,6 +181,9 @@ class Hit:
     """Other chunks with the same or near-identical text, collapsed into this hit (best first)."""
     match: Match | None = None
     """Where inside the chunk the query matched (``Knowledge.search`` sets it)."""
+    found_by: tuple[str, ...] = ("query",)
+    """The search strings that found the chunk: "query", and "also[0]", "also[1]", ... for the
+    caller's extra strings (:func:`run_search`'s ``also``)."""
 
     @property
     def citation(self) -> str:
@@ -416,6 +450,8 @@ def run_search(
     term_stats: TermStats | None = None,
     coarse: knn.CoarseIndex | None = None,
     reader_language: str | None = None,
+    also: Sequence[str] = (),
+    also_vectors: Sequence[QueryVector | None] = (),
     scope: Scope | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built).
@@ -423,9 +459,12 @@ def run_search(
     ``identity`` is the configured vector identity (None: lexical configuration) and
     ``query_vector`` what :func:`embed_query` gave for ``query`` before the snapshot opened.
     ``reader_language`` is the asker's language when the front end knows it (a base code such
-    as "ja"; see ``languages.prefer_query_language``). ``scope``: only documents in it,
-    applied inside each retriever before its cut (scope.py); one that holds no document
-    answers ``ok`` with no hits.
+    as "ja"; see ``languages.prefer_query_language``). ``also`` are the caller's extra search
+    strings (checked: ``settings_schema.check_also``) and ``also_vectors`` their vectors, in
+    order: each string runs both arms and :func:`fuse_strings` fuses all the lists; without
+    them the search is the query's alone. ``scope``: only documents in it, applied inside
+    each retriever before its cut (scope.py); one that holds no document answers ``ok`` with
+    no hits.
     """
     k = resolve_top_k(top_k, default_top_k)
     model = identity.model if identity is not None else None
@@ -438,46 +477,68 @@ def run_search(
         return SearchResult(INDEX_EMPTY, tier)
     if identity is not None:
         require_match(snap.manifest, identity, empty=False)
+    texts = (query, *also)
+    given = (query_vector, *also_vectors)
     docs = scope_documents(snap, scope) if scope is not None else None
-    plan = query_plan(snap, query, term_stats)
-    expression = plan.expression()
-    heading = heading_terms(query)
-    # The heading boost sees every candidate read: a merged chunk's long label dilutes its
-    # BM25, so the section whose heading is the query can start below the first FANOUT.
-    deep = (
-        boost_headings(
-            snap, bm25_ids(snap, plan, FANOUT * DEEPER, docs), heading, stop_words(query)
-        )
-        if expression
-        else []
-    )
-    lexical = deep[:FANOUT]
-    vector: knn.Scored = []
+    hybrid = identity is not None and snap.manifest.hybrid
+    within = scope_chunks(snap, docs) if docs is not None and hybrid else None
+    deeps = [lexical_arm(snap, text, term_stats, docs) for text in texts]
+    vectors: list[knn.Scored] = [[] for _ in texts]
     degraded, reason = False, None
-    if identity is not None and snap.manifest.hybrid and query.strip():
-        qv = query_vector or QueryVector(
-            error=EmbeddingsError("invalid_response", "the query was not embedded")
-        )
-        if qv.error is not None:
-            if qv.error.misconfigured:
-                raise qv.error
-            degraded, reason = True, qv.error.reason
-            tier = tier_line(model, dim, reason)
-        elif qv.vector is not None:
-            if len(qv.vector) != dim:
-                raise dimension_error(len(qv.vector), dim)
-            within = None if docs is None else scope_chunks(snap, docs)
-            vector = vector_ids(snap, qv.vector, coarse=coarse, within=within)
-    if not expression and not vector:
+    if identity is not None and snap.manifest.hybrid:
+        for i, text in enumerate(texts):
+            if not text.strip():
+                continue
+            qv = (given[i] if i < len(given) else None) or QueryVector(
+                error=EmbeddingsError("invalid_response", "the query was not embedded")
+            )
+            if qv.error is not None:
+                if qv.error.misconfigured:
+                    raise qv.error
+                degraded, reason = True, qv.error.reason
+                tier = tier_line(model, dim, reason)
+            elif qv.vector is not None:
+                if len(qv.vector) != dim:
+                    raise dimension_error(len(qv.vector), dim)
+                vectors[i] = vector_ids(snap, qv.vector, coarse=coarse, within=within)
+    if not any(deeps) and not any(vectors) and not _scoped_out(snap, texts, term_stats, docs):
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
-    fused, ranks = _fuse(lexical, vector)
-    hits = _hits(snap, query, fused, ranks, k, reader_language)
-    if len(hits) < k and len(lexical) == FANOUT:
+    arms = [(deep[:FANOUT], vector) for deep, vector in zip(deeps, vectors, strict=True)]
+    fused, ranks, found = fuse_strings(arms)
+    hits = _hits(snap, query, fused, ranks, k, reader_language, found)
+    if len(hits) < k and any(len(deep) > FANOUT for deep in deeps):
         # Copies of the same page took the candidates: read deeper lexically and fuse again.
-        lexical = deep
-        fused, ranks = _fuse(lexical, vector)
-        hits = _hits(snap, query, fused, ranks, k, reader_language)
+        arms = list(zip(deeps, vectors, strict=True))
+        fused, ranks, found = fuse_strings(arms)
+        hits = _hits(snap, query, fused, ranks, k, reader_language, found)
     return SearchResult(OK, tier, hits, degraded, reason)
+
+
+def _scoped_out(
+    snap: Snapshot, texts: Sequence[str], term_stats: TermStats | None, docs: list[int] | None
+) -> bool:
+    """Did a scope (``docs``) leave out every match of strings that have searchable words?
+    Then the answer is ``ok`` with no hits, not ``no_terms``."""
+    return docs is not None and any(query_plan(snap, t, term_stats).expression() for t in texts)
+
+
+def lexical_arm(
+    snap: Snapshot,
+    text: str,
+    term_stats: TermStats | None,
+    within: Sequence[int] | None = None,
+) -> list[tuple[int, float]]:
+    """One search string's lexical candidates, ``FANOUT`` x ``DEEPER`` deep, heading boost
+    applied (empty when the string has no searchable words).
+
+    The heading boost sees every candidate read: a merged chunk's long label dilutes its
+    BM25, so the section whose heading is the query can start below the first FANOUT.
+    ``within``: only the chunks of these documents (a scope)."""
+    plan = query_plan(snap, text, term_stats)
+    if not plan.expression():
+        return []
+    deep = bm25_ids(snap, plan, FANOUT * DEEPER, within)
+    return boost_headings(snap, deep, heading_terms(text), stop_words(text))
 
 
 def _hits(
@@ -487,25 +548,65 @@ def _hits(
     ranks: dict[int, dict[str, int]],
     k: int,
     reader_language: str | None = None,
+    found: dict[int, tuple[str, ...]] | None = None,
 ) -> list[Hit]:
     """The top ``k`` hits: the query's (or else the reader's) language first among translated
-    copies, then near-duplicates collapsed."""
-    found = _candidates(snap, fused)
-    paths = {cid: c.path for cid, c in found.items()}
+    copies, then near-duplicates collapsed; each says which strings ``found`` it."""
+    got = _candidates(snap, fused)
+    paths = {cid: c.path for cid, c in got.items()}
     preferred = prefer_query_language(fused, paths, query, reader_language)
-    return assemble(snap, preferred, ranks, k, {cid: c.key for cid, c in found.items()})
+    hits = assemble(snap, preferred, ranks, k, {cid: c.key for cid, c in got.items()})
+    if found is None:
+        return hits
+    return [replace(h, found_by=found.get(h.chunk_id, h.found_by)) for h in hits]
 
 
-def _fuse(
-    lexical: list[tuple[int, float]], vector: knn.Scored
-) -> tuple[list[tuple[int, float]], dict[int, dict[str, int]]]:
-    """Fused (id, score in [0, 1]) and each id's 1-based rank per retriever."""
+def string_name(i: int) -> str:
+    """The name of search string ``i`` in a hit's ``found_by`` and ``retrievers``: the query,
+    then ``also[0]``, ``also[1]``, ..."""
+    return "query" if i == 0 else f"also[{i - 1}]"
+
+
+Arms = tuple[Sequence[tuple[int, float]], knn.Scored]
+"""One search string's candidates: (lexical (id, bm25) best first, vector (id, cosine))."""
+
+QUERY_WEIGHT = 1.0
+"""How much the question's own fused score counts against each extra string's (fuse_strings)."""
+
+
+def fuse_strings(
+    arms: Sequence[Arms],
+) -> tuple[list[tuple[int, float]], dict[int, dict[str, int]], dict[int, tuple[str, ...]]]:
+    """Fused (id, score) best first over every search string's lists, each id's ranks (the
+    query's as "lexical" / "vector", an extra string's as "also[i].lexical" ...), and the
+    strings that found it. One string is :func:`fuse` of its two lists, unchanged.
+
+    Several: each string's lists are fused by :func:`fuse`, and a chunk's score is the
+    weighted mean of its per-string scores (the query's weighs ``QUERY_WEIGHT``, each extra
+    string's 1; a string that did not find it adds 0), so a chunk that several strings find
+    outranks one that a single string puts first (bench/tuning.md, "Agent strings")."""
     ranks: dict[int, dict[str, int]] = {}
-    for rank, (cid, _) in enumerate(lexical, 1):
-        ranks.setdefault(cid, {})["lexical"] = rank
-    for rank, (cid, _) in enumerate(vector, 1):
-        ranks.setdefault(cid, {})["vector"] = rank
-    return fuse(lexical, vector), ranks
+    found: dict[int, list[str]] = {}
+    for i, (lexical, vector) in enumerate(arms):
+        name = string_name(i)
+        prefix = "" if i == 0 else f"{name}."
+        for tier, ranked in (("lexical", lexical), ("vector", vector)):
+            for rank, (cid, _) in enumerate(ranked, 1):
+                ranks.setdefault(cid, {})[prefix + tier] = rank
+                by = found.setdefault(cid, [])
+                if not by or by[-1] != name:
+                    by.append(name)
+    found_by = {cid: tuple(names) for cid, names in found.items()}
+    if len(arms) == 1:
+        return fuse(*arms[0]), ranks, found_by
+    total: dict[int, float] = {}
+    weights = [QUERY_WEIGHT, *([1.0] * (len(arms) - 1))]
+    for w, (lexical, vector) in zip(weights, arms, strict=True):
+        for cid, score in fuse(lexical, vector):
+            total[cid] = total.get(cid, 0.0) + w * score
+    norm = sum(weights)
+    fused = sorted(((cid, s / norm) for cid, s in total.items()), key=lambda x: (-x[1], x[0]))
+    return fused, ranks, found_by
 
 
 def fuse(

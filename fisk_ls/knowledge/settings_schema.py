@@ -47,8 +47,9 @@ class Setting:
     maximum: float | None = None
     max_length: int | None = None
     items: Kind | None = None
-    choices: tuple[str, ...] | None = None
     max_items: int | None = None
+    item_max_length: int | None = None
+    choices: tuple[str, ...] | None = None
 
     def limits(self) -> str:
         """The allowed values in words, for error messages."""
@@ -61,9 +62,6 @@ class Setting:
             return f"{noun} of at least {_num(self.minimum)}"
         if self.kind == "string" and self.max_length is not None:
             return f"a string of at most {self.max_length:,} characters"
-        if self.kind == "array" and self.max_items is not None:
-            longest = f" of at most {self.max_length:,} characters" if self.max_length else ""
-            return f"a list of at most {self.max_items} {self.items}s{longest}"
         if self.kind == "array":
             return f"a list of {self.items}s"
         return {"boolean": "true or false"}.get(self.kind, noun)
@@ -72,15 +70,15 @@ class Setting:
         out: dict[str, Any] = {"type": self.kind, "description": self.description}
         if self.items is not None:
             out["items"] = {"type": self.items}
-            if self.max_length is not None:
-                out["items"]["maxLength"] = self.max_length
+            if self.item_max_length is not None:
+                out["items"]["maxLength"] = self.item_max_length
         if self.max_items is not None:
             out["maxItems"] = self.max_items
         if self.minimum is not None:
             out["minimum"] = self.minimum
         if self.maximum is not None:
             out["maximum"] = self.maximum
-        if self.max_length is not None and self.items is None:
+        if self.max_length is not None:
             out["maxLength"] = self.max_length
         if self.choices is not None:
             out["enum"] = list(self.choices)
@@ -112,6 +110,16 @@ QUERY = Setting(
     "A search query (CLI, language server, knowledge_search, MCP).",
     max_length=2000,
 )
+ALSO = Setting(
+    "also",
+    "also",
+    "array",
+    "Extra search strings from a caller who knows the docs' vocabulary (a keyword query, a "
+    "short hypothetical answer, a rephrasing), searched beside the query and fused with it.",
+    items="string",
+    max_items=4,
+    item_max_length=2000,
+)
 PATHS = Setting(
     "paths",
     "paths",
@@ -136,7 +144,7 @@ SCOPE = Setting(
     "(CLI --path / --exclude, language server and knowledge_search `paths`).",
     items="string",
     max_items=16,
-    max_length=1000,
+    item_max_length=1000,
 )
 SHOW_CONTEXT = Setting(
     "show_context",
@@ -277,10 +285,6 @@ def check_value(setting: Setting, value: object) -> str | None:
         ok = isinstance(value, str)
     else:
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
-        if ok and isinstance(value, list):
-            many = setting.max_items is not None and len(value) > setting.max_items
-            longest = max((len(v) for v in value), default=0)
-            ok = not many and (setting.max_length is None or longest <= setting.max_length)
     if ok and isinstance(value, int | float):
         if setting.minimum is not None and value < setting.minimum:
             ok = False
@@ -320,14 +324,42 @@ def check_query(value: object, name: str = "query") -> str:
     return value
 
 
-def check_scope(value: object, name: str = "paths") -> tuple[str, ...]:
-    """A search's scope patterns: None or a list of at most 16 strings of at most 1,000
-    characters each; SettingError otherwise (an empty list is no scope)."""
+def check_also(value: object, name: str = "also") -> tuple[str, ...]:
+    """Extra search strings: None or a list of at most 4 strings of at most 2,000 characters
+    each (blank ones are dropped: they find nothing); SettingError otherwise, naming the
+    limit."""
     if value is None:
         return ()
-    if problem := check_value(SCOPE, value):
-        raise SettingError(f"{name}: {problem}")
-    assert isinstance(value, list)
+    most, longest = ALSO.max_items, ALSO.item_max_length
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise SettingError(f"{name}: expected a list of at most {most} strings")
+    if most is not None and len(value) > most:
+        raise SettingError(f"{name}: at most {most} strings, got {len(value)}")
+    for i, text in enumerate(value):
+        if longest is not None and len(text) > longest:
+            raise SettingError(
+                f"{name}[{i}]: expected a string of at most {longest:,} characters, got "
+                f"{len(text):,} characters; shorten it"
+            )
+    return tuple(v for v in value if v.strip())
+
+
+def check_scope(value: object, name: str = "paths") -> tuple[str, ...]:
+    """A search's scope patterns: None or a list of at most 16 strings of at most 1,000
+    characters each; SettingError otherwise, naming the limit (an empty list is no scope)."""
+    if value is None:
+        return ()
+    most, longest = SCOPE.max_items, SCOPE.item_max_length
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise SettingError(f"{name}: expected a list of at most {most} strings, got {value!r:.100}")
+    if most is not None and len(value) > most:
+        raise SettingError(f"{name}: at most {most} paths, got {len(value)}")
+    for i, text in enumerate(value):
+        if longest is not None and len(text) > longest:
+            raise SettingError(
+                f"{name}[{i}]: expected a string of at most {longest:,} characters, got "
+                f"{len(text):,} characters"
+            )
     return tuple(value)
 
 
@@ -371,6 +403,7 @@ def json_schema() -> dict[str, Any]:
         "properties": props,
         "$defs": {
             "query": QUERY.json_schema(),
+            "also": ALSO.json_schema(),
             "scope": SCOPE.json_schema(),
             "showContext": SHOW_CONTEXT.json_schema(),
             "toolContext": TOOL_CONTEXT.json_schema(),

@@ -1,12 +1,15 @@
 """Core results → LSP shapes: URIs, ranges, LocationLinks, hover text.
 
 Core lines are 1-based and inclusive; LSP ranges are 0-based with an exclusive end, so a chunk
-covering lines 3–5 is ``(2,0)–(5,0)``: the end is the start of the line after the chunk.
+covering lines 3–5 is ``(2,0)–(5,0)``: the end is the start of the line after the chunk. A search
+hit's selection starts at its first matched word, the column counted in the position encoding
+negotiated at ``initialize`` (UTF-16 unless the client offers UTF-8 or UTF-32).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +18,23 @@ from lsprotocol.converters import get_converter
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..knowledge.citations import CitedChunk
+from ..knowledge.match import Spot
 from ..knowledge.search import Hit
 
 _converter = get_converter()
+
+Units = Callable[[str], int]
+"""The length of a text in the client's position encoding."""
+
+
+def units(encoding: str | None) -> Units:
+    """How ``encoding`` (a ``PositionEncodingKind``; None: UTF-16, the protocol's default)
+    counts a text."""
+    if encoding == types.PositionEncodingKind.Utf8:
+        return lambda text: len(text.encode("utf-8"))
+    if encoding == types.PositionEncodingKind.Utf32:
+        return len
+    return lambda text: len(text.encode("utf-16-le")) // 2
 
 
 def file_uri(path: Path) -> str:
@@ -47,18 +64,29 @@ def first_line_range(start_line: int) -> types.Range:
     return chunk_range(start_line, start_line)
 
 
+def selection_range(
+    lines: tuple[int, int], word: Spot | None, count: Units, shift: int = 0
+) -> types.Range:
+    """``lines`` (1-based, inclusive), starting at ``word`` when it is on them: a matched word
+    (its line moved by ``shift``), its column the text before it counted by ``count``."""
+    rng = chunk_range(*lines)
+    if word is not None and lines[0] <= word.line + shift <= lines[1]:
+        rng.start = types.Position(line=word.line + shift - 1, character=count(word.before))
+    return rng
+
+
 def location_link(
     file: Path,
     lines: tuple[int, int],
     origin: types.Range | None = None,
-    selection: tuple[int, int] | None = None,
+    selection: types.Range | None = None,
 ) -> types.LocationLink:
-    """``lines``: the chunk; ``selection``: the lines to select (default its first line)."""
+    """``lines``: the chunk; ``selection``: the range to select (default its first line)."""
     start, end = lines
     return types.LocationLink(
         target_uri=file_uri(file),
         target_range=chunk_range(start, end),
-        target_selection_range=chunk_range(*selection) if selection else first_line_range(start),
+        target_selection_range=selection or first_line_range(start),
         origin_selection_range=origin,
     )
 

@@ -164,7 +164,13 @@ class Projects:
         paths = list(paths)
         return sum(p.queue.add(paths) for p in self)
 
-    def search(self, query: str, top_k: int | None, paths: Sequence[str] = ()) -> Merged:
+    def search(
+        self,
+        query: str,
+        top_k: int | None,
+        also: tuple[str, ...] = (),
+        paths: Sequence[str] = (),
+    ) -> Merged:
         """The best hits of every project, merged by score; ``paths`` (see :func:`scopes`)
         keep each project's search to them."""
         projects = list(self)
@@ -179,7 +185,7 @@ class Projects:
         failures: list[KnowledgeError] = []
         for project, scope in searched:
             try:
-                result = project.read(partial(_search, query, k, self.reader_language, scope))
+                result = project.read(partial(_search, query, k, self.reader_language, also, scope))
             except KnowledgeError as exc:  # a broken store: the other roots still answer
                 failures.append(exc)
                 reasons.append(f"{project.folder.name}: {exc}")
@@ -232,9 +238,14 @@ class Projects:
 
 
 def _search(
-    query: str, k: int, language: str | None, scope: Scope | None, kn: Knowledge
+    query: str,
+    k: int,
+    language: str | None,
+    also: tuple[str, ...],
+    scope: Scope | None,
+    kn: Knowledge,
 ) -> SearchResult:
-    return kn.search(query, k, language, scope=scope)
+    return kn.search(query, k, language, also, scope=scope)
 
 
 def scopes(projects: Sequence[Project], paths: Sequence[str]) -> list[tuple[Project, Scope | None]]:

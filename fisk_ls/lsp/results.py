@@ -11,9 +11,11 @@ from ..knowledge.citations import CitedChunk
 from ..knowledge.sanitize import one_line
 from ..knowledge.search import Location
 from .convert import (
+    Units,
     chunk_lines,
     hit_lines,
     location_link,
+    selection_range,
     unstructure,
 )
 from .project import Merged, Project, Projects
@@ -22,29 +24,35 @@ SNIPPET_CHARS = 240
 STAT_KEYS = ("files", "added", "updated", "skipped", "removed", "chunks")
 
 
-def hit_result(hit: Hit, root: Path) -> dict[str, Any]:
+def hit_result(hit: Hit, root: Path, count: Units) -> dict[str, Any]:
     """A hit lands on the part that matched: its heading path, a snippet around the matched
     words (``highlights``: [start, end) code-point ranges in it) and, as the link's selection,
-    its lines."""
+    its lines from the first matched word on (``count``: the client's position encoding)."""
     match = hit.match
-    link = location_link(root / hit.path, hit_lines(hit), selection=match.lines if match else None)
+    selection = selection_range(match.lines, match.first_word, count) if match else None
+    link = location_link(root / hit.path, hit_lines(hit), selection=selection)
     return {
         "citation": hit.citation,
         "section": match.section if match else hit.section,
         "snippet": match.snippet if match else one_line(hit.text, SNIPPET_CHARS),
         "highlights": [list(r) for r in match.highlights] if match else [],
         "score": round(hit.score, 4),
+        "foundBy": list(hit.found_by),
         "location": unstructure(link),
-        "also": [also_result(where, hit, root) for where in hit.also],
+        "also": [also_result(where, hit, root, count) for where in hit.also],
     }
 
 
-def also_result(where: Location, hit: Hit, root: Path) -> dict[str, Any]:
+def also_result(where: Location, hit: Hit, root: Path, count: Units) -> dict[str, Any]:
     """Another location of a collapsed hit's text (a near-identical copy): its citation and a
     LocationLink to its chunk, selecting the lines at the same offset as the hit's matched lines
-    (the copies' text is the same), kept inside that chunk."""
+    (the copies' text is the same), kept inside that chunk, from the same column on."""
     lines = (where.start_line, where.end_line)
-    selection = copy_lines(hit.match.lines, hit_lines(hit), lines) if hit.match else None
+    selection = None
+    if match := hit.match:
+        shift = where.start_line - hit.start_line
+        moved = copy_lines(match.lines, hit_lines(hit), lines)
+        selection = selection_range(moved, match.first_word, count, shift)
     return {
         "citation": where.citation,
         "location": unstructure(location_link(root / where.path, lines, selection=selection)),
@@ -72,13 +80,14 @@ def show_result(chunk: CitedChunk, root: Path) -> dict[str, Any]:
     }
 
 
-def search_result(merged: Merged) -> dict[str, Any]:
+def search_result(merged: Merged, count: Units) -> dict[str, Any]:
+    """``count``: text length in the client's position encoding (``convert.units``)."""
     return {
         "tier": merged.tier,
         "status": merged.status,
         "degraded": merged.degraded,
         "reason": merged.reason,
-        "results": [hit_result(f.hit, f.project.root) for f in merged.found],
+        "results": [hit_result(f.hit, f.project.root, count) for f in merged.found],
     }
 
 

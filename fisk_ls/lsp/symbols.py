@@ -11,7 +11,7 @@ from lsprotocol import types
 
 from ..knowledge import KnowledgeError
 from ..knowledge.settings_schema import QUERY
-from .convert import file_uri, first_line_range
+from .convert import Units, file_uri, first_line_range, selection_range, units
 from .project import Found
 from .server import FiskLanguageServer
 
@@ -32,15 +32,23 @@ def workspace_symbol(
         merged = ls.projects.search(params.query, None)
     except KnowledgeError:
         return None
-    return [symbol(found) for found in merged.found] or None
+    count = units(ls.workspace.position_encoding)
+    return [symbol(found, count) for found in merged.found] or None
 
 
-def symbol(found: Found) -> types.SymbolInformation:
+def symbol(found: Found, count: Units) -> types.SymbolInformation:
+    """A hit as a symbol whose location is where the search's LocationLink selects: the part
+    that matched, from its first matched word on."""
     hit = found.hit
     name = hit.section.rsplit(" > ", 1)[-1] if hit.section else hit.citation
+    match = hit.match
     location = types.Location(
         uri=file_uri(found.project.root / hit.path),
-        range=first_line_range(hit.start_line),
+        range=(
+            selection_range(match.lines, match.first_word, count)
+            if match
+            else first_line_range(hit.start_line)
+        ),
     )
     return types.SymbolInformation(
         name=name, kind=types.SymbolKind.String, location=location, container_name=hit.citation

@@ -147,3 +147,54 @@ async def test_near_duplicate_copies_are_one_result_with_their_locations_in_also
         assert link["targetSelectionRange"] == selected
         assert "drain a frobnicator" in lines_of(link, "targetSelectionRange")
     assert next(r for r in found if r["citation"] == "other.md#0")["also"] == []
+
+
+LINE = "Straße 😀 — the lighthouse keeper logs the zeppelin."
+"""The matched word "lighthouse" follows ß (2 UTF-8 bytes), 😀 (4 bytes, 2 UTF-16 units) and
+an em dash (3 bytes): its column is 15 code points, 16 UTF-16 units, 21 bytes."""
+
+
+@pytest.mark.parametrize(
+    ("offered", "column"),
+    [
+        pytest.param(None, 16, id="default-utf-16"),
+        pytest.param(["utf-16"], 16, id="utf-16"),
+        pytest.param(["utf-8", "utf-16"], 21, id="utf-8"),
+        pytest.param(["utf-32"], 15, id="utf-32"),
+    ],
+)
+async def test_a_hit_lands_on_the_first_matched_word_in_the_negotiated_encoding(
+    tmp_path: Path, offered: list[str] | None, column: int
+) -> None:
+    """The selection of a search hit (and of its copies, and a workspace symbol's location)
+    starts at the first matched word, counted in the position encoding the client and server
+    agreed on at initialize, not at column 0."""
+    root = tmp_path / "proj"
+    for copy in ("v1", "v2"):
+        (root / copy).mkdir(parents=True)
+        (root / copy / "ops.md").write_text(
+            "# Ops\n\nNothing to see in this first paragraph.\n\n" + LINE + "\n", encoding="utf-8"
+        )
+    general = types.GeneralClientCapabilities(position_encodings=offered) if offered else None
+    capabilities = types.ClientCapabilities(
+        general=general,
+        workspace=types.WorkspaceClientCapabilities(
+            symbol=types.WorkspaceSymbolClientCapabilities()
+        ),
+        window=types.WindowClientCapabilities(work_done_progress=True),
+    )
+    async with lsp_session([root], tmp_path, capabilities=capabilities) as client:
+        await wait_indexed(client)
+        (top,) = (await search(client, "lighthouse keeper"))["results"]
+        symbols = await client.workspace_symbol_async(
+            types.WorkspaceSymbolParams(query="lighthouse")
+        )
+    start = {"line": 4, "character": column}
+    assert top["location"]["targetSelectionRange"]["start"] == start
+    assert top["location"]["targetRange"]["start"] == {"line": 0, "character": 0}
+    (copy,) = top["also"]
+    assert copy["location"]["targetSelectionRange"]["start"] == start
+    assert symbols is not None
+    assert {(s.location.range.start.line, s.location.range.start.character) for s in symbols} == {
+        (4, column)
+    }

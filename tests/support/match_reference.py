@@ -3,16 +3,20 @@
 
 Do not edit to follow changes in match.py: a behaviour change there must show up as a failing
 comparison, and then this copy is updated on purpose, in the same commit, with the reason.
+
+Updated on purpose since: ``Match.first_word`` (where the first matched word starts, so editors
+land on the word), computed here from the line starts independently of match.py.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fisk_ls.knowledge.fts import cjk_bigrams, has_cjk, search_terms
-from fisk_ls.knowledge.match import Match
+from fisk_ls.knowledge.match import Match, Spot
 from fisk_ls.knowledge.sanitize import CONTROLS as _CONTROLS
 
 Tokenizer = Callable[[str], list[tuple[int, int, str]]]
@@ -187,7 +191,14 @@ def locate(
         first = start_line  # nothing matched: the section heading above the body
     snippet, highlights = _snippet(best.text, best_ranges)
     words = tuple(dict.fromkeys(snippet[a:b] for a, b in highlights))
-    return Match((first, last), best.section, snippet, highlights, words, line_starts[best.first])
+    spot = None
+    if best_ranges:
+        at = line_starts[best.first] + best_ranges[0][0]
+        row = bisect.bisect_right(line_starts, at) - 1
+        spot = Spot(min(body_first + row, end_line), body[line_starts[row] : at])
+    return Match(
+        (first, last), best.section, snippet, highlights, words, line_starts[best.first], spot
+    )
 
 
 _SPACES = re.compile(r"\s+")

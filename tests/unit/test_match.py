@@ -139,3 +139,14 @@ def test_match_is_always_inside_the_chunk_and_highlights_inside_the_snippet(
 def test_queries_without_terms_still_give_a_match(query: str) -> None:
     m = locate("Some text here.", "S", (1, 1), query, TOKENIZE)
     assert m.lines == (1, 1) and m.highlights == ()
+
+
+def test_the_first_matched_word_is_located_on_its_source_line() -> None:
+    """``first_word``: the line of the part's first matched word and that line's text before
+    it (a front end counts the column in its own units); None when no word matched."""
+    body = "Intro line.\n\nThe agent — ß 😀 — drains\nnodes and drains them again."
+    match = locate(body, "Ops", (10, 13), "drain nodes", TOKENIZE)
+    assert match.lines == (12, 13)  # the body's first line is source line 10
+    assert match.first_word is not None
+    assert (match.first_word.line, match.first_word.before) == (12, "The agent — ß 😀 — ")
+    assert locate(body, "Ops", (10, 13), "zebra", TOKENIZE).first_word is None

@@ -194,6 +194,14 @@ class BuiltinEmbedder:
         session, tokenizer = self._query_parts()
         return self._run(session, [tokenizer.encode(self.query_prefix + query)])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit vectors for several queries, in order, in one model run (a padded batch)."""
+        queries = [t.strip() for t in texts]
+        if not all(queries):
+            raise ValueError("a query is empty")
+        session, tokenizer = self._query_parts()
+        return self._run(session, tokenizer.encode_batch([self.query_prefix + q for q in queries]))
+
     def probe_dimension(self) -> int:
         """The vector length: one probe at normal priority on the caller's thread (a lowered
         worker can starve on a busy machine, and the probe runs before any file is written).

@@ -194,14 +194,20 @@ class EmbeddingsClient:
         while failures repeat); a good answer closes it. Misconfigurations are raised every
         time. Raises ValueError for a blank query.
         """
-        query = _truncate_utf8(text.strip(), MAX_QUERY_BYTES).strip()
-        if not query:
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """:meth:`embed_query` for several queries in one request (a query and its extra
+        search strings): one answer of ``len(texts)`` vectors, in order."""
+        queries = [_truncate_utf8(t.strip(), MAX_QUERY_BYTES).strip() for t in texts]
+        if not all(queries):
             raise ValueError("query is empty")
-        full = self.query_prefix + query
-        _check_input(0, query, full)
+        full = [self.query_prefix + q for q in queries]
+        for i, (q, f) in enumerate(zip(queries, full, strict=True)):
+            _check_input(i, q, f)
         self._breaker.admit()
         try:
-            vectors = self._send([full], self.query_timeout, MAX_QUERY_RESPONSE_BYTES)
+            vectors = self._send(full, self.query_timeout, MAX_QUERY_RESPONSE_BYTES * len(full))
             self._check_dimension(vectors)
         except Retryable as exc:
             self._breaker.trip(exc.error)
@@ -221,7 +227,7 @@ class EmbeddingsClient:
                 self._breaker.trip(exc)
             raise
         self._breaker.reset()
-        return vectors[0]
+        return vectors
 
     def probe_dimension(self) -> int:
         """Return the model's vector length, embedding ``PROBE_TEXT`` once (with retries).

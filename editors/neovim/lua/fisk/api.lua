@@ -39,13 +39,16 @@ local function execute(name, args, bufnr, cb)
   end)
 end
 
---- {tier, status, degraded, reason, results = {{citation, section, snippet, score, location}}}
+--- {tier, status, degraded, reason, results = {{citation, section, snippet, score, foundBy, location, also}}}
+--- `opts.also`: extra search strings (up to 4; the server checks them) searched beside the query
+--- and fused into one ranking: a keyword query in the docs' words, a hypothetical answer, a
+--- rephrasing. Each result's `foundBy` names the strings that found it ("query", "also[0]", ...).
 ---@param query string
----@param opts? {top_k?: integer, bufnr?: integer}
+---@param opts? {top_k?: integer, bufnr?: integer, also?: string[]}
 ---@param cb fisk.Callback
 function M.search(query, opts, cb)
   opts = opts or {}
-  execute("search", { query = query, topK = opts.top_k }, opts.bufnr, cb)
+  execute("search", { query = query, topK = opts.top_k, also = opts.also }, opts.bufnr, cb)
 end
 
 --- {citation, section, content, location, stale}

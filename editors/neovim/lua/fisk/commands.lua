@@ -40,13 +40,13 @@ local function show_items(items, query, quickfix, client)
   end)
 end
 
-local function run_search(query, quickfix)
-  api.search(query, {}, function(err, result, client)
+local function run_search(query, quickfix, also)
+  api.search(query, { also = also }, function(err, result, client)
     if err then
       return notify.error("search failed: " .. err)
     end
     progress.note_tier(client, result)
-    local items = picker.items(result.results)
+    local items = picker.items(result.results, client and client.offset_encoding)
     M.last_citations = vim.tbl_map(function(item)
       return item.citation
     end, items)
@@ -59,18 +59,20 @@ local function run_search(query, quickfix)
 end
 
 --- :FiskSearch[!] [query]: picker, or with bang the quickfix list (each result on its matched
---- lines, followed by its near-identical copies). Prompts without a query.
+--- lines, followed by its near-identical copies). Prompts without a query. `also`: extra search
+--- strings sent beside the query (fisk.api.search).
 ---@param query? string
 ---@param quickfix? boolean
-function M.search(query, quickfix)
+---@param also? string[]
+function M.search(query, quickfix, also)
   query = vim.trim(query or "")
   if query ~= "" then
-    return run_search(query, quickfix)
+    return run_search(query, quickfix, also)
   end
   vim.ui.input({ prompt = "Fisk search: " }, function(input)
     input = vim.trim(input or "")
     if input ~= "" then
-      run_search(input, quickfix)
+      run_search(input, quickfix, also)
     end
   end)
 end
@@ -177,14 +179,26 @@ function M.status_lines(s)
   return lines
 end
 
---- :FiskStatus: tier, per-root document and chunk counts, indexing state.
+--- "root: DIR (why it is the root)" for a client.
+---@param client vim.lsp.Client
+---@return string
+function M.root_line(client)
+  local dir = client.root_dir or "?"
+  local why = client.root_dir and require("fisk.root").reason(dir, require("fisk.config").options.root_markers)
+  return ("root: %s (%s)"):format(dir, why or "the client has no root folder")
+end
+
+--- :FiskStatus: tier, the client's root and why, per-root document and chunk counts, indexing
+--- state.
 function M.status()
   api.status(function(err, s, client)
     if err then
       return notify.error("status failed: " .. err)
     end
     progress.note_tier(client, s)
-    notify.info(table.concat(M.status_lines(s), "\n"))
+    local lines = M.status_lines(s)
+    table.insert(lines, 2, M.root_line(client))
+    notify.info(table.concat(lines, "\n"))
   end)
 end
 

@@ -73,17 +73,22 @@ end
 local function check_clients(opts)
   local clients = vim.lsp.get_clients({ name = lsp.name })
   if #clients == 0 then
-    health.warn(("no %s client is running"):format(lsp.name), {
-      ("Open a %s file inside a project (a directory with %s), or run :FiskStatus"):format(
-        table.concat(opts.filetypes, " or "),
-        table.concat(opts.root_markers, " or ")
-      ),
-    })
+    -- what :FiskStatus run from here would start: the root of the working directory
+    local root, why = require("fisk.root").find(vim.fn.getcwd(), true, opts.root_markers)
+    local advice = root
+        and ("Run :FiskStatus to start one for %s (%s), or open a %s file"):format(
+          root,
+          why,
+          table.concat(opts.filetypes, " or ")
+        )
+      or ("No root for :FiskStatus from here: %s"):format(why)
+    health.warn(("no %s client is running"):format(lsp.name), { advice })
     return
   end
   for _, client in ipairs(clients) do
     local bufs = vim.tbl_count(client.attached_buffers or {})
     health.ok(("client %d for %s, attached to %d buffer(s)"):format(client.id, client.root_dir or "?", bufs))
+    health.info(require("fisk.commands").root_line(client))
     if client.initialized then
       check_index(client)
     else

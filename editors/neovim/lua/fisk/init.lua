@@ -17,11 +17,13 @@ function M.setup(opts)
   M.enabled = require("fisk.lsp").setup(options)
 end
 
---- Search; results go to the picker, or to the quickfix list with { quickfix = true }.
+--- Search; results go to the picker, or to the quickfix list with { quickfix = true }. `also`:
+--- up to 4 extra search strings in the docs' likely words (a keyword query, a one- or
+--- two-sentence hypothetical answer, a rephrasing), searched beside the query and fused with it.
 ---@param query? string prompts when empty
----@param opts? {quickfix?: boolean}
+---@param opts? {quickfix?: boolean, also?: string[]}
 function M.search(query, opts)
-  require("fisk.commands").search(query, opts and opts.quickfix)
+  require("fisk.commands").search(query, opts and opts.quickfix, opts and opts.also)
 end
 
 --- Open the lines a citation (`relpath#ordinal`) points to.

@@ -50,6 +50,36 @@ function M.line_text(filename, lnum)
   return ok and lines[lnum] or ""
 end
 
+--- The byte index of UTF-`encoding` position `index` in `line` (0-based; the line's length when
+--- past its end).
+local function byteindex(line, encoding, index)
+  if encoding == "utf-8" then
+    return math.min(index, #line)
+  end
+  local ok, col
+  if vim.fn.has("nvim-0.11") == 1 then
+    ok, col = pcall(vim.str_byteindex, line, encoding, index, false)
+  else
+    ok, col = pcall(vim.str_byteindex, line, index, encoding == "utf-16")
+  end
+  return ok and math.min(col, #line) or #line
+end
+
+--- 1-based byte column where a LocationLink's selection starts (for a search hit: its first
+--- matched word), its `character` read in the client's position `encoding`; 1 at a line start.
+---@param link table LocationLink
+---@param encoding? string "utf-8", "utf-16" (default) or "utf-32"
+---@return integer
+function M.col(link, encoding)
+  local range = link.targetSelectionRange or link.targetRange or link.range
+  local character = range and range.start.character or 0
+  if type(character) ~= "number" or character <= 0 then
+    return 1
+  end
+  local line = M.line_text(M.filename(link), range.start.line + 1)
+  return byteindex(line, encoding or "utf-16", character) + 1
+end
+
 -- Briefly highlight the cited lines so the eye finds the whole chunk.
 local function flash(bufnr, first, last)
   local count = vim.api.nvim_buf_line_count(bufnr)

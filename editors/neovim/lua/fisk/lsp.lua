@@ -2,6 +2,7 @@
 -- that serves a buffer. Everything version-specific (0.10 vs 0.11+) lives here.
 local config = require("fisk.config")
 local notify = require("fisk.notify")
+local roots = require("fisk.root")
 
 local M = {}
 
@@ -18,7 +19,19 @@ local function object(t)
   return t
 end
 
+--- The root folders of the running fisk_ls clients.
+---@return string[]
+function M.running_roots()
+  local out = {}
+  for _, client in ipairs(vim.lsp.get_clients({ name = M.name, _uninitialized = true })) do
+    out[#out + 1] = client.root_dir
+  end
+  return out
+end
+
 --- The client configuration shared by `vim.lsp.config` (0.11+) and `vim.lsp.start` (0.10).
+--- Its root is chosen by fisk.root: the nearest folder with a root marker, else (a plain folder)
+--- the working directory or the file's folder.
 ---@param opts fisk.Options
 ---@return vim.lsp.Config
 function M.client_config(opts)
@@ -27,7 +40,12 @@ function M.client_config(opts)
     name = M.name,
     cmd = opts.cmd,
     filetypes = opts.filetypes,
-    root_markers = opts.root_markers,
+    root_dir = function(bufnr, on_dir)
+      local root = roots.for_buffer(bufnr, opts.root_markers, M.running_roots())
+      if root then
+        on_dir(root)
+      end
+    end,
     workspace_required = true,
     init_options = settings,
     settings = { fisk = settings },
@@ -56,12 +74,12 @@ local function start_for_buffer(bufnr, opts)
   if vim.bo[bufnr].buftype ~= "" or vim.api.nvim_buf_get_name(bufnr) == "" then
     return
   end
-  local root = vim.fs.root(bufnr, opts.root_markers)
+  local root = roots.for_buffer(bufnr, opts.root_markers, M.running_roots())
   if not root then
     return
   end
   local cfg = M.client_config(opts)
-  cfg.root_dir, cfg.root_markers, cfg.filetypes, cfg.workspace_required = root, nil, nil, nil
+  cfg.root_dir, cfg.filetypes, cfg.workspace_required = root, nil, nil
   vim.lsp.start(cfg, { bufnr = bufnr })
 end
 
@@ -114,23 +132,6 @@ function M.is_stopped(client)
   return call(client, "is_stopped")
 end
 
-local function normalize(path)
-  return vim.fs.normalize(vim.fn.fnamemodify(path, ":p")):gsub("/$", "")
-end
-
-local function inside(root, path)
-  return path == root or vim.startswith(path, root .. "/")
-end
-
--- The file a buffer shows, or the working directory for scratch, help, quickfix... buffers.
-local function anchor(bufnr)
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  if name ~= "" and vim.bo[bufnr].buftype == "" then
-    return normalize(name)
-  end
-  return normalize(vim.fn.getcwd())
-end
-
 --- The running client for a buffer: attached to it, else serving the root it lies in.
 ---@param bufnr? integer
 ---@return vim.lsp.Client?
@@ -141,9 +142,9 @@ function M.find(bufnr)
   if attached[1] then
     return attached[1]
   end
-  local path = anchor(bufnr)
+  local path = roots.anchor(bufnr)
   for _, client in ipairs(vim.lsp.get_clients({ name = M.name, _uninitialized = true })) do
-    if client.root_dir and inside(normalize(client.root_dir), path) then
+    if client.root_dir and roots.inside(roots.normalize(client.root_dir), path) then
       return client
     end
   end
@@ -152,7 +153,7 @@ end
 -- Start a client for `root` without attaching a buffer (commands run from any buffer).
 local function start_detached(root, opts)
   local cfg = M.client_config(opts)
-  cfg.root_dir, cfg.root_markers, cfg.filetypes, cfg.workspace_required = root, nil, nil, nil
+  cfg.root_dir, cfg.filetypes, cfg.workspace_required = root, nil, nil
   if has_011 then
     return vim.lsp.start(cfg, { attach = false, silent = true })
   end
@@ -170,18 +171,13 @@ function M.ensure(bufnr)
     return client
   end
   local opts = config.options
-  local path = anchor(bufnr)
-  local root = vim.fs.root(path, opts.root_markers)
+  local root, why = roots.for_buffer(bufnr, opts.root_markers)
   if not root then
     local others = vim.lsp.get_clients({ name = M.name })
     if #others == 1 then
       return others[1]
     end
-    return nil,
-      ("no project root above %s (looked for %s); open a file inside a project"):format(
-        path,
-        table.concat(opts.root_markers, ", ")
-      )
+    return nil, "no project root: " .. why
   end
   if not M.executable(opts) then
     return nil, M.missing_message(opts)

@@ -8,6 +8,7 @@ local M = {}
 ---@field citation string  relpath#ordinal of a near-identical copy of the result's text
 ---@field filename string
 ---@field lnum integer     first matched line in that copy
+---@field col integer      1-based byte column of the first matched word on it
 ---@field end_lnum integer
 ---@field location table   its LSP LocationLink
 
@@ -18,9 +19,11 @@ local M = {}
 ---@field marked string    the same with the matched words in «»
 ---@field spans integer[][] byte ranges [start, end) of the matched words in `snippet`
 ---@field score number
+---@field found_by string[] the search strings that found it: "query", "also[0]", ... (foundBy)
 ---@field filename string  absolute path
 ---@field relpath string   path relative to the project root
 ---@field lnum integer     first matched line (1-based; targetSelectionRange)
+---@field col integer      1-based byte column of the first matched word on it (1 without one)
 ---@field end_lnum integer last matched line
 ---@field chunk integer[]  {first, last} line of the whole cited chunk (targetRange)
 ---@field also fisk.Other[] the other copies of the text (other versions of the page), best first
@@ -63,13 +66,20 @@ function M.also_text(item)
   return ("also in %d %s"):format(n, n == 1 and "file" or "files")
 end
 
-local function others(also)
+local function others(also, encoding)
   local out = {}
   for _, a in ipairs(type(also) == "table" and also or {}) do
     local link = type(a) == "table" and a.location
     if type(link) == "table" and (link.targetUri or link.uri) and type(a.citation) == "string" then
       local first, last = location.selection(link)
-      out[#out + 1] = { citation = a.citation, filename = location.filename(link), lnum = first, end_lnum = last, location = link }
+      out[#out + 1] = {
+        citation = a.citation,
+        filename = location.filename(link),
+        lnum = first,
+        col = location.col(link, encoding),
+        end_lnum = last,
+        location = link,
+      }
     end
   end
   return out
@@ -77,8 +87,9 @@ end
 
 --- Turn the server's results into items every backend understands.
 ---@param results table[] `results` of fisk.knowledge.search
+---@param encoding? string the client's position encoding (`client.offset_encoding`; default utf-16)
 ---@return fisk.Item[]
-function M.items(results)
+function M.items(results, encoding)
   local items = {}
   for _, r in ipairs(results or {}) do
     local link = r.location
@@ -93,12 +104,14 @@ function M.items(results)
         marked = snippet.marked,
         spans = snippet.spans,
         score = tonumber(r.score) or 0,
+        found_by = type(r.foundBy) == "table" and r.foundBy or {},
         filename = filename,
         relpath = relpath_of(r.citation, filename),
         lnum = first,
+        col = location.col(link, encoding),
         end_lnum = last,
         chunk = { location.lines(link) },
-        also = others(r.also),
+        also = others(r.also, encoding),
         location = link,
       }
       -- the line a jump lands on: where the match starts
@@ -126,8 +139,9 @@ function M.root(item)
   end
 end
 
---- Quickfix entries on the matched lines: filename, lnum, col, end_lnum, text (section │ the
---- snippet with the matched words in «»). With `also`, each result's copies follow it.
+--- Quickfix entries on the matched lines: filename, lnum, col (the first matched word),
+--- end_lnum, text (section │ the snippet with the matched words in «»). With `also`, each
+--- result's copies follow it.
 ---@param items fisk.Item[]
 ---@param also? boolean
 function M.qf_items(items, also)
@@ -137,7 +151,7 @@ function M.qf_items(items, also)
     out[#out + 1] = {
       filename = item.filename,
       lnum = item.lnum,
-      col = 1,
+      col = item.col or 1,
       end_lnum = item.end_lnum,
       text = text,
       user_data = { citation = item.citation },
@@ -146,7 +160,7 @@ function M.qf_items(items, also)
       out[#out + 1] = {
         filename = other.filename,
         lnum = other.lnum,
-        col = 1,
+        col = other.col or 1,
         end_lnum = other.end_lnum,
         text = ("(copy of %s) %s"):format(item.relpath, text),
         user_data = { citation = other.citation, copy_of = item.citation },

@@ -84,9 +84,10 @@ H.run("docs_spec", function()
     H.match(err, "`root_markers` must be a table, got string", "message")
   end)
 
-  H.test("a command outside any project says there is no project root", function()
+  H.test("a command from the home directory, with no root marker, says there is no project root", function()
     local dir = vim.uv.fs_realpath(vim.fs.dirname(vim.fn.tempname())) .. "/no-project"
     vim.fn.mkdir(dir, "p")
+    vim.env.HOME = dir
     vim.cmd.cd(dir)
     local from = #H.notes
     vim.cmd("FiskSearch! anything")
@@ -94,7 +95,7 @@ H.run("docs_spec", function()
       return H.note("^fisk: ", from)
     end, "an error")
     H.eq(vim.log.levels.ERROR, n.level, "level")
-    H.match(n.msg, "no project root above " .. vim.pesc(dir) .. " %(looked for agent%.yaml, %.git%)", "message")
+    H.match(n.msg, "no project root: no agent%.yaml or %.git in " .. vim.pesc(dir) .. " or above, and the home directory is not indexed", "message")
     H.eq(0, #vim.lsp.get_clients(), "clients started")
   end)
 end)

@@ -21,8 +21,8 @@ H.run("native_enable_spec", function()
   H.test("the commands use that client", function()
     local qf = H.search_qf("prehensile")
     H.eq(root .. "/notes/tapirs.md", qf[1].filename, "result file")
-    -- the part that matched: the small file is one chunk, and its "## Snout" travels with its paragraph
-    H.eq(H.line_of(root .. "/notes/tapirs.md", "## Snout"), qf[1].lnum, "lnum (the matched part)")
+    -- the part that matched is "## Snout" with its paragraph; the entry starts on the matched word
+    H.eq(H.line_of(root .. "/notes/tapirs.md", "A tapir has"), qf[1].lnum, "lnum (the matched word's line)")
     H.eq(H.line_of(root .. "/notes/tapirs.md", "A tapir has"), qf[1].end_lnum, "end_lnum")
   end)
 end)

@@ -63,7 +63,7 @@ H.run("precise_spec", function()
     end
     H.assert(e, "ops.md is in the quickfix list")
     H.eq(drain, e.lnum, "lnum: the paragraph's first line, not the section's heading")
-    H.eq(1, e.col, "col")
+    H.eq(4, e.col, "col: on the first matched word (To «drain»)")
     H.eq(drain + 1, e.end_lnum, "end_lnum: the paragraph's last line")
     H.match(e.text, "^Operations > Restarts │ To «drain» a «frobnicator» before a «restart»", "text")
     H.eq(nil, e.user_data.copy_of, "not a copy")
@@ -86,7 +86,7 @@ H.run("precise_spec", function()
       H.match(c.filename, "/v%d/widgets%.md$", "a copy's file")
       H.eq(main.lnum, c.lnum, "a copy's lnum (same layout)")
       H.eq(main.end_lnum, c.end_lnum, "a copy's end_lnum")
-      H.eq(1, c.col, "a copy's col")
+      H.eq(4, c.col, "a copy's col: on the same word")
       H.match(c.text, "^%(copy of v%d/widgets%.md%) Widgets > Restarts │", "a copy's text")
       files[c.filename] = true
     end
@@ -122,11 +122,29 @@ H.run("precise_spec", function()
       return l:find("ops.md:", 1, true) ~= nil
     end, labels)[1]
     H.eq(("Operations > Restarts  ops.md:%d  To «drain» a «frobnicator» before a «restart», cordon it first and wait for its queue to empty completely."):format(drain), label, "label")
-    H.eq(drain, vim.fn.line("."), "cursor on the matched paragraph")
+    H.eq({ drain, 4 }, { vim.fn.line("."), vim.fn.col(".") }, "cursor on the first matched word")
     local ns = vim.api.nvim_get_namespaces()["fisk.cited"]
     local marks = vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })
     H.eq(1, #marks, "one highlight")
     H.eq({ drain - 1, drain }, { marks[1][2], marks[1][4].end_row }, "the matched lines are highlighted, not the chunk")
+  end)
+
+  H.test(":FiskSearch! col is a byte column after multibyte text (𠮷 is 4 bytes, 2 UTF-16 units)", function()
+    local notes = root .. "/notes.md"
+    local e = vim.tbl_filter(function(entry)
+      return entry.filename == notes
+    end, H.search_qf("frobnicator"))[1]
+    H.assert(e, "notes.md is in the quickfix list")
+    local line = vim.fn.readfile(notes)[e.lnum]
+    H.eq(line:find("frobnicator", 1, true), e.col, "col (" .. client.offset_encoding .. ")")
+    -- the same word given in UTF-16 and UTF-32 units, as a client with that encoding gets it
+    local link = { targetUri = vim.uri_from_fname(notes), targetSelectionRange = {
+      start = { line = e.lnum - 1, character = 32 }, ["end"] = { line = e.lnum, character = 0 } } }
+    H.eq(e.col, require("fisk.location").col(link, "utf-16"), "col from UTF-16 units")
+    link.targetSelectionRange.start.character = 31
+    H.eq(e.col, require("fisk.location").col(link, "utf-32"), "col from code points")
+    link.targetSelectionRange.start.character = 0
+    H.eq(1, require("fisk.location").col(link, "utf-16"), "col at a line start")
   end)
 
   local items = search("drain frobnicator restart")

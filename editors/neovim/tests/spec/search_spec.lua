@@ -56,7 +56,7 @@ H.run("search_spec", function()
     H.eq(animals, first.filename, "file of the best result")
     -- the paragraph that matched: from "The axolotl" to the end of the file (the filler follows it)
     H.eq(H.line_of(animals, "The axolotl"), first.lnum, "lnum (the matched paragraph)")
-    H.eq(1, first.col, "col (the matched lines start at their first column)")
+    H.eq(5, first.col, "col (on the matched word: The «axolotl»)")
     H.eq(#vim.fn.readfile(animals), first.end_lnum, "end_lnum (the paragraph's last line)")
     H.match(first.text, "Axolotl", "quickfix text carries the section")
     H.match(first.text, "«axolotl»", "quickfix text marks the matched word")
@@ -64,11 +64,11 @@ H.run("search_spec", function()
     H.assert(vim.fn.getqflist({ winid = 0 }).winid ~= 0, "quickfix window is not open")
   end)
 
-  H.test(":FiskSearch! in a middle section: the matched paragraph ends before the next heading", function()
+  H.test(":FiskSearch! in a middle section: on the word's line, the matched paragraph ends before the next heading", function()
     local e = H.search_qf("regenerates")[1]
     H.eq(animals, e.filename, "file")
-    H.eq(H.line_of(animals, "The zebrafish is"), e.lnum, "lnum")
-    H.eq(1, e.col, "col")
+    H.eq(H.line_of(animals, "It regenerates"), e.lnum, "lnum (the paragraph's second line holds the word)")
+    H.eq(4, e.col, "col")
     -- a blank line, then the next heading
     H.eq(H.line_of(animals, "## Axolotl") - 2, e.end_lnum, "end_lnum")
   end)
@@ -221,6 +221,58 @@ H.run("search_spec", function()
     H.eq(0, #vim.lsp.get_clients({ bufnr = 0 }), "clients attached to the scratch buffer")
     local qf = H.search_qf("freshwater")
     H.eq(animals, qf[1].filename, "result file")
+  end)
+
+  H.test('require("fisk").search(q, {also = ...}) sends the extra strings; what they find is listed', function()
+    local lsp = require("fisk.lsp")
+    local sent = {}
+    local orig = lsp.request
+    lsp.request = function(c, method, params, ...)
+      if params.command == "fisk.knowledge.search" then
+        sent[#sent + 1] = params.arguments[1]
+      end
+      return orig(c, method, params, ...)
+    end
+    local ok, err = pcall(function()
+      vim.fn.setqflist({}, "r", { title = "", items = {} })
+      require("fisk").search("quokka", { quickfix = true, also = { "axolotl salamander" } })
+      H.wait(15000, function()
+        return vim.fn.getqflist({ title = 1 }).title == "FiskSearch quokka"
+      end, "the quickfix list")
+      H.eq({ query = "quokka", also = { "axolotl salamander" } }, sent[1], "the search's argument")
+      local files = {}
+      for _, e in ipairs(H.qf()) do
+        files[e.filename] = true
+      end
+      H.assert(files[animals] and files[meeting], "hits of the also string and of the query: " .. vim.inspect(vim.tbl_keys(files)))
+      local result
+      require("fisk.api").search("quokka", { also = { "axolotl salamander" } }, function(e, r)
+        result = e and { error = e } or r
+      end)
+      H.wait(15000, function()
+        return result
+      end, "fisk.api.search")
+      H.assert(not result.error, result.error)
+      local by = {}
+      for _, r in ipairs(result.results) do
+        by[vim.uv.fs_realpath(vim.uri_to_fname(r.location.targetUri))] = r.foundBy
+      end
+      H.eq({ "also[0]" }, by[animals], "foundBy of animals.md")
+      H.assert(vim.tbl_contains(by[meeting] or {}, "query"), "foundBy of meeting.md: " .. vim.inspect(by[meeting]))
+      require("fisk").search("plain", { quickfix = true })
+      H.wait(15000, function()
+        return #sent == 3
+      end, "a search without also")
+      H.eq({ query = "plain" }, sent[3], "no also key when none is given")
+      local from = #H.notes
+      require("fisk").search("quokka", { quickfix = true, also = { "a", "b", "c", "d", "e" } })
+      local n = H.wait(15000, function()
+        return H.note("^fisk: search failed", from)
+      end, "an error past the limit")
+      H.match(n.msg, "also", "the server's message names also")
+    end)
+    lsp.request = orig
+    assert(ok, err)
   end)
 
   H.test(":FiskReindex updates (nothing changed: all skipped) and :FiskReindex! rebuilds (all added)", function()

@@ -1,0 +1,208 @@
+"""How to fuse a question with an agent's extra strings (``also``): the rules measured.
+
+Each rule replaces ``search.fuse_strings`` (the lists every string's two arms found, in the order
+query, keywords, hypothetical answer, rephrasing) and the dev set is scored through the real
+``Knowledge.search``, so language preference, collapsing and the deeper lexical read are the
+product's. The stores are ``bench/devset.py``'s (``--store-base``; run it first so they exist).
+
+    python bench/agent_fusion.py --store-base STORES [--builtin MODEL_DIR] [--corpus otel]
+                                 [--questions FILE] [--rules score-mean,rrf60]
+
+Prints one JSON object: per corpus and tier, each rule's overall and per-kind Hit@5 / MRR@10 and
+every question's rank (compare two rules with ``bench/devset_compare.py``-style pairs: the output
+of one rule is in the same shape as a devset.py run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from devset import agent_file, load_agent, score
+from devset_questions import CORPORA, load
+
+from fisk_ls.knowledge import Knowledge, resolve_settings
+from fisk_ls.knowledge import search as S
+from fisk_ls.knowledge.config import EmbeddingsConfig
+
+Fused = tuple[list[tuple[int, float]], dict[int, dict[str, int]], dict[int, tuple[str, ...]]]
+PRODUCT = S.fuse_strings
+
+
+def _mean(arms: Sequence[S.Arms], weights: Sequence[float]) -> list[tuple[int, float]]:
+    total: dict[int, float] = {}
+    for w, (lexical, vector) in zip(weights, arms, strict=True):
+        for cid, s in S.fuse(lexical, vector):
+            total[cid] = total.get(cid, 0.0) + w * s
+    norm = sum(weights) or 1.0
+    return sorted(((c, s / norm) for c, s in total.items()), key=lambda x: (-x[1], x[0]))
+
+
+def score_mean(query_weight: float) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
+    def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
+        return _mean(arms, [query_weight, *([1.0] * (len(arms) - 1))])
+
+    return rule
+
+
+def _minmax(ranked: Sequence[tuple[int, float]], lower_better: bool) -> dict[int, float]:
+    if not ranked:
+        return {}
+    top, floor = ranked[0][1], ranked[-1][1]
+    span = top - floor
+    return {c: ((s - floor) / span if span else 1.0) for c, s in ranked}
+
+
+def minmax_mean(query_weight: float) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
+    """As score-mean, but each string's lexical scores are rescaled over its own candidates
+    (best 1, last 0) as the vector arm's cosines are, so rank inside a string counts."""
+
+    def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
+        total: dict[int, float] = {}
+        weights = [query_weight, *([1.0] * (len(arms) - 1))]
+        for w, (lexical, vector) in zip(weights, arms, strict=True):
+            lex = _minmax(lexical, True)
+            vec = _minmax(vector, False)
+            wl = S.LEXICAL_WEIGHT if vector else 1.0
+            wv = 1.0 - S.LEXICAL_WEIGHT if lexical else 1.0
+            for c, x in lex.items():
+                total[c] = total.get(c, 0.0) + w * wl * x
+            for c, x in vec.items():
+                total[c] = total.get(c, 0.0) + w * wv * x
+        norm = sum(weights)
+        return sorted(((c, s / norm) for c, s in total.items()), key=lambda x: (-x[1], x[0]))
+
+    return rule
+
+
+def score_max(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
+    best: dict[int, float] = {}
+    for lexical, vector in arms:
+        for cid, s in S.fuse(lexical, vector):
+            best[cid] = max(best.get(cid, 0.0), s)
+    return sorted(best.items(), key=lambda x: (-x[1], x[0]))
+
+
+def rrf_all(k: int) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
+    """RRF over every list of every string (what the issue measured from the CLI, k=60)."""
+
+    def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
+        lists = [[c for c, _ in ranked] for lexical, vector in arms for ranked in (lexical, vector)]
+        return S.rrf([x for x in lists if x], k)
+
+    return rule
+
+
+def rrf_fused(k: int) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
+    """Each string's lists fused by score, then the strings' rankings by RRF."""
+
+    def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
+        return S.rrf([[c for c, _ in S.fuse(lex, vec)] for lex, vec in arms], k)
+
+    return rule
+
+
+def routed(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
+    """Keywords reach only the lexical arm, the hypothetical answer only the vector arm (when
+    there is one), the rephrasing both; then the score mean."""
+    out = list(arms)
+    if len(out) > 1 and out[1][1]:
+        out[1] = (out[1][0], [])
+    if len(out) > 2 and out[2][1]:
+        out[2] = ([], out[2][1])
+    return score_mean(1.0)(out)
+
+
+RULES: dict[str, Callable[[Sequence[S.Arms]], list[tuple[int, float]]]] = {
+    "score-mean": score_mean(1.0),
+    "score-mean-q0.5": score_mean(0.5),
+    "score-mean-q2": score_mean(2.0),
+    "score-mean-q3": score_mean(3.0),
+    "score-max": score_max,
+    "minmax-mean": minmax_mean(1.0),
+    "minmax-mean-q2": minmax_mean(2.0),
+    "minmax-mean-q1.5": minmax_mean(1.5),
+    "rrf60": rrf_all(60),
+    "rrf20": rrf_all(20),
+    "rrf-fused60": rrf_fused(60),
+    "routed": routed,
+}
+
+
+def patched(rule: Callable[[Sequence[S.Arms]], list[tuple[int, float]]]) -> Any:
+    def fuse_strings(arms: Sequence[S.Arms]) -> Fused:
+        fused, ranks, found = PRODUCT(arms)
+        return (rule(arms) if len(arms) > 1 else fused), ranks, found
+
+    return fuse_strings
+
+
+def _brief(run: dict[str, Any]) -> dict[str, Any]:
+    def pick(m: dict[str, Any]) -> dict[str, Any]:
+        return {k: m[k] for k in ("hit@5", "mrr@10", "n") if k in m}
+
+    return {
+        "overall": pick(run["overall"]),
+        "by_kind": {k: pick(v) for k, v in run["by_kind"].items()},
+        "per_question": run["per_question"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--store-base", type=Path, required=True)
+    ap.add_argument("--builtin", type=Path, help="model directory: also score the hybrid store")
+    ap.add_argument("--corpus", choices=list(CORPORA), default="otel")
+    ap.add_argument("--questions", type=Path)
+    ap.add_argument("--lang", default="en", help="only questions in this language ('' = all)")
+    ap.add_argument("--rules", default=",".join(RULES))
+    ap.add_argument("--strings", help="which agent strings, 0-based (default all three)")
+    ap.add_argument("--resamples", type=int, default=1000)
+    args = ap.parse_args(argv)
+    corpus = CORPORA[args.corpus]
+    questions = load(corpus, args.questions)
+    if args.lang:
+        questions = [q for q in questions if q.lang == args.lang]
+    pick = [int(x) for x in args.strings.split(",")] if args.strings else None
+    also = load_agent(agent_file(args.questions or corpus.questions), questions, pick)
+    root = corpus.root.resolve()
+    base = args.store_base / corpus.key
+    modes = [("lexical", resolve_settings(cwd=root, store_base=base, discover=False))]
+    if args.builtin:
+        emb = EmbeddingsConfig(
+            base_url="",
+            provider="builtin",
+            model="all-MiniLM-L6-v2",
+            model_path=str(args.builtin.resolve()),
+        )
+        hybrid = resolve_settings(cwd=root, store_base=base / "hybrid", discover=False)
+        modes.append(("hybrid", hybrid.with_overrides(embeddings=emb)))
+    out: dict[str, Any] = {"corpus": args.corpus, "questions": len(questions), "runs": {}}
+    for name, settings in modes:
+        k = Knowledge(settings)
+        try:
+            runs: dict[str, Any] = {"query": _brief(score(questions, k, False, args.resamples))}
+            for rule in args.rules.split(","):
+                S.fuse_strings = patched(RULES[rule])  # type: ignore[assignment]
+                try:
+                    run = score(questions, k, False, args.resamples, also=also)
+                finally:
+                    S.fuse_strings = PRODUCT
+                runs[rule] = _brief(run)
+                o = run["overall"]
+                print(
+                    f"{name} {rule}: hit@5 {o['hit@5']:.3f} mrr {o['mrr@10']:.3f}", file=sys.stderr
+                )
+        finally:
+            k.close()
+        out["runs"][name] = runs
+    print(json.dumps(out, indent=1, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
