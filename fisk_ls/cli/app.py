@@ -29,6 +29,7 @@ from .options import (
     emit_json,
     knowledge_command,
     missing_mcp_message,
+    search_scope,
     shared_options,
     state,
 )
@@ -162,13 +163,35 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     ),
 )
 @click.option("--full", is_flag=True, help="Print whole chunks, not snippets.")
+@click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    metavar="PATH",
+    help="Only documents in this folder, file or glob (.gitignore-style, ** allowed), relative "
+    "to the current folder; repeatable (a union).",
+)
+@click.option(
+    "--exclude",
+    "excludes",
+    multiple=True,
+    metavar="PATH",
+    help="Leave out documents matching PATH (same syntax); repeatable.",
+)
 @knowledge_command
 def search_cmd(
-    obj: Context, query: str, top_k: int | None, also: tuple[str, ...], full: bool
+    obj: Context,
+    query: str,
+    top_k: int | None,
+    also: tuple[str, ...],
+    full: bool,
+    paths: tuple[str, ...],
+    excludes: tuple[str, ...],
 ) -> None:
-    """Search the index for QUERY."""
+    """Search the index for QUERY (within --path, minus --exclude, when given)."""
     reader = environment_language(os.environ)  # a query in no language is the reader's
-    _, result = obj.read(lambda kb: kb.search(query, top_k, reader, also))
+    scope = search_scope(obj.settings(), paths, excludes) if paths or excludes else None
+    _, result = obj.read(lambda kb: kb.search(query, top_k, reader, also, scope=scope))
     if obj.as_json:
         emit_json(render.search_json(result))
     else:
@@ -179,9 +202,28 @@ def search_cmd(
 
 @knowledge.command("show")
 @click.argument("citation")
+@click.option(
+    "--context",
+    "context",
+    type=click.IntRange(
+        int(contract.SHOW_CONTEXT.minimum or 0), int(contract.SHOW_CONTEXT.maximum or 0)
+    ),
+    default=0,
+    metavar="N",
+    help="Also print N chunks of the same document before and after it (0-5).",
+)
 @knowledge_command
-def show_cmd(obj: Context, citation: str) -> None:
+def show_cmd(obj: Context, citation: str, context: int) -> None:
     """Print the chunk a CITATION (relpath#ordinal) points at."""
+    if context:
+        _, chunks = obj.read(lambda kb: kb.around(citation, context))
+        if obj.as_json:
+            emit_json(render.around_json(chunks, citation))
+        else:
+            for note in dict.fromkeys(render.stale_note(c) for c in chunks if c.stale):
+                click.echo(note, err=True)
+            click.echo(render.around_text(chunks, citation))
+        return
     _, chunk = obj.read(lambda kb: kb.show(citation))
     if obj.as_json:
         emit_json(render.show_json(chunk))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,7 @@ from ..knowledge import settings_schema as contract
 
 if TYPE_CHECKING:
     from ..knowledge import Knowledge
+    from ..knowledge.scope import Scope
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -176,6 +178,34 @@ def check_query_argument(ctx: click.Context, param: click.Parameter, value: str)
         return contract.check_query(value, "QUERY")
     except contract.SettingError as exc:
         raise click.BadParameter(str(exc).removeprefix("QUERY: "), ctx, param) from None
+
+
+def search_scope(
+    settings: Settings, paths: tuple[str, ...], excludes: tuple[str, ...], cwd: Path | None = None
+) -> Scope | None:
+    """``--path`` / ``--exclude`` as the core's scope: each relative to the current folder (an
+    absolute path is taken as it is), which must lead inside the project root; a usage error
+    naming the flag otherwise."""
+    from ..knowledge.scope import Scope
+
+    here = os.path.realpath(cwd or Path.cwd())
+    root = os.path.realpath(settings.project_root)
+    base = os.path.relpath(here, root).replace(os.sep, "/")
+
+    def relative(items: tuple[str, ...]) -> list[str]:
+        return [os.path.relpath(p, here) if os.path.isabs(p) else p for p in items]
+
+    try:
+        contract.check_scope(list(paths), "--path")
+        contract.check_scope(list(excludes), "--exclude")
+        return Scope.build(
+            relative(paths),
+            relative(excludes),
+            "" if base == "." else base,
+            names=("--path", "--exclude"),
+        )
+    except contract.SettingError as exc:
+        raise click.UsageError(f"{exc} (project root: {root})") from None
 
 
 def check_also_option(

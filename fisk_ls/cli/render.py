@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..knowledge.citations import parse_citation
 from ..knowledge.sanitize import one_line, strip_controls
 
 if TYPE_CHECKING:
@@ -238,6 +239,29 @@ def stale_note(chunk: CitedChunk) -> str:
 def show_text(chunk: CitedChunk) -> str:
     head = f"# {strip_controls(chunk.section)}\n\n" if chunk.section else ""
     return head + strip_controls(chunk.text)
+
+
+def around_json(chunks: list[CitedChunk], citation: str) -> dict[str, Any]:
+    """The cited chunk as ``show --json`` prints it, with its neighbours in ``before`` and
+    ``after`` (each the same object), nearest last and first."""
+    _, ordinal = parse_citation(citation)
+    (cited,) = [c for c in chunks if c.ordinal == ordinal]
+    return {
+        **show_json(cited),
+        "before": [show_json(c) for c in chunks if c.ordinal < ordinal],
+        "after": [show_json(c) for c in chunks if c.ordinal > ordinal],
+    }
+
+
+def around_text(chunks: list[CitedChunk], citation: str) -> str:
+    """Each chunk under a line naming its citation and lines; the cited one marked."""
+    _, ordinal = parse_citation(citation)
+    parts = []
+    for c in chunks:
+        mark = "  <- cited" if c.ordinal == ordinal else ""
+        head = f"== {strip_controls(c.citation)} (lines {c.start_line}-{c.end_line}){mark}"
+        parts.append(f"{head}\n{show_text(c)}")
+    return "\n\n".join(parts)
 
 
 def _when(ts: float) -> str:

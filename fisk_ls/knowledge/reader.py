@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .citations import (
     CitedChunk,
@@ -22,6 +23,7 @@ from .errors import CitationError
 from .languages import locale_language
 from .location import Settings
 from .match import Tokenizer, fts_tokenizer, locate, query_tokens
+from .scope import Scope
 from .search import (
     Hit,
     QueryEmbedder,
@@ -112,6 +114,8 @@ class Knowledge:
         top_k: int | None = None,
         reader_language: str | None = None,
         also: Sequence[str] = (),
+        *,
+        scope: Scope | None = None,
     ) -> SearchResult:
         """Search the live index. With embeddings configured, the query is embedded first,
         outside the read transaction (optimistically: whether the index holds vectors is known
@@ -120,7 +124,8 @@ class Knowledge:
         language tag, "ja_JP.UTF-8", "pt-BR"), for a query whose words name none. ``also``: up
         to four extra search strings (``settings_schema.check_also``; SettingError past the
         limits), searched beside the query and fused with it; the query and they are embedded
-        in one model call, and each hit's ``found_by`` names the strings that found it."""
+        in one model call, and each hit's ``found_by`` names the strings that found it.
+        ``scope``: only the documents in it (``Scope.build``; the best hits inside it)."""
         extra = check_also(list(also))
         identity = self.identity()
         query_vector: QueryVector | None = None
@@ -145,6 +150,7 @@ class Knowledge:
                 reader_language=locale_language(reader_language),
                 also=extra,
                 also_vectors=also_vectors,
+                scope=scope,
             )
             if snap is None or not result.hits:
                 return result
@@ -202,6 +208,44 @@ class Knowledge:
         if not check_file:
             return chunk
         return check_freshness(chunk, self.settings.project_root / path, digest)
+
+    def around(self, citation: str, context: int, *, check_file: bool = True) -> list[CitedChunk]:
+        """The cited chunk with up to ``context`` chunks of the same document before and after
+        it (its neighbours by ordinal), in document order; each checked for staleness like
+        :meth:`show`. ``context`` 0 is ``[show(citation)]``."""
+        path, ordinal = parse_citation(citation)
+        with self.store.snapshot() as snap:
+            if snap is None:
+                raise CitationError(
+                    "the knowledge index is not built yet; run `fisk-ai knowledge index`"
+                )
+            d, c = snap.tables.documents, snap.tables.chunks
+            rows: list[Any] = snap.conn.execute(
+                f"SELECT c.ordinal, c.section, c.body, c.start_line, c.end_line, d.hash"
+                f" FROM {d} d JOIN {c} c ON c.document_id = d.id"
+                f" WHERE d.path = ? AND c.ordinal BETWEEN ? AND ? ORDER BY c.ordinal",
+                (path, ordinal - max(context, 0), ordinal + max(context, 0)),
+            ).fetchall()
+        if not any(int(r[0]) == ordinal for r in rows):
+            raise CitationError(
+                f"no chunk matches {format_citation(path, ordinal)}: it is not an indexed "
+                "document, or the document has fewer chunks since the last index; run "
+                "`fisk-ai knowledge sources` to list documents"
+            )
+        out: list[CitedChunk] = []
+        for n, section, body, start, end, digest in rows:
+            chunk = CitedChunk(
+                citation=format_citation(path, int(n)),
+                path=path,
+                ordinal=int(n),
+                section=str(section),
+                text=str(body),
+                start_line=int(start),
+                end_line=int(end),
+            )
+            file = self.settings.project_root / path
+            out.append(check_freshness(chunk, file, str(digest)) if check_file else chunk)
+        return out
 
     def sources(self) -> list[Source] | None:
         """Indexed documents sorted by path; None when not built."""

@@ -36,6 +36,8 @@ from .fts import (
 )
 from .languages import prefer_query_language
 from .lexical import POSTING_BUDGET, TermStats, started_headings
+from .scope import chunk_ids as scope_chunks
+from .scope import documents as scope_documents
 from .settings_schema import resolve_top_k
 from .topk import Plan, best
 from .vectors import knn
@@ -44,6 +46,7 @@ from .vectors.identity import VectorIdentity, dimension_error, require_match, re
 
 if TYPE_CHECKING:
     from .match import Match
+    from .scope import Scope
     from .store import Snapshot
     from .vectors.backlog import Coverage
 
@@ -263,11 +266,14 @@ def lexical_ids(
     return boost_headings(snap, bm25_ids(snap, plan, limit), heading, stop)
 
 
-def bm25_ids(snap: Snapshot, plan: Plan, limit: int) -> list[tuple[int, float]]:
+def bm25_ids(
+    snap: Snapshot, plan: Plan, limit: int, within: Sequence[int] | None = None
+) -> list[tuple[int, float]]:
     """(chunk id, bm25) best first, ties by id: the plan's OR query (``topk.best``: exact, but
     without scoring the rows that only its commonest term matches when that is provably safe).
-    BM25 scores every row it reads whatever ``limit`` is, so read deep once rather than twice."""
-    return best(snap, plan, limit, BM25_WEIGHTS)
+    BM25 scores every row it reads whatever ``limit`` is, so read deep once rather than twice.
+    ``within``: only the chunks of these documents (a scope, scope.py), before the cut."""
+    return best(snap, plan, limit, BM25_WEIGHTS, within)
 
 
 def boost_headings(
@@ -325,11 +331,12 @@ def vector_ids(
     vector: Sequence[float],
     limit: int = FANOUT,
     coarse: knn.CoarseIndex | None = None,
+    within: Sequence[int] | None = None,
 ) -> knn.Scored:
     """Nearest chunks with their cosine, best first, ties by id: exact for small indexes,
     coarse + exact re-scoring for large ones when the reader keeps a ``coarse`` index
-    (vectors/knn.py)."""
-    return knn.nearest(snap, vector, limit, coarse)
+    (vectors/knn.py); ``within``: only these chunks."""
+    return knn.nearest(snap, vector, limit, coarse, within=within)
 
 
 class _Row(NamedTuple):
@@ -447,6 +454,7 @@ def run_search(
     reader_language: str | None = None,
     also: Sequence[str] = (),
     also_vectors: Sequence[QueryVector | None] = (),
+    scope: Scope | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built).
 
@@ -456,7 +464,9 @@ def run_search(
     as "ja"; see ``languages.prefer_query_language``). ``also`` are the caller's extra search
     strings (checked: ``settings_schema.check_also``) and ``also_vectors`` their vectors, in
     order: each string runs both arms and :func:`fuse_strings` fuses all the lists; without
-    them the search is the query's alone.
+    them the search is the query's alone. ``scope``: only documents in it, applied inside
+    each retriever before its cut (scope.py); one that holds no document answers ``ok`` with
+    no hits.
     """
     k = resolve_top_k(top_k, default_top_k)
     model = identity.model if identity is not None else None
@@ -471,8 +481,11 @@ def run_search(
         require_match(snap.manifest, identity, empty=False)
     texts = (query, *also)
     given = (query_vector, *also_vectors)
+    docs = scope_documents(snap, scope) if scope is not None else None
+    hybrid = identity is not None and snap.manifest.hybrid
+    within = scope_chunks(snap, docs) if docs is not None and hybrid else None
     deeps = [
-        lexical_arm(snap, text, term_stats, POSTING_BUDGET if i == 0 else ALSO_POSTING_BUDGET)
+        lexical_arm(snap, text, term_stats, docs, POSTING_BUDGET if i == 0 else ALSO_POSTING_BUDGET)
         for i, text in enumerate(texts)
     ]
     vectors: list[knn.Scored] = [[] for _ in texts]
@@ -492,8 +505,8 @@ def run_search(
             elif qv.vector is not None:
                 if len(qv.vector) != dim:
                     raise dimension_error(len(qv.vector), dim)
-                vectors[i] = vector_ids(snap, qv.vector, coarse=coarse)
-    if not any(deeps) and not any(vectors):
+                vectors[i] = vector_ids(snap, qv.vector, coarse=coarse, within=within)
+    if not any(deeps) and not any(vectors) and not _scoped_out(snap, texts, term_stats, docs):
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
     arms = [(deep[:FANOUT], vector) for deep, vector in zip(deeps, vectors, strict=True)]
     fused, ranks, found = fuse_strings(arms)
@@ -506,19 +519,32 @@ def run_search(
     return SearchResult(OK, tier, hits, degraded, reason)
 
 
+def _scoped_out(
+    snap: Snapshot, texts: Sequence[str], term_stats: TermStats | None, docs: list[int] | None
+) -> bool:
+    """Did a scope (``docs``) leave out every match of strings that have searchable words?
+    Then the answer is ``ok`` with no hits, not ``no_terms``."""
+    return docs is not None and any(query_plan(snap, t, term_stats).expression() for t in texts)
+
+
 def lexical_arm(
-    snap: Snapshot, text: str, term_stats: TermStats | None, budget: int = POSTING_BUDGET
+    snap: Snapshot,
+    text: str,
+    term_stats: TermStats | None,
+    within: Sequence[int] | None = None,
+    budget: int = POSTING_BUDGET,
 ) -> list[tuple[int, float]]:
     """One search string's lexical candidates, ``FANOUT`` x ``DEEPER`` deep, heading boost
     applied (empty when the string has no searchable words); ``budget`` bounds the postings
     its terms may read (``TermStats.plan``).
 
     The heading boost sees every candidate read: a merged chunk's long label dilutes its
-    BM25, so the section whose heading is the query can start below the first FANOUT."""
+    BM25, so the section whose heading is the query can start below the first FANOUT.
+    ``within``: only the chunks of these documents (a scope)."""
     plan = query_plan(snap, text, term_stats, budget)
     if not plan.expression():
         return []
-    deep = bm25_ids(snap, plan, FANOUT * DEEPER)
+    deep = bm25_ids(snap, plan, FANOUT * DEEPER, within)
     return boost_headings(snap, deep, heading_terms(text), stop_words(text))
 
 

@@ -137,6 +137,36 @@ EXCLUDE = Setting(
     "(on top of .gitignore and .fiskignore).",
     items="string",
 )
+SCOPE = Setting(
+    "scope",
+    "scope",
+    "array",
+    "Folders, files or globs (.gitignore syntax, ** allowed) a search keeps to: relative to the "
+    "current folder on the command line, else to the project root; several are a union "
+    "(CLI --path / --exclude, language server and knowledge_search `paths`).",
+    items="string",
+    max_items=16,
+    item_max_length=1000,
+)
+SHOW_CONTEXT = Setting(
+    "show_context",
+    "context",
+    "integer",
+    "Chunks of the same document shown before and after a cited chunk (CLI show --context).",
+    0,
+    minimum=0,
+    maximum=5,
+)
+TOOL_CONTEXT = Setting(
+    "tool_context",
+    "context",
+    "integer",
+    "Chunks before and after each of the best hits that knowledge_search adds (from the "
+    "same budget).",
+    0,
+    minimum=0,
+    maximum=2,
+)
 WATCH = Setting(
     "watch", "watch", "boolean", "Re-index files as they change on disk (language server).", True
 )
@@ -333,6 +363,35 @@ def check_also(value: object, name: str = "also") -> tuple[str, ...]:
     return tuple(v for v in value if v.strip())
 
 
+def check_scope(value: object, name: str = "paths") -> tuple[str, ...]:
+    """A search's scope patterns: None or a list of at most 16 strings of at most 1,000
+    characters each; SettingError otherwise, naming the limit (an empty list is no scope)."""
+    if value is None:
+        return ()
+    most, longest = SCOPE.max_items, SCOPE.item_max_length
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise SettingError(f"{name}: expected a list of at most {most} strings, got {value!r:.100}")
+    if most is not None and len(value) > most:
+        raise SettingError(f"{name}: at most {most} paths, got {len(value)}")
+    for i, text in enumerate(value):
+        if longest is not None and len(text) > longest:
+            raise SettingError(
+                f"{name}[{i}]: expected a string of at most {longest:,} characters, got "
+                f"{len(text):,} characters"
+            )
+    return tuple(value)
+
+
+def check_context(value: object, setting: Setting = SHOW_CONTEXT, name: str = "context") -> int:
+    """A neighbour count (``setting``: the CLI's 0-5 or the tool's 0-2); None is 0."""
+    if value is None:
+        return 0
+    if problem := check_value(setting, value):
+        raise SettingError(f"{name}: {problem}")
+    assert isinstance(value, int)
+    return value
+
+
 def resolve_top_k(value: int | None, default: int = TOP_K.default) -> int:
     """The hit count to use: ``value`` when given (checked), else ``default``."""
     checked = check_top_k(value)
@@ -373,6 +432,9 @@ def json_schema() -> dict[str, Any]:
         "$defs": {
             "query": QUERY.json_schema(),
             "also": ALSO.json_schema(),
+            "scope": SCOPE.json_schema(),
+            "showContext": SHOW_CONTEXT.json_schema(),
+            "toolContext": TOOL_CONTEXT.json_schema(),
             **{s.wire: s.json_schema() for s in AGENT_ONLY},
         },
     }

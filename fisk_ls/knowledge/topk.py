@@ -29,6 +29,7 @@ re-run the expression once per rowid: seconds. Each step here is one scan.)
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -92,33 +93,49 @@ class Plan:
 
 
 def best(
-    snap: Snapshot, plan: Plan, limit: int, weights: Sequence[float]
+    snap: Snapshot,
+    plan: Plan,
+    limit: int,
+    weights: Sequence[float],
+    within: Sequence[int] | None = None,
 ) -> list[tuple[int, float]]:
     """(rowid, bm25) of the ``limit`` best rows of ``plan``'s full expression, best first
     (bm25 is negative: lower is better), ties by rowid: what ``ORDER BY bm25(…), rowid LIMIT
     limit`` over the full expression returns, computed as the module docstring says when that
-    should read fewer postings (``WORTH``)."""
+    should read fewer postings (``WORTH``).
+
+    ``within``: only the chunks of these documents (a search's scope, scope.py). Every pass
+    below keeps to them and BM25's statistics stay the index's, so the answer is the full
+    ranking restricted to them, and the split's bound holds as before."""
+    inside = None if within is None else json.dumps(list(within))
     full = plan.expression()
     order = plan.ordered
     if len(order) < 2 or limit <= 0:
-        return scored(snap, full, weights, limit)
+        return scored(snap, full, weights, limit, None, inside)
     counts = dict(zip(plan.terms, plan.counts, strict=True))
     common = order[-1]
     kept = sum(counts[t] for t in order[:-1])
     if kept < limit or counts[common] - min(kept, counts[common]) < WORTH * sum(plan.counts):
-        return scored(snap, full, weights, limit)
+        return scored(snap, full, weights, limit, None, inside)
     essential = plan.expression(order[:-1])
     # Partial scores: every row's is at most its full one, so θ bounds the limit-th full score.
-    top = scored(snap, essential, weights, limit)
+    top = scored(snap, essential, weights, limit, None, inside)
     theta = -top[-1][1] if len(top) == limit else 0.0
     if plan.bound(common) * (1 + SLACK) + SLACK >= theta:
-        return scored(snap, full, weights, limit)  # a row of the common term alone might rank
+        return scored(snap, full, weights, limit, None, inside)  # a common-term row might rank
     # A row matching no term of the rest has its full score in ``top``; one that matches some
     # is scored in full by the AND. Either way it ranks no higher in ``top`` than in the full
     # query, so ``top`` and the AND's top ``limit`` hold every row of the answer.
     merged = dict(top)
     merged.update(
-        scored(snap, f"({essential}) AND ({or_expression((), [common])})", weights, limit, theta)
+        scored(
+            snap,
+            f"({essential}) AND ({or_expression((), [common])})",
+            weights,
+            limit,
+            theta,
+            inside,
+        )
     )
     return sorted(merged.items(), key=lambda item: (item[1], item[0]))[:limit]
 
@@ -129,17 +146,32 @@ def scored(
     weights: Sequence[float],
     limit: int | None,
     floor: float | None = None,
+    within: str | None = None,
 ) -> list[tuple[int, float]]:
     """(rowid, bm25) of the rows ``expression`` matches, best first, ties by rowid; at most
-    ``limit``; with ``floor``, only rows scoring at least ``floor`` (minus ``SLACK``)."""
+    ``limit``; with ``floor``, only rows scoring at least ``floor`` (minus ``SLACK``); with
+    ``within`` (a JSON array of document ids), only those documents' chunks.
+
+    The scope is a join the full-text index drives (CROSS JOIN: FTS5 stays the outer loop and
+    each row it matches costs one primary-key lookup of its chunk; ``rowid IN (…)`` would make
+    FTS5 run the expression once per id). ``bm25()`` is computed only for the rows that pass,
+    so a narrow scope scores fewer rows than the unscoped query (bench/scope_speed.py)."""
     f = snap.tables.fts
     w = ", ".join(str(x) for x in weights)
-    sql = f"SELECT rowid, bm25({f}, {w}) AS s FROM {f} WHERE {f} MATCH ?"
+    sql = f"SELECT {f}.rowid AS id, bm25({f}, {w}) AS s FROM {f}"
     args: list[object] = [expression]
+    if within is None:
+        sql += f" WHERE {f} MATCH ?"
+    else:
+        sql += (
+            f" CROSS JOIN {snap.tables.rows} AS r ON r.id = {f}.rowid WHERE {f} MATCH ?"
+            " AND r.document_id IN (SELECT value FROM json_each(?))"
+        )
+        args.append(within)
     if floor is not None:
-        sql = f"SELECT rowid, s FROM ({sql}) WHERE s <= ?"
+        sql = f"SELECT id, s FROM ({sql}) WHERE s <= ?"
         args.append(-(floor - abs(floor) * SLACK - SLACK))
-    sql += " ORDER BY s, rowid"
+    sql += " ORDER BY s, id"
     if limit is not None:
         sql += " LIMIT ?"
         args.append(limit)

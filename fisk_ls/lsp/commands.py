@@ -8,6 +8,7 @@ with the core's message (which says how to fix it).
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -15,9 +16,17 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ..knowledge import CitationError, IndexStats, KnowledgeError
-from ..knowledge.settings_schema import SettingError, check_also, check_query, check_top_k
+from ..knowledge.scope import Scope
+from ..knowledge.settings_schema import (
+    SettingError,
+    check_also,
+    check_query,
+    check_scope,
+    check_top_k,
+)
 from . import results
 from .convert import units
+from .project import Merged
 from .protocol import FiskProtocol
 from .server import FiskLanguageServer
 
@@ -39,17 +48,25 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     """Arguments are checked on the event loop, so an over-long query is refused at once and
     never occupies a worker thread; the search itself runs on a thread of its lane (a long
     query never holds up a short one: lanes.py)."""
-    params = one_object(SEARCH, args, {"query", "topK", "also"})
+    params = one_object(SEARCH, args, {"query", "topK", "also", "paths"})
     try:
         query = check_query(params.get("query"), "query")
         top_k = check_top_k(params.get("topK"), "topK")
         also = check_also(params.get("also"), "also")
+        paths = check_scope(params.get("paths"), "paths")
+        Scope.build([p for p in paths if not os.path.isabs(p)])  # traversal refused at once
     except SettingError as exc:
         raise invalid(SEARCH, str(exc)) from None
 
+    def scoped() -> Merged:
+        try:
+            return ls.projects.search(query, top_k, also, paths)
+        except SettingError as exc:  # an absolute path in no open project
+            raise invalid(SEARCH, str(exc)) from None
+
     def run() -> dict[str, Any]:
         ls.wait_ready()
-        merged = failing_as_rpc(lambda: ls.projects.search(query, top_k, also))
+        merged = failing_as_rpc(scoped)
         return results.search_result(merged, units(ls.workspace.position_encoding))
 
     # Extra strings (a hypothetical answer is a sentence or two) make it a long search.

@@ -6,9 +6,11 @@ searches across roots by score and resolves a citation in the first root that ha
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -25,13 +27,15 @@ from ..knowledge import (
 from ..knowledge.citations import CitedChunk, parse_citation
 from ..knowledge.index.queue import QueueHooks, UpdateQueue
 from ..knowledge.index.watcher import Watcher
+from ..knowledge.scope import Scope
 from ..knowledge.search import (
     INDEX_EMPTY,
     INDEX_NOT_BUILT,
     NO_TERMS,
     OK,
+    SearchResult,
 )
-from ..knowledge.settings_schema import resolve_top_k
+from ..knowledge.settings_schema import SettingError, resolve_top_k
 from .options import Options
 
 T = TypeVar("T")
@@ -160,19 +164,28 @@ class Projects:
         paths = list(paths)
         return sum(p.queue.add(paths) for p in self)
 
-    def search(self, query: str, top_k: int | None, also: tuple[str, ...] = ()) -> Merged:
+    def search(
+        self,
+        query: str,
+        top_k: int | None,
+        also: tuple[str, ...] = (),
+        paths: Sequence[str] = (),
+    ) -> Merged:
+        """The best hits of every project, merged by score; ``paths`` (see :func:`scopes`)
+        keep each project's search to them."""
         projects = list(self)
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
+        searched = scopes(projects, paths) if paths else [(p, None) for p in projects]
         k = resolve_top_k(top_k, projects[0].knowledge.settings.top_k)
         merged = Merged(INDEX_NOT_BUILT, "")
         statuses: list[str] = []
         tiers: list[str] = []
         reasons: list[str] = []
         failures: list[KnowledgeError] = []
-        for project in projects:
+        for project, scope in searched:
             try:
-                result = project.read(lambda kn: kn.search(query, k, self.reader_language, also))
+                result = project.read(partial(_search, query, k, self.reader_language, also, scope))
             except KnowledgeError as exc:  # a broken store: the other roots still answer
                 failures.append(exc)
                 reasons.append(f"{project.folder.name}: {exc}")
@@ -222,3 +235,39 @@ class Projects:
             self._folders.clear()
         for project in items:
             project.close()
+
+
+def _search(
+    query: str,
+    k: int,
+    language: str | None,
+    also: tuple[str, ...],
+    scope: Scope | None,
+    kn: Knowledge,
+) -> SearchResult:
+    return kn.search(query, k, language, also, scope=scope)
+
+
+def scopes(projects: Sequence[Project], paths: Sequence[str]) -> list[tuple[Project, Scope | None]]:
+    """Each project's scope for a search's ``paths``: a relative path is relative to every
+    project's root; an absolute one (an editor's folder) belongs to the projects whose root
+    holds it, and a project none of the paths belong to is left out. SettingError for a path
+    outside every project or one that leaves the root (``../x``)."""
+    claimed: set[str] = set()
+    out: list[tuple[Project, Scope | None]] = []
+    for project in projects:
+        root = os.path.realpath(project.root)
+        mine: list[str] = []
+        for p in paths:
+            if not os.path.isabs(p):
+                mine.append(p)
+                continue
+            rel = os.path.relpath(os.path.realpath(p), root).replace(os.sep, "/")
+            if rel != ".." and not rel.startswith("../"):
+                mine.append(rel)
+                claimed.add(p)
+        if mine:
+            out.append((project, Scope.build(mine)))
+    if stray := [p for p in paths if os.path.isabs(p) and p not in claimed]:
+        raise SettingError(f"paths: {stray[0]!r} is in no open project")
+    return out

@@ -28,6 +28,8 @@ SKIP: dict[str, str] = {
     ".venv/bin/python bench/peers.py": "minutes of benchmarks beside qmd over the shared corpora",
     "fisk-ai mcp --http": "a long-running server; tests/mcp/test_http.py runs it",
     "export FISK_MCP_TOKEN": "only feeds the skipped MCP server line after it",
+    "claude mcp add": "needs Claude Code; tests/mcp runs the server it registers",
+    "codex mcp add": "needs the Codex CLI; tests/mcp runs the server it registers",
 }
 
 

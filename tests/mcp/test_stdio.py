@@ -190,3 +190,20 @@ async def test_fts5_syntax_never_errors(built: Path) -> None:
             assert res["status"] in {"ok", "no_terms", "index_empty"}, query
             if query == FTS5_SYNTAX:
                 assert res["status"] == "ok" and res["results"]
+
+
+async def test_paths_keep_a_call_to_them_and_traversal_is_refused(built: Path) -> None:
+    async with stdio(built) as client:
+        tools = (await client.list_tools()).tools
+        assert tools[0].input_schema["properties"]["paths"]["type"] == "array"
+        ops = outcome(await client.call_tool(NAME, {"query": "restart", "paths": ["docs/ops"]}))
+        assert ops["status"] == "ok" and ops["results"]
+        assert all(r["citation"].startswith("docs/ops/") for r in ops["results"])
+        none = outcome(await client.call_tool(NAME, {"query": "restart", "paths": ["nowhere"]}))
+        assert none["status"] == "ok" and none["results"] == []
+        text = error_text(await client.call_tool(NAME, {"query": "q", "paths": ["../x"]}))
+        assert text.startswith("invalid knowledge_search input") and "outside the project" in text
+        args = {"query": "widget pipeline stage 1", "top_k": 1, "context": 1}
+        (top,) = outcome(await client.call_tool(NAME, args))["results"]
+        path, n = top["citation"].rsplit("#", 1)
+        assert f"{path}#{int(n) + 1}" in [c["citation"] for c in top["context"]]

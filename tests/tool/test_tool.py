@@ -180,3 +180,79 @@ def test_the_tool_asks_in_its_locales_language(
         assert tool.call({"query": IDENTIFIER})["results"][0]["citation"].startswith(want + "#")
     finally:
         tool.close()
+
+
+@pytest.mark.parametrize(
+    ("paths", "message"),
+    [
+        ("docs", "`paths`: expected a list"),
+        ([1], "`paths`: expected a list"),
+        (["x"] * 17, "at most 16"),
+        (["../secrets"], "outside the project root"),
+        (["docs/../../etc"], "outside the project root"),
+        (["/etc/passwd"], "absolute"),
+    ],
+)
+def test_paths_are_checked(paths: object, message: str) -> None:
+    with pytest.raises(ToolInputError, match=message):
+        parse_args({"query": "x", "paths": paths})
+
+
+def test_paths_keep_the_search_to_them(settings: Settings) -> None:
+    index(settings)
+    tool = KnowledgeTool(settings)
+    try:
+        assert INPUT_SCHEMA["properties"]["paths"]["maxItems"] == 16
+        everywhere = tool.call({"query": "restart the service backpressure"})
+        assert {r["citation"].split("#")[0] for r in everywhere["results"]} >= {
+            "docs/design.md",
+            "docs/ops/runbook.md",
+        }
+        ops = tool.call({"query": "restart the service backpressure", "paths": ["docs/ops"]})
+        assert [r["citation"].split("#")[0] for r in ops["results"]] == ["docs/ops/runbook.md"]
+        glob = tool.call({"query": "pets backpressure", "paths": ["*.txt", "docs/design.md"]})
+        assert {r["citation"].split("#")[0] for r in glob["results"]} == {
+            "notes.txt",
+            "docs/design.md",
+        }
+        empty = tool.call({"query": "backpressure", "paths": ["nowhere"]})
+        assert empty["status"] == "ok" and empty["results"] == []
+        assert tool.call({"query": "backpressure", "paths": []})["results"]
+        assert trace({"query": "q", "paths": ["docs"]}) == 'knowledge_search("q", paths=["docs"])'
+    finally:
+        tool.close()
+
+
+def test_context_adds_the_neighbours_of_the_best_hits_within_the_budget(
+    tmp_path: Path, store_base: Path
+) -> None:
+    long = " ".join(f"filler{n}" for n in range(120))
+    body = "\n\n".join(
+        f"## Step {n}\n\nStep {n} {'zebra ' if n == 3 else ''}{long}" for n in range(6)
+    )
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "steps.md").write_text(f"# Steps\n\n{body}\n", encoding="utf-8")
+    s = resolve_settings(cwd=tmp_path / "p", store_base=store_base, discover=False)
+    index(s)
+    tool = KnowledgeTool(s)
+    try:
+        plain = tool.call({"query": "zebra", "top_k": 1})
+        assert "context" not in plain["results"][0]
+        out = tool.call({"query": "zebra", "top_k": 1, "context": 2})
+        (top,) = out["results"]
+        n = int(top["citation"].rsplit("#", 1)[1])
+        assert [c["citation"] for c in top["context"]] == [
+            f"steps.md#{i}" for i in (n - 2, n - 1, n + 1, n + 2)
+        ]
+        assert all(c["content"].startswith("<<<untrusted reference data") for c in top["context"])
+        assert "Step 2" in top["context"][1]["section"]
+        tool.budget_chars = len(json.dumps(plain, ensure_ascii=False)) + 400
+        tight = tool.call({"query": "zebra", "top_k": 1, "context": 2})
+        assert "context" not in tight["results"][0]  # no neighbour fits whole: none is sent
+        assert (
+            len(json.dumps(tight, ensure_ascii=False, separators=(",", ":"))) <= tool.budget_chars
+        )
+    finally:
+        tool.close()
+    with pytest.raises(ToolInputError, match="`context`: expected an integer from 0 to 2"):
+        parse_args({"query": "x", "context": 3})

@@ -127,3 +127,26 @@ def test_refresh_appends_and_reloads_after_many_deletes(snap: Snapshot) -> None:
     found = ids(knn.nearest(snap, q, 5, coarse, exact_below=100))
     assert coarse.loads == 2 and all(cid <= 1000 for cid in found)
     assert found == ids(knn.exact(snap, q, 5))
+
+
+def test_a_scope_is_applied_before_the_cut(snap: Snapshot) -> None:
+    """Exact for a narrow scope, the coarse passes over the scope's chunks for a wide one:
+    never the survivors of an unscoped top ``limit``."""
+    vectors = clustered(1200, 12, seed=5)
+    add(snap, vectors)
+    rng = np.random.default_rng(6)
+    coarse = knn.CoarseIndex()
+    for trial in range(5):
+        query = vectors[int(rng.integers(0, len(vectors)))]
+        everything = knn.exact(snap, query, len(vectors))
+        narrow = sorted(int(i) for i in rng.choice(np.arange(1, 1201), 40, replace=False))
+        want = [(c, s) for c, s in everything if c in set(narrow)][:10]
+        got = knn.nearest(snap, query, 10, coarse, exact_below=500, within=narrow)
+        assert ids(got) == ids(want)
+        wide = [cid for cid in range(1, 1201) if cid % 3 != trial % 3]
+        found = knn.nearest(snap, query, 10, coarse, exact_below=500, within=wide)
+        truth = [c for c, _ in everything if c in set(wide)][:10]
+        assert len(found) == 10 and set(ids(found)) <= set(wide)
+        assert recall(ids(found), truth) >= 0.8
+    assert coarse.loads == 1  # the wide scopes took the coarse path
+    assert knn.nearest(snap, vectors[0], 10, coarse, within=[]) == []

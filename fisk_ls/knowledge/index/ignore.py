@@ -119,9 +119,27 @@ def _git_trailing_globstar(line: str) -> str:
     return line
 
 
+def git_spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    """``lines`` compiled as git reads them (``ValueError`` or ``TypeError`` for a line pathspec
+    cannot parse): its ``match_file`` says whether a path, or a folder above it, matches."""
+    return pathspec.GitIgnoreSpec.from_lines([_git_trailing_globstar(ln) for ln in lines])
+
+
+def git_regex(lines: Iterable[str]) -> re.Pattern[str]:
+    """One expression that finds a match in a path when one of ``lines`` (patterns without
+    ``!`` negations) matches it or a folder above it: ``git_spec(lines).match_file`` at a
+    fraction of the cost (one search instead of a loop over the patterns)."""
+    spec = git_spec(lines)
+    regexes = [r for p in spec.patterns if isinstance(r := getattr(p, "regex", None), re.Pattern)]
+    combined = _prefilter(regexes)
+    if combined is None:
+        raise ValueError("the patterns cannot be combined into one expression")
+    return combined
+
+
 def _make(base: str, lines: list[str]) -> _Spec:
     """Compile ``lines`` with pathspec's git wildmatch translation."""
-    spec = pathspec.GitIgnoreSpec.from_lines([_git_trailing_globstar(ln) for ln in lines])
+    spec = git_spec(lines)
     compiled: list[tuple[re.Pattern[str], bool]] = []
     for pattern in spec.patterns:
         regex = getattr(pattern, "regex", None)

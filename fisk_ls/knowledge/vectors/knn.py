@@ -29,6 +29,7 @@ Without numpy every search is exact.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -93,14 +94,19 @@ def delete_document(conn: apsw.Connection, tables: Tables, doc_id: int) -> None:
     )
 
 
-def exact(snap: Snapshot, vector: Sequence[float], limit: int) -> Scored:
+def exact(
+    snap: Snapshot, vector: Sequence[float], limit: int, within: Sequence[int] | None = None
+) -> Scored:
     """Brute-force vec0 KNN; ties by id. vec0 gives the L2 distance d between unit vectors,
-    so the cosine is 1 - d²/2."""
+    so the cosine is 1 - d²/2. ``within``: only these chunks (vec0 filters by id before its
+    top-k cut)."""
     v = snap.tables.vec
-    rows = snap.conn.execute(
-        f"SELECT chunk_id, distance FROM {v} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-        (pack(vector), limit),
-    ).fetchall()
+    sql = f"SELECT chunk_id, distance FROM {v} WHERE embedding MATCH ? AND k = ?"
+    args: list[object] = [pack(vector), limit]
+    if within is not None:
+        sql += " AND chunk_id IN (SELECT value FROM json_each(?))"
+        args.append(json.dumps(list(within)))
+    rows = snap.conn.execute(sql + " ORDER BY distance", args).fetchall()
     ranked = sorted((float(d), int(c)) for c, d in rows)  # type: ignore[arg-type]
     return [(cid, 1.0 - d * d / 2) for d, cid in ranked]
 
@@ -112,18 +118,25 @@ def nearest(
     coarse: CoarseIndex | None = None,
     *,
     exact_below: int | None = None,
+    within: Sequence[int] | None = None,
 ) -> Scored:
     """The ``limit`` chunks nearest to ``vector`` (a unit vector) with their cosine similarity,
     best first, ties by id.
 
     ``exact_below`` defaults to ``EXACT_BELOW`` (read at call time, so a benchmark can move it).
+    ``within``: only these chunks (a search's scope). A narrow scope (fewer than
+    ``exact_below`` chunks) is searched exactly, a wide one by the coarse passes over its
+    chunks alone: either way before the cut, never by filtering an unscoped top ``limit``.
     """
+    if within is not None and not within:
+        return []
     if coarse is not None:
         below = EXACT_BELOW if exact_below is None else exact_below
-        found = coarse.search(snap, vector, limit, below)
-        if found is not None:
-            return found
-    return exact(snap, vector, limit)
+        if within is None or len(within) >= below:
+            found = coarse.search(snap, vector, limit, below, within)
+            if found is not None:
+                return found
+    return exact(snap, vector, limit, within)
 
 
 class CoarseIndex:
@@ -142,9 +155,15 @@ class CoarseIndex:
         """Full loads so far (tests check that a refresh appends instead of reloading)."""
 
     def search(
-        self, snap: Snapshot, vector: Sequence[float], limit: int, exact_below: int
+        self,
+        snap: Snapshot,
+        vector: Sequence[float],
+        limit: int,
+        exact_below: int,
+        within: Sequence[int] | None = None,
     ) -> Scored | None:
-        """The three passes; None when exact KNN should answer instead."""
+        """The three passes (over the chunks ``within`` alone, when given); None when exact
+        KNN should answer instead."""
         try:
             import numpy as np
         except ImportError:
@@ -165,7 +184,14 @@ class CoarseIndex:
         hamming = ones[:, 0].astype(np.uint16)
         for word in range(1, ones.shape[1]):  # faster than a sum along the short axis
             hamming += ones[:, word]
-        keep = min(len(ids), max(HAMMING_MIN, int(len(ids) * HAMMING_SHARE)))
+        n = len(ids)
+        if within is not None:  # out of scope: farther than any chunk can be (dim + 1)
+            inside = np.isin(ids, np.asarray(within, dtype=np.int64))
+            n = int(inside.sum())
+            if n <= limit:
+                return None
+            hamming[~inside] = len(vector) + 1
+        keep = min(n, max(HAMMING_MIN, int(n * HAMMING_SHARE)))
         survivors = np.sort(_best(hamming, keep, largest=False))  # sorted: memory order
         # einsum, not BLAS: OpenBLAS's threads spin against a busy CPU (10x slower measured
         # while other processes ran; an embedding worker is exactly that).

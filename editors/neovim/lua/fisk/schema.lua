@@ -42,6 +42,7 @@ return {
         threads = {
           type = "integer",
           minimum = 0,
+          maximum = 256,
           default = 0,
         },
         baseUrl = {
@@ -112,6 +113,26 @@ return {
         maxLength = 2000,
       },
       maxItems = 4,
+    },
+    scope = {
+      type = "array",
+      items = {
+        type = "string",
+        maxLength = 1000,
+      },
+      maxItems = 16,
+    },
+    showContext = {
+      type = "integer",
+      minimum = 0,
+      maximum = 5,
+      default = 0,
+    },
+    toolContext = {
+      type = "integer",
+      minimum = 0,
+      maximum = 2,
+      default = 0,
     },
     maxInjectedTokens = {
       type = "integer",

@@ -44,6 +44,7 @@ export const SETTINGS = {
       "threads": {
         "type": "integer",
         "minimum": 0,
+        "maximum": 256,
         "default": 0
       },
       "baseUrl": {
@@ -121,6 +122,26 @@ export const DEFS = {
       "maxLength": 2000
     },
     "maxItems": 4
+  },
+  "scope": {
+    "type": "array",
+    "items": {
+      "type": "string",
+      "maxLength": 1000
+    },
+    "maxItems": 16
+  },
+  "showContext": {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 5,
+    "default": 0
+  },
+  "toolContext": {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 2,
+    "default": 0
   },
   "maxInjectedTokens": {
     "type": "integer",

@@ -1,0 +1,150 @@
+"""A search's scope: the documents it may return (folders, files or globs; ``--exclude``).
+
+Patterns are .gitignore syntax (``**`` allowed, compiled by the same matcher as the ignore rules,
+``index/ignore.py``), relative to a folder of the project (the current folder on the command
+line, else the root) and anchored there: ``guides`` is the folder ``guides`` beside you, not
+every folder of that name, and ``**/*.md`` every markdown file below you. A document is in
+scope when it, or a folder above it, matches an include pattern (none: every document) and no
+exclude pattern. A pattern that leaves the project root (``../other``) is refused.
+
+The scope is applied inside each retriever before its top-k cut (lexical: the SQL of
+``topk.scored``; vectors: the KNN candidates, ``vectors/knn.py``), so a scoped search returns
+the best hits inside the scope, not the survivors of an unscoped top k. :func:`documents`
+resolves it once per snapshot into the ids of the documents in scope.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .settings_schema import SettingError
+
+if TYPE_CHECKING:
+    from .store import Snapshot
+
+_GLOB = re.compile(r"[*?\[\\]")
+"""Where a pattern stops being a literal path (a wildcard, a class or an escape)."""
+
+
+def _anchored(pattern: str, base: str, name: str) -> str:
+    """``pattern`` (relative to the project folder ``base``) as a root-anchored git pattern."""
+    text = pattern.strip()
+    if text.startswith("!"):
+        raise SettingError(f"{name}: {pattern!r} starts with '!'; subtract with an exclude instead")
+    if text.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", text):
+        raise SettingError(f"{name}: {pattern!r} is absolute; give a path relative to the root")
+    folder_only = text.endswith("/")
+    base = _GLOB.sub(lambda m: "\\" + m.group(0), base)  # a folder named "[draft]" is literal
+    joined = posixpath.normpath(posixpath.join(base, text) if text else base or ".")
+    if joined == ".." or joined.startswith("../"):
+        raise SettingError(f"{name}: {pattern!r} is outside the project root")
+    if joined == ".":
+        return "/**"
+    return "/" + joined + ("/" if folder_only else "")
+
+
+def _prefix(pattern: str) -> str:
+    """The literal path a root-anchored pattern's matches all start with ("" when any)."""
+    body = pattern[1:]
+    glob = _GLOB.search(body)
+    if glob is None:
+        return body.rstrip("/")
+    return body[: body.rfind("/", 0, glob.start()) + 1]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Root-anchored include and exclude patterns (build one with :meth:`build`), compiled once.
+
+    ``include`` empty means every document; a scope whose patterns match no document is valid
+    and answers no hits."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    _matchers: tuple[re.Pattern[str] | None, re.Pattern[str] | None] = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        from .index.ignore import git_regex
+
+        try:
+            inc = git_regex(self.include) if self.include else None
+            exc = git_regex(self.exclude) if self.exclude else None
+        except (ValueError, TypeError) as err:
+            raise SettingError(f"paths: not a .gitignore-style pattern ({err})") from None
+        object.__setattr__(self, "_matchers", (inc, exc))
+
+    @classmethod
+    def build(
+        cls,
+        include: Iterable[str] = (),
+        exclude: Iterable[str] = (),
+        base: str = "",
+        *,
+        names: tuple[str, str] = ("paths", "exclude"),
+    ) -> Scope | None:
+        """The scope of ``include`` minus ``exclude``, each relative to ``base`` (a folder of
+        the project, relative to its root, "" for the root); None when both are empty (no
+        scope). SettingError (named after ``names``) for a pattern outside the root."""
+        inc = tuple(_anchored(p, base, names[0]) for p in include)
+        exc = tuple(_anchored(p, base, names[1]) for p in exclude)
+        if not inc and not exc:
+            return None
+        return cls(inc, exc)
+
+    def contains(self, path: str) -> bool:
+        """Is the document ``path`` (relative to the root) in scope?"""
+        inc, exc = self._matchers
+        if inc is not None and inc.search(path) is None:
+            return False
+        return exc is None or exc.search(path) is None
+
+    def prefixes(self) -> tuple[str, ...] | None:
+        """Literal path prefixes every document in scope starts with (None: any path may)."""
+        if not self.include:
+            return None
+        found = tuple(_prefix(p) for p in self.include)
+        return None if "" in found else found
+
+
+def documents(snap: Snapshot, scope: Scope) -> list[int] | None:
+    """The ids of the documents in ``scope`` (ascending; None when that is all of them). The
+    unique index on ``path`` narrows the candidates to the patterns' literal prefixes first, so a
+    folder scope reads only that folder's rows."""
+    d = snap.tables.documents
+    rows: list[Any] = []
+    prefixes = scope.prefixes()
+    if prefixes is None:
+        rows = snap.conn.execute(f"SELECT id, path FROM {d}").fetchall()
+    else:
+        seen: set[int] = set()
+        for prefix in sorted(set(prefixes)):
+            end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+            for row in snap.conn.execute(
+                f"SELECT id, path FROM {d} WHERE path >= ? AND path < ?", (prefix, end)
+            ):
+                if int(row[0]) not in seen:
+                    seen.add(int(row[0]))
+                    rows.append(row)
+    ids = sorted(int(i) for i, path in rows if scope.contains(str(path)))
+    if prefixes is None and len(ids) == len(rows):
+        return None
+    return ids
+
+
+def chunk_ids(snap: Snapshot, docs: list[int]) -> list[int]:
+    """The ids of the chunks of the documents ``docs`` (the (document_id, ordinal) index)."""
+    r = snap.tables.rows
+    return [
+        int(row[0])
+        for row in snap.conn.execute(
+            f"SELECT id FROM {r} WHERE document_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(docs),),
+        )
+    ]
