@@ -85,12 +85,26 @@ def test_other_model_is_refused_by_reader(
         Knowledge(hybrid(settings, fake_embed, model="other")).search("queue")
 
 
-def test_lexical_then_hybrid_needs_reindex(
+def test_embeddings_on_a_lexical_index_add_vectors_in_place(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:  # 35
+    """Vectors are an addition: search answers lexically at once and says how many chunks
+    have vectors; a plain index run fills them in (no --reindex)."""
     index(settings)
-    with pytest.raises(IdentityMismatch, match="lexical-only"):
-        index(hybrid(settings, fake_embed))
+    h = hybrid(settings, fake_embed)
+    kb = Knowledge(h)
+    before = kb.search("backpressure")
+    assert before.status == "ok" and before.hits and not before.degraded
+    chunks = kb.stats().chunks
+    assert (
+        before.tier.startswith("lexical:") and f"0 of {chunks} chunks have vectors" in before.tier
+    )
+    assert fake_embed.stats()["inputs"] == 0  # a lexical index: the query is not embedded
+    stats = index(h)
+    assert stats.embeddings == chunks and stats.backlog == 0
+    after = kb.search("backpressure")
+    assert after.tier.startswith("hybrid:") and kb.stats().vectors == chunks
+    kb.close()
 
 
 def test_lexical_config_never_downgrades_hybrid(
@@ -226,7 +240,8 @@ def test_index_time_outage_fails_loud_and_keeps_index(
     fake_embed.set_mode("ok")
     kb = Knowledge(h)
     assert kb.search("backpressure").hits
-    assert kb.stats().vectors == kb.stats().chunks
+    assert kb.search("fresh words").hits[0].path == "new.md"  # written before the failure
+    assert kb.stats().vectors == kb.stats().chunks - 1  # its chunk waits in the backlog
 
 
 def test_document_prefix_title(settings: Settings, fake_embed: FakeEmbedServer) -> None:
