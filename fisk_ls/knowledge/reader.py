@@ -95,6 +95,12 @@ class Knowledge:
             cov = incomplete(snap.conn, snap.tables) if snap else None
         return tier_line(self.embedder.model, dim, coverage=cov)
 
+    def model_files(self) -> str | None:
+        """Which model files the built-in provider uses and from where (None: no such
+        provider); never downloads or loads anything."""
+        describe = getattr(self.embedder, "describe_files", None)
+        return str(describe()) if callable(describe) else None
+
     def coverage(self) -> Coverage | None:
         """How many chunks have vectors (None: not built, or lexical-only)."""
         with self.store.snapshot() as snap:

@@ -11,6 +11,7 @@ import pytest
 from fisk_ls.knowledge import (
     EmbeddingsError,
     IdentityMismatch,
+    IndexStats,
     Knowledge,
     Settings,
     index,
@@ -308,3 +309,45 @@ def test_quantized_path_through_the_index(
     assert n == vectors
     assert "many/3.md" not in {x.path for x in kb.search("backpressure queue item 3", 10).hits}
     kb.close()
+
+
+def test_no_index_run_waits_on_the_embeddings_server_before_its_lexical_write(
+    settings: Settings, fake_embed: FakeEmbedServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that answers late (a model still loading): all 400 files of a first build are
+    lexically searchable while it has answered nothing; vectors follow once it does."""
+    import threading
+
+    from fisk_ls.knowledge.vectors import tier
+
+    (project / "many").mkdir()
+    for i in range(400):
+        (project / "many" / f"{i:03}.md").write_text(f"# Page {i}\n\nword{i} appears here.\n")
+    h = hybrid(settings, fake_embed)
+    written = threading.Event()
+    settle = tier.VectorTier.settle
+
+    def after_the_write(self: tier.VectorTier) -> object:
+        written.set()  # every file is committed; the run now waits for the probe
+        return settle(self)
+
+    monkeypatch.setattr(tier.VectorTier, "settle", after_the_write)
+    fake_embed.hold()
+    outcome: list[object] = []
+    run = threading.Thread(target=lambda: outcome.append(index(h)))
+    run.start()
+    try:
+        assert written.wait(60)
+        assert fake_embed.asked.wait(60)  # the probe went out beside the write ...
+        assert fake_embed.stats()["inputs"] == 0  # ... and nothing was answered yet
+        kb = Knowledge(h)
+        found = kb.search("word399")
+        assert found.hits and found.hits[0].path == "many/399.md"
+        assert found.tier.startswith("lexical:")  # no vectors yet, and it says so
+        kb.close()
+    finally:
+        fake_embed.release()
+        run.join(60)
+    stats = outcome[0]
+    assert isinstance(stats, IndexStats) and stats.backlog == 0 and stats.embeddings == stats.chunks
+    assert Knowledge(h).search("word399").tier.startswith("hybrid:")
