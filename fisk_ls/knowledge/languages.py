@@ -195,8 +195,9 @@ def prefer_query_language(
     """``fused`` with translated copies in other languages than the query's scored down by
     ``OTHER_LANGUAGE`` and re-sorted (ties by id). A query in no known language takes the
     ``reader``'s language (a base code, see :func:`locale_language`) when the candidates hold
-    translations into it; else copies outside the candidates' most common language keep
-    ``NEAR_TIE`` of their score. Unchanged when the candidates show no translations, or no
+    translations into it, else (a reader whose language has no copy) the candidates' most
+    common language, the site's main one; with no reader known, copies outside that language
+    keep ``NEAR_TIE`` of their score. Unchanged when the candidates show no translations, or no
     language is known and none is the most common."""
     where: dict[int, list[tuple[str, str]]] = {}
     seen: dict[str, set[str]] = defaultdict(set)
@@ -209,8 +210,11 @@ def prefer_query_language(
     if not any(len(langs) >= 2 for langs in seen.values()):
         return list(fused)  # no translations among the candidates (most projects)
     want, factor = query_language(query), OTHER_LANGUAGE
-    if want is None and any(reader in langs for langs in seen.values() if len(langs) >= 2):
-        want = reader  # (a reader in a language the translations lack counts as none)
+    if want is None and reader is not None:
+        if any(reader in langs for langs in seen.values() if len(langs) >= 2):
+            want = reader
+        else:  # no copy in the reader's language: the site's main one, not the best scored
+            want = most_common_language(where)
     if want is None:
         want, factor = most_common_language(where), NEAR_TIE
         if want is None:
