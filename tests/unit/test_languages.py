@@ -229,3 +229,20 @@ def test_a_reader_whose_language_has_no_copy_gets_the_sites_main_language() -> N
     assert (
         prefer_query_language(fused, paths, "OTEL_EXPORTER_OTLP_ENDPOINT", reader="pt")[0][0] == 1
     )
+
+
+def test_a_page_with_no_copy_in_the_readers_language_shows_the_main_language_first() -> None:
+    """The site has Chinese copies of other pages, not of this one: the Chinese reader gets
+    its English copy first (OpenTelemetry's OTLP exporter page from a zh_CN desktop)."""
+    paths = {
+        1: "content/pt/docs/exporter.md",
+        2: "content/en/docs/exporter.md",
+        3: "content/ja/docs/exporter.md",
+        4: "content/zh/docs/intro.md",
+        5: "content/en/docs/intro.md",
+        6: "content/en/docs/sdk.md",
+    }
+    fused = [(1, 1.0), (2, 0.8), (3, 0.7), (4, 0.3), (5, 0.2), (6, 0.1)]
+    ranked = [c for c, _ in prefer_query_language(fused, paths, "OTEL_X", reader="zh")]
+    assert ranked.index(2) < ranked.index(1) and ranked.index(2) < ranked.index(3)
+    assert ranked.index(4) < ranked.index(5)  # where a Chinese copy exists, it comes first
