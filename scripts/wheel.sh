@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
 PY=${PYTHON:-python3}
-BUILD_PY=.venv/bin/python
+BUILD_PY=$REPO/.venv/bin/python
 [ -x "$BUILD_PY" ] || BUILD_PY=$PY
 work=$(mktemp -d)
 had_egg_info=no
@@ -21,8 +21,10 @@ cleanup() {
 trap cleanup EXIT
 
 echo "--- python -m build (sdist + wheel) -> $work/dist"
-"$BUILD_PY" -m build --sdist --wheel --outdir "$work/dist" . >"$work/build.log" 2>&1 \
-  || { cat "$work/build.log"; exit 1; }
+# From outside the checkout: `python -m` puts the current folder first on sys.path, where an
+# ignored build/ folder (setuptools' output) would shadow the build package.
+(cd "$work" && "$BUILD_PY" -m build --sdist --wheel --outdir "$work/dist" "$REPO") \
+  >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 wheel=$(ls "$work"/dist/fisk_ls-*.whl)
 sdist=$(ls "$work"/dist/fisk_ls-*.tar.gz)
 echo "built $(basename "$sdist") and $(basename "$wheel")"

@@ -103,8 +103,8 @@ def index_cmd(
     if not obj.as_json:
         click.echo(render.tier(settings), err=True)
     if settings.embeddings is not None and not dry_run and not obj.as_json:
-        _, built = obj.read(lambda kb: kb.stats().chunks > 0)
-        if reindex or not built:
+        _, vectors = obj.read(lambda kb: kb.stats().vectors)
+        if not vectors:  # no vector cache to rebuild from: every chunk is embedded
             click.echo(render.first_hybrid_build(settings), err=True)
     embedder = make_embedder(settings, progress=None if obj.as_json else render.download_progress())
     try:
@@ -135,12 +135,13 @@ def index_cmd(
 @click.option("--no-initial", is_flag=True, help="Skip the initial index pass.")
 @knowledge_command
 def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: bool) -> None:
-    """Index, then keep the index fresh as files change (Ctrl-C to stop)."""
+    """Index, then keep the index fresh as files change (Ctrl-C to stop). With --json, one
+    JSON object per line ({"event": ...})."""
     from ..knowledge.location import absolute_roots
     from .watch import run_watch
 
     roots = absolute_roots([str(p) for p in paths]) if paths else None
-    run_watch(obj.settings(), roots, debounce, no_initial)
+    run_watch(obj.settings(), roots, debounce, no_initial, as_json=obj.as_json)
 
 
 @knowledge.command("search")
@@ -249,11 +250,11 @@ def sources_cmd(obj: Context) -> None:
 @knowledge_command
 def stats_cmd(obj: Context) -> None:
     """Counts and sizes of the index."""
-    settings, stats = obj.read(lambda kb: kb.stats())
+    settings, (stats, files) = obj.read(lambda kb: (kb.stats(), kb.model_files()))
     if obj.as_json:
-        emit_json(render.stats_json(settings, stats))
+        emit_json(render.stats_json(settings, stats, files))
     else:
-        click.echo(render.stats_text(settings, stats))
+        click.echo(render.stats_text(settings, stats, files))
 
 
 @knowledge.command("doctor")
@@ -293,13 +294,17 @@ def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
         _soft(obj, "the knowledge index is not built; nothing to remove", removed=[])
         return
     if obj.as_json:
-        emit_json({"removed": done.removed, "requested": list(paths)})
+        emit_json({"removed": done.removed, "requested": list(paths), "missing": done.missing})
+        if done.missing:
+            sys.exit(1)
         return
     for key in done.removed:
         click.echo(f"removed {key}")
     for typed in done.missing:
-        click.echo(f"not indexed: {typed}")
+        click.echo(f"not indexed: {typed}", err=True)
     click.echo(f"removed {len(done.removed)} document(s)")
+    if done.missing:
+        sys.exit(1)
 
 
 @knowledge.command("reset")

@@ -1,28 +1,62 @@
 """The index run's progress on the terminal: a rich progress bar on a TTY, notes on stderr.
+When stderr is not a terminal (a log, CI, a pipe), embedding progress is a line every
+``EVERY`` seconds: ``embedded 1,200 of 6,628 chunks, 14/s, about 6 min left``.
 
 Its own module so that only ``index`` imports rich and the indexer's reporter API."""
 
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, TextIO
 
 from ..knowledge import IndexReporter
 from ..knowledge.sanitize import strip_controls
 
+EVERY = 5.0
+"""Seconds between two progress lines when stderr is not a terminal."""
+
+
+def embed_line(done: int, total: int, rate: float) -> str:
+    """``embedded 1,200 of 6,628 chunks, 14/s, about 6 min left`` (rate in chunks/s)."""
+    line = f"embedded {done:,} of {total:,} chunks"
+    if rate <= 0:
+        return line
+    left = (total - done) / rate
+    when = f"about {round(left / 60)} min left" if left >= 90 else f"about {round(left)} s left"
+    return f"{line}, {rate:,.0f}/s, {when}" if done < total else f"{line}, {rate:,.0f}/s"
+
 
 class IndexProgress(IndexReporter):
-    """A progress bar on a terminal; notes as lines on stderr."""
+    """A progress bar on a terminal; otherwise a line every ``every`` seconds while embedding.
+    Notes are lines on stderr."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        enabled: bool = True,
+        *,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        every: float = EVERY,
+    ) -> None:
         self.enabled = enabled
+        self._stream = stream
+        self._clock = clock
+        self._every = every
         self._bar: Any = None
         self._task: Any = None
         self._embed_task: Any = None
+        self._started: tuple[float, int] | None = None
+        self._last = 0.0
+
+    @property
+    def stream(self) -> TextIO:
+        return self._stream if self._stream is not None else sys.stderr
 
     def __enter__(self) -> IndexProgress:
-        if self.enabled and sys.stderr.isatty():
+        if self.enabled and self.stream.isatty():
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
@@ -56,10 +90,27 @@ class IndexProgress(IndexReporter):
 
     def on_embed(self, done: int, total: int) -> None:
         if self._bar is None:
+            self._line(done, total)
             return
         if self._embed_task is None:
             self._embed_task = self._bar.add_task("embedding", total=total)
         self._bar.update(self._embed_task, completed=done)
+
+    def _line(self, done: int, total: int) -> None:
+        """A line every ``every`` seconds (and the last one), timed by the injected clock."""
+        if not self.enabled:
+            return
+        now = self._clock()
+        if self._started is None:
+            self._started, self._last = (now, done), now
+            if done < total:
+                return
+        elif now - self._last < self._every and done < total:
+            return
+        since, first = self._started
+        rate = (done - first) / (now - since) if now > since else 0.0
+        self._last = now
+        print(embed_line(done, total, rate), file=self.stream, flush=True)
 
     def on_note(self, message: str) -> None:
         if not self.enabled:
@@ -68,4 +119,4 @@ class IndexProgress(IndexReporter):
         if self._bar is not None:
             self._bar.console.print(text, markup=False, highlight=False)
         else:
-            print(text, file=sys.stderr)
+            print(text, file=self.stream)

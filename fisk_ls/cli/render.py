@@ -70,9 +70,9 @@ def first_hybrid_build(settings: Settings) -> str:
         else f"{cfg.model} at {cfg.base_url}"
     )
     return (
-        f"first hybrid build: every chunk of every changed file will be embedded by {where}; "
-        "files are searchable lexically as soon as they are written (run with --dry-run to see "
-        "how many chunks that is)"
+        f"adding vectors: every chunk without one will be embedded by {where}; files are "
+        "searchable lexically as soon as they are written (run with --dry-run to see how many "
+        "chunks that is)"
     )
 
 
@@ -304,26 +304,33 @@ def _iec(n: int) -> str:
 
 def stats_tier(settings: Settings, stats: StoreStats) -> str:
     """The tier line of what ``stats`` read: the index's own identity and coverage."""
-    if settings.embeddings is None or not stats.model:
-        return tier(settings, stats.dimension if stats.built else 0)
+    if settings.embeddings is None:
+        return tier(settings)
     from ..knowledge import tier_line
     from ..knowledge.vectors.backlog import Coverage
 
     cov = Coverage(stats.vectors, stats.chunks)
+    if not stats.model:  # not built, or built lexical-only: vectors are still to be added
+        return tier_line(settings.embeddings.model, 0, coverage=cov)
     return tier_line(stats.model, stats.dimension, coverage=cov)
 
 
-def stats_json(settings: Settings, stats: StoreStats) -> dict[str, Any]:
+def stats_json(
+    settings: Settings, stats: StoreStats, model_files: str | None = None
+) -> dict[str, Any]:
     out: dict[str, Any] = {"tier": stats_tier(settings, stats)}
     out.update(stats.__dict__)
+    out["model_files"] = model_files
     out.update(where_json(settings))
     out["backlog"] = stats.chunks - stats.vectors if stats.model else 0
     out["status"] = "ok" if stats.built else "index_not_built"
     return out
 
 
-def stats_text(settings: Settings, stats: StoreStats) -> str:
+def stats_text(settings: Settings, stats: StoreStats, model_files: str | None = None) -> str:
     lines = [f"Tier:      {stats_tier(settings, stats)}", *where_lines(settings)]
+    if model_files is not None:
+        lines.append(f"Model files: {model_files}")
     if not stats.built:
         lines.append("Index:     not built; run `fisk-ai knowledge index`")
         return "\n".join(lines)

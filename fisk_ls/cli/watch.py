@@ -1,4 +1,5 @@
-"""`fisk-ai knowledge watch`: the core's update queue and watcher, with lines on the terminal."""
+"""`fisk-ai knowledge watch`: the core's update queue and watcher, with lines on the terminal
+(``--json``: one JSON object per line)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -16,53 +18,94 @@ from ..knowledge.index.queue import QueueHooks, watch
 from ..knowledge.vectors.backlog import Coverage
 from ..knowledge.vectors.providers import make_embedder
 from . import render
+from .options import emit_json
 
 
 def _stamp() -> str:
     return time.strftime("[%H:%M:%S]")
 
 
-def _warn(message: str) -> None:
-    click.echo(f"{_stamp()} {message}", err=True)
+class Lines:
+    """What watch prints: stamped text lines, or with ``--json`` one JSON object per line on
+    stdout (``{"event": ...}``: watching, indexed, updated, embedding, embedded, warning,
+    error, stopped), so a script can follow it line by line."""
 
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
 
-def _updated(paths: set[Path], stats: IndexStats) -> None:
-    click.echo(f"{_stamp()} {len(paths)} change(s): {render.index_summary(stats)}")
+    def event(self, name: str, text: str, *, err: bool = False, **fields: Any) -> None:
+        self.emit(name, text, fields, err=err)
 
+    def emit(self, name: str, text: str, fields: dict[str, Any], *, err: bool = False) -> None:
+        if self.as_json:
+            emit_json({"event": name, **fields})
+        else:
+            click.echo(text, err=err)
 
-def _failed(exc: KnowledgeError) -> None:
-    click.echo(f"{_stamp()} reindex failed: {exc}", err=True)
+    def warn(self, message: str) -> None:
+        self.event("warning", f"{_stamp()} {message}", err=True, message=message)
+
+    def updated(self, paths: set[Path], stats: IndexStats) -> None:
+        text = f"{_stamp()} {len(paths)} change(s): {render.index_summary(stats)}"
+        self.emit("updated", text, {"changes": len(paths), **stats.as_dict()})
+
+    def failed(self, exc: KnowledgeError) -> None:
+        self.event("error", f"{_stamp()} reindex failed: {exc}", err=True, message=str(exc))
+
+    def reporter(self) -> BackfillReporter:
+        return EmbedLines(self)
 
 
 class EmbedLines(BackfillReporter):
     """Background embedding as a few lines on stdout."""
 
+    def __init__(self, lines: Lines) -> None:
+        self.lines = lines
+
     def begin(self, embedded: int, chunks: int) -> None:
-        click.echo(f"{_stamp()} embedding: {Coverage(embedded, chunks).describe()}")
+        text = f"{_stamp()} embedding: {Coverage(embedded, chunks).describe()}"
+        self.lines.event("embedding", text, embedded=embedded, chunks=chunks)
 
     def end(self, embedded: int, chunks: int, error: KnowledgeError | None) -> None:
         tail = f" (paused: {error})" if error else ""
-        click.echo(f"{_stamp()} embedded: {Coverage(embedded, chunks).describe()}{tail}")
+        text = f"{_stamp()} embedded: {Coverage(embedded, chunks).describe()}{tail}"
+        self.lines.event(
+            "embedded", text, embedded=embedded, chunks=chunks, error=str(error) if error else None
+        )
 
 
 def run_watch(
-    settings: Settings, roots: tuple[Path, ...] | None, debounce: str, no_initial: bool
+    settings: Settings,
+    roots: tuple[Path, ...] | None,
+    debounce: str,
+    no_initial: bool,
+    as_json: bool = False,
 ) -> None:
     seconds = parse_duration(debounce, "--debounce")
-    click.echo(render.tier(settings), err=True)
+    lines = Lines(as_json)
+    tier = render.tier(settings)
+    if not as_json:
+        click.echo(tier, err=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     hooks = QueueHooks(
-        embed_reporter=EmbedLines,
-        on_locked=lambda: _warn("another knowledge writer is running; will retry"),
-        on_error=_failed,
-        on_update=_updated,
+        embed_reporter=lines.reporter,
+        on_locked=lambda: lines.warn("another knowledge writer is running; will retry"),
+        on_error=lines.failed,
+        on_update=lines.updated,
     )
     # Files are searchable at once; vectors follow in the background (the queue's backfill).
     embedder = make_embedder(settings, progress=render.download_progress())
     watched = len(roots if roots is not None else settings.roots)
-    click.echo(f"watching {watched} path(s), debounce {debounce}; press Ctrl-C to stop")
+    lines.event(
+        "watching",
+        f"watching {watched} path(s), debounce {debounce}; press Ctrl-C to stop",
+        paths=watched,
+        debounce=seconds,
+        tier=tier,
+        store=str(settings.store_dir),
+    )
     try:
         watch(
             settings,
@@ -71,11 +114,13 @@ def run_watch(
             initial=not no_initial,
             stop=stop,
             hooks=hooks,
-            on_initial=lambda stats: click.echo(render.index_summary(stats)),
-            on_warn=_warn,
+            on_initial=lambda stats: lines.emit(
+                "indexed", render.index_summary(stats), stats.as_dict()
+            ),
+            on_warn=lines.warn,
             embedder=embedder,
         )
     finally:
         if embedder is not None:
             embedder.close()
-    click.echo("stopped watching")
+    lines.event("stopped", "stopped watching")

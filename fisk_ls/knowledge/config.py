@@ -218,7 +218,7 @@ def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> 
 def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeConfig:
     block = _mapping(raw, key)
     _unknown(block, _KNOWLEDGE_KEYS, key)
-    enabled = block.get("enabled", False)
+    enabled = block.get("enabled", True)  # a block asks for knowledge; `enabled: false` not
     if not isinstance(enabled, bool):
         raise ConfigError(f"{key}.enabled: expected true or false, got {shown(enabled)}")
     paths_raw = block.get("paths") or []

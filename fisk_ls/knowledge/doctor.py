@@ -10,7 +10,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from . import schema
 from .location import Settings
@@ -34,7 +34,7 @@ from .store import (
     scalar,
     store_dir_problem,
 )
-from .vectors.identity import LEXICAL_ONLY, VectorIdentity, differences, mismatch_message
+from .vectors.identity import ADDING, Provider, VectorIdentity, require_match
 
 
 @dataclass(frozen=True)
@@ -198,19 +198,27 @@ def _path_checks(settings: Settings) -> list[Check]:
 
 
 def _embeddings_checks(settings: Settings, embedder: object | None, path: Path) -> list[Check]:
+    """Which provider and model files are used, whether the provider answers, and the one
+    identity comparison index runs and searches make (identity.require_match)."""
     cfg = settings.embeddings
     if cfg is None or embedder is None:
         return [Check("embeddings", True, "not configured (lexical only)")]
-    from .errors import EmbeddingsError, KnowledgeError
+    from .errors import EmbeddingsError, IdentityMismatch, KnowledgeError
 
     out: list[Check] = []
+    files = getattr(embedder, "describe_files", None)
+    if callable(files):
+        try:
+            out.append(Check("model files", True, str(files())))
+        except KnowledgeError as exc:  # a failed download, no model anywhere
+            return [*out, Check("model files", False, str(exc))]
     try:
         dim = int(embedder.probe_dimension())  # type: ignore[attr-defined]
-    except EmbeddingsError as exc:
-        return [Check("embeddings reachable", False, exc.reason)]
-    except KnowledgeError as exc:  # the builtin provider without its extra, a bad model_path
-        return [Check("embeddings reachable", False, str(exc))]
-    where = f"builtin ({embedder.model})" if cfg.builtin else cfg.base_url  # type: ignore[attr-defined]
+    except KnowledgeError as exc:  # unreachable, the runtime missing, a model that cannot load
+        reason = exc.reason if isinstance(exc, EmbeddingsError) else str(exc)
+        return [*out, Check("embeddings reachable", False, reason)]
+    provider = cast("Provider", embedder)
+    where = f"builtin ({provider.model})" if cfg.builtin else cfg.base_url
     out.append(
         Check(
             "embeddings reachable",
@@ -223,23 +231,21 @@ def _embeddings_checks(settings: Settings, embedder: object | None, path: Path) 
         return out
     try:
         conn = connect_reader(path)
-        manifest = read_manifest(conn)
-        conn.close()
+        try:
+            manifest = read_manifest(conn)
+            chunks = 0
+            if manifest is not None:
+                chunks = int(scalar(conn, f"SELECT count(*) FROM {manifest.tables.rows}"))
+        finally:
+            conn.close()
     except Exception as exc:
         return [*out, Check("identity", False, str(exc))]
-    pinned = VectorIdentity.pinned(manifest) if manifest is not None else None
-    if pinned is None:
-        out.append(Check("identity", False, LEXICAL_ONLY))
-        return out
-    wrong = differences(pinned, VectorIdentity.of_config(cfg, dim))
-    out.append(
-        Check(
-            "identity",
-            not wrong,
-            mismatch_message(wrong)
-            if wrong
-            else "pinned model, dimension, prefixes and normalisation match",
-            fatal=bool(wrong),
-        )
-    )
+    if manifest is None or not manifest.hybrid:
+        detail = f"lexical-only index, 0 of {chunks:,} chunks have vectors: {ADDING}"
+        return [*out, Check("identity", True, detail)]
+    try:
+        require_match(manifest, VectorIdentity.of_provider(provider, dim))
+    except IdentityMismatch as exc:
+        return [*out, Check("identity", False, str(exc), fatal=True)]
+    out.append(Check("identity", True, "pinned model, dimension, prefixes and normalisation match"))
     return out

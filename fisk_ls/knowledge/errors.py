@@ -24,7 +24,8 @@ class KnowledgeDisabled(ConfigError):
 
     def __init__(self, path: Path) -> None:
         super().__init__(
-            f"knowledge is not enabled in {path}: add a harness.knowledge block with enabled: true"
+            f"knowledge is not enabled in {path}: add a harness.knowledge block (any block "
+            "turns it on, `enabled: false` turns it off)"
         )
         self.path = path
 

@@ -195,8 +195,11 @@ def prefer_query_language(
     """``fused`` with translated copies in other languages than the query's scored down by
     ``OTHER_LANGUAGE`` and re-sorted (ties by id). A query in no known language takes the
     ``reader``'s language (a base code, see :func:`locale_language`) when the candidates hold
-    translations into it; else copies outside the candidates' most common language keep
-    ``NEAR_TIE`` of their score. Unchanged when the candidates show no translations, or no
+    translations into it, else (a reader whose language has no copy) the candidates' most
+    common language, the site's main one; with no reader known, copies outside that language
+    keep ``NEAR_TIE`` of their score. A page with no copy in the wanted language shows its
+    copy in the main language first (its other copies are scored down once more). Unchanged
+    when the candidates show no translations, or no
     language is known and none is the most common."""
     where: dict[int, list[tuple[str, str]]] = {}
     seen: dict[str, set[str]] = defaultdict(set)
@@ -209,8 +212,11 @@ def prefer_query_language(
     if not any(len(langs) >= 2 for langs in seen.values()):
         return list(fused)  # no translations among the candidates (most projects)
     want, factor = query_language(query), OTHER_LANGUAGE
-    if want is None and any(reader in langs for langs in seen.values() if len(langs) >= 2):
-        want = reader  # (a reader in a language the translations lack counts as none)
+    if want is None and reader is not None:
+        if any(reader in langs for langs in seen.values() if len(langs) >= 2):
+            want = reader
+        else:  # no copy in the reader's language: the site's main one, not the best scored
+            want = most_common_language(where)
     if want is None:
         want, factor = most_common_language(where), NEAR_TIE
         if want is None:
@@ -218,8 +224,30 @@ def prefer_query_language(
     roots = {parent for parent, langs in seen.items() if len(langs) >= 2 and want in langs}
     if not roots:
         return list(fused)
+    # A page with no copy in the wanted language: its copy in the site's main language comes
+    # first among its copies (the others lose the factor once more), not the best scored.
+    main = most_common_language(where)
+    wanted_pages = {
+        page_key(paths[cid], parent)
+        for cid, found in where.items()
+        for parent, lang in found
+        if parent in roots and lang == want
+    }
     out = []
     for cid, score in fused:
-        other = any(parent in roots and lang != want for parent, lang in where.get(cid, ()))
-        out.append((cid, score * factor if other else score))
+        other = [(p, lang) for p, lang in where.get(cid, ()) if p in roots and lang != want]
+        if other:
+            parent, lang = other[0]
+            score *= factor
+            if lang != main and page_key(paths[cid], parent) not in wanted_pages:
+                score *= factor
+        out.append((cid, score))
     return sorted(out, key=lambda item: (-item[1], item[0]))
+
+
+def page_key(path: str, parent: str) -> str:
+    """``path`` without its language folder under ``parent``: what the copies of one page share
+    (``content/pt/docs/a.md`` and ``content/en/docs/a.md`` → ``content/docs/a.md``)."""
+    rest = path[len(parent) + 1 :] if parent else path
+    tail = rest.split("/", 1)[1] if "/" in rest else rest
+    return f"{parent}/{tail}" if parent else tail

@@ -97,9 +97,15 @@ class Knowledge:
         if self.embedder is None:
             return tier_line()
         with self.store.snapshot() as snap:
-            dim = snap.manifest.dimension if snap else 0
-            cov = incomplete(snap.conn, snap.tables) if snap and snap.manifest.hybrid else None
+            dim = snap.manifest.dimension if snap and snap.manifest.hybrid else 0
+            cov = incomplete(snap.conn, snap.tables) if snap else None
         return tier_line(self.embedder.model, dim, coverage=cov)
+
+    def model_files(self) -> str | None:
+        """Which model files the built-in provider uses and from where (None: no such
+        provider); never downloads or loads anything."""
+        describe = getattr(self.embedder, "describe_files", None)
+        return str(describe()) if callable(describe) else None
 
     def coverage(self) -> Coverage | None:
         """How many chunks have vectors (None: not built, or lexical-only)."""
@@ -130,10 +136,11 @@ class Knowledge:
         identity = self.identity()
         query_vector: QueryVector | None = None
         also_vectors: Sequence[QueryVector | None] = ()
-        if self.embedder is not None and extra:
+        may_embed = self.embedder is not None and self._may_hold_vectors()
+        if self.embedder is not None and may_embed and extra:
             query_vector, *rest = embed_queries(self.embedder, (query, *extra))
             also_vectors = rest
-        elif self.embedder is not None:
+        elif self.embedder is not None and may_embed:
             query_vector = embed_query(self.embedder, query)
         with self.store.snapshot() as snap:
             if snap is not None and identity is not None and snap.manifest.hybrid:
@@ -170,15 +177,20 @@ class Knowledge:
             hits.append(_with_match(hit, terms, tokenize))
         return dataclasses.replace(result, hits=hits)
 
+    def _may_hold_vectors(self) -> bool:
+        """False when the live index is built lexical-only (embeddings were configured after
+        it was built): its search is lexical until an index run adds vectors, so the query is
+        not embedded (the built-in model is not even loaded). A rebuild that lands between
+        this read and the search's snapshot only costs one lexical answer."""
+        with self.store.snapshot() as snap:
+            return snap is None or snap.manifest.hybrid
+
     def identity(self) -> VectorIdentity | None:
         """The vector identity searches ask for (None with a lexical configuration): the
-        embedder's model with the configured prefixes."""
+        embedder's, as index runs and doctor compute it (identity.py)."""
         if self.embedder is None:
             return None
-        cfg = self.settings.embeddings
-        if cfg is None:
-            return VectorIdentity(self.embedder.model)
-        return VectorIdentity(self.embedder.model, 0, cfg.query_prefix, cfg.document_prefix)
+        return VectorIdentity.of_provider(self.embedder)
 
     def show(self, citation: str, *, check_file: bool = True) -> CitedChunk:
         """The chunk a citation names; stale when its file changed since indexing."""
@@ -323,8 +335,8 @@ def tier_of(settings: Settings) -> str:
     store = Store(settings.store_dir)
     try:
         with store.snapshot() as snap:
-            dim = snap.manifest.dimension if snap else 0
-            cov = incomplete(snap.conn, snap.tables) if snap and snap.manifest.hybrid else None
+            dim = snap.manifest.dimension if snap and snap.manifest.hybrid else 0
+            cov = incomplete(snap.conn, snap.tables) if snap else None
     finally:
         store.close()
     return tier_line(settings.embeddings.model, dim, coverage=cov)

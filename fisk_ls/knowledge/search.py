@@ -93,6 +93,8 @@ class QueryEmbedder(Protocol):
     provider normalises; see vectors/identity.py)."""
 
     model: str
+    query_prefix: str
+    document_prefix: str
 
     def embed_query(self, text: str) -> list[float]: ...
 
@@ -210,11 +212,23 @@ def tier_line(
     coverage: Coverage | None = None,
 ) -> str:
     """The one-line description of how search runs (three kinds, as the reference); a hybrid
-    index still embedding says how far it got."""
+    index still embedding says how far it got. ``dimension`` 0 means the index holds no
+    vectors yet (not built, or built lexical-only before embeddings were configured): search
+    is lexical until an index run adds them, and ``coverage`` says how many chunks wait."""
     if model is None:
         return "lexical: FTS5/BM25 (no embeddings configured)"
     if reason is not None:
         return f"degraded: hybrid fell back to lexical (embeddings unreachable: {reason})"
+    if not dimension:
+        waiting = (
+            f"0 of {coverage.chunks:,} chunks have vectors"
+            if coverage is not None and coverage.chunks
+            else "no vectors yet"
+        )
+        return (
+            f"lexical: FTS5/BM25 until vectors are added (model {model}: {waiting}; the next "
+            "index run, watch or the language server adds them)"
+        )
     tail = f"; {coverage.describe()}" if coverage is not None and not coverage.complete else ""
     return f"hybrid: FTS5/BM25 + vectors, fused by score (model {model}, dim {dimension}{tail})"
 
@@ -472,40 +486,46 @@ def run_search(
     model = identity.model if identity is not None else None
     if snap is None:
         return SearchResult(INDEX_NOT_BUILT, tier_line(model))
-    dim = snap.manifest.dimension
-    cov = incomplete(snap.conn, snap.tables) if identity and snap.manifest.hybrid else None
+    hybrid = snap.manifest.hybrid
+    dim = snap.manifest.dimension if hybrid else 0
+    cov = incomplete(snap.conn, snap.tables) if identity else None
     tier = tier_line(model, dim, coverage=cov)
     if is_empty(snap):
         return SearchResult(INDEX_EMPTY, tier)
-    if identity is not None:
-        require_match(snap.manifest, identity, empty=False)
+    qv = query_vector or QueryVector(
+        error=EmbeddingsError("invalid_response", "the query was not embedded")
+    )
+    faulty = qv.error is not None and not (hybrid and qv.error.misconfigured)
+    if identity is not None and hybrid and not faulty:
+        # A provider that failed (its model does not load, the server is down) is a fault to
+        # report, not another identity: the search degrades before any identity check.
+        require_match(snap.manifest, identity)
     texts = (query, *also)
     given = (query_vector, *also_vectors)
     docs = scope_documents(snap, scope) if scope is not None else None
-    hybrid = identity is not None and snap.manifest.hybrid
-    within = scope_chunks(snap, docs) if docs is not None and hybrid else None
+    within = scope_chunks(snap, docs) if docs is not None and identity and hybrid else None
     deeps = [
         lexical_arm(snap, text, term_stats, docs, POSTING_BUDGET if i == 0 else ALSO_POSTING_BUDGET)
         for i, text in enumerate(texts)
     ]
     vectors: list[knn.Scored] = [[] for _ in texts]
     degraded, reason = False, None
-    if identity is not None and snap.manifest.hybrid:
+    if identity is not None and (hybrid or query_vector is not None):
         for i, text in enumerate(texts):
             if not text.strip():
                 continue
-            qv = (given[i] if i < len(given) else None) or QueryVector(
+            v = (given[i] if i < len(given) else None) or QueryVector(
                 error=EmbeddingsError("invalid_response", "the query was not embedded")
             )
-            if qv.error is not None:
-                if qv.error.misconfigured:
-                    raise qv.error
-                degraded, reason = True, qv.error.reason
+            if v.error is not None:
+                if hybrid and v.error.misconfigured:
+                    raise v.error
+                degraded, reason = True, v.error.reason
                 tier = tier_line(model, dim, reason)
-            elif qv.vector is not None:
-                if len(qv.vector) != dim:
-                    raise dimension_error(len(qv.vector), dim)
-                vectors[i] = vector_ids(snap, qv.vector, coarse=coarse, within=within)
+            elif v.vector is not None and hybrid:
+                if len(v.vector) != dim:
+                    raise dimension_error(len(v.vector), dim)
+                vectors[i] = vector_ids(snap, v.vector, coarse=coarse, within=within)
     if not any(deeps) and not any(vectors) and not _scoped_out(snap, texts, term_stats, docs):
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
     arms = [(deep[:FANOUT], vector) for deep, vector in zip(deeps, vectors, strict=True)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,10 @@ SKIP: dict[str, str] = {
     "pipx install": "installs from PyPI (network)",
     "pip install": "installs from PyPI (network)",
     "python3 -m build": "downloads the build backend (network); scripts/wheel.sh runs it in CI",
+    "python3 -m pip wheel": "downloads the build backend (network); scripts/wheel.sh builds one",
+    "python3 -m venv ~/.local": "the install into your home folder (network for its pip)",
+    "~/.local/share/fisk-ls/bin/pip": "installs from PyPI (network) into your home folder",
+    "mkdir -p ~/.local/bin": "links into your home folder's ~/.local/bin",
     "code --install-extension": "needs VS Code and a built .vsix",
     "bash bench/run.sh": "minutes of benchmarks over the shared corpora",
     "bash bench/install_peers.sh": "installs qmd and Node 22 from npm, ripgrep from apt (network)",
@@ -85,7 +90,7 @@ def test_readme_block_runs_as_written(sandbox: Path, start: int, lines: list[str
             continue
         reason = skip_reason(command)
         if reason is not None:
-            script.append(f": skipped README.md:{start + offset}: {reason}")
+            script.append(": " + shlex.quote(f"skipped README.md:{start + offset}: {reason}"))
             continue
         script.append(command)
         ran += 1

@@ -68,3 +68,69 @@ async def test_vectors_fill_in_behind_a_searchable_index(
         assert "Embedding docs" in titles and "Indexing docs" in titles
         result = await search(client, "zeppelin airship")
         assert result["results"][0]["citation"] == "guide.md#1"
+
+
+async def test_turning_embeddings_on_at_run_time_adds_vectors_in_place(
+    tmp_path: Path, fake_embed: FakeEmbedServer
+) -> None:
+    """`fisk.embeddings.provider` set while the server runs on a lexical index: search keeps
+    answering (lexically, saying how many chunks have vectors) and the vectors fill in place,
+    with no reindex and no error."""
+    from lsprotocol import types
+
+    from .conftest import command, poll
+
+    root = copy_fixture("basic", tmp_path / "basic")
+    async with lsp_session([root], tmp_path, "neovim", configuration={}) as client:
+        assert (await wait_indexed(client))["tier"].startswith("lexical")
+        embeddings = {"provider": "openai", "baseUrl": fake_embed.base_url, "model": "fake-embed"}
+        client.set_configuration({"fisk": {"embeddings": embeddings}})
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+
+        async def filled() -> dict[str, object] | None:
+            status = await command(client, "fisk.knowledge.status")
+            roots = status["roots"]
+            vectors = roots[0]["vectors"] if roots else None
+            done = vectors and vectors["embedded"] == vectors["chunks"] == roots[0]["chunks"]
+            return status if done and not roots[0]["embedding"] else None
+
+        status = await poll(filled, 30.0)
+        assert status["tier"].startswith("hybrid")
+        result = await search(client, "zeppelin airship")
+        assert result["status"] == "ok" and not result["degraded"]
+        assert result["results"][0]["citation"] == "guide.md#1"
+        assert not [m for m in client.messages if m.type == types.MessageType.Error]
+
+
+async def test_a_missing_runtime_is_one_message(tmp_path: Path) -> None:
+    """The built-in provider without onnxruntime: one short message naming the extra (no
+    traceback), the folder indexed and searchable lexically."""
+    from lsprotocol import types
+
+    from .conftest import poll
+
+    root = copy_fixture("basic", tmp_path / "basic")
+    blocker = tmp_path / "no-onnxruntime" / "onnxruntime"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text(
+        "raise ImportError(\"No module named 'onnxruntime'\", name='onnxruntime')\n"
+    )
+    import os
+
+    env = {"PYTHONPATH": os.pathsep.join([str(blocker.parent), os.environ.get("PYTHONPATH", "")])}
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "model.onnx").write_bytes(b"x")
+    (model / "tokenizer.json").write_text("{}")
+    options = {"embeddings": {"provider": "builtin", "modelPath": str(model)}}
+    async with lsp_session([root], tmp_path, "neovim", init_options=options, env=env) as client:
+        await wait_indexed(client)
+
+        async def told() -> list[types.ShowMessageParams]:
+            return [m for m in client.messages if "onnxruntime" in m.message]
+
+        messages = await poll(told, 30.0)
+        result = await search(client, "zeppelin airship")
+        assert result["results"][0]["citation"] == "guide.md#1"
+        assert len(messages) == 1 and "embed extra" in messages[0].message
+        assert "Traceback" not in messages[0].message and "\n" not in messages[0].message

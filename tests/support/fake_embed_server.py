@@ -121,6 +121,10 @@ class FakeEmbedServer:
         self._address = (host, port)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self.asked = threading.Event()
+        """Set when an embeddings request arrives (before any hold or delay)."""
+        self._released = threading.Event()
+        self._released.set()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
         self._connections: set[socket.socket] = set()
@@ -158,6 +162,7 @@ class FakeEmbedServer:
     def stop(self) -> None:
         """Stop serving, wake hanging handlers and drop open connections. Idempotent."""
         self._stopping.set()
+        self._released.set()
         httpd, self._httpd = self._httpd, None
         if httpd is None:
             return
@@ -222,6 +227,14 @@ class FakeEmbedServer:
             if unknown:
                 raise ValueError(f"unknown options: {', '.join(sorted(unknown))}")
             self._options.update(options)
+
+    def hold(self) -> None:
+        """Answer no embeddings request until :meth:`release` (a model still loading, a busy
+        box): a test waits on events instead of timing a slow server."""
+        self._released.clear()
+
+    def release(self) -> None:
+        self._released.set()
 
     def stats(self) -> dict[str, Any]:
         """Counters since the last reset: requests, inputs, batch_sizes, max_concurrent."""
@@ -354,6 +367,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _embeddings(self, body: bytes, options: dict[str, Any], fault: dict[str, Any]) -> None:
         fake = self.server.fake
         mode = fault["mode"]
+        fake.asked.set()
+        fake._released.wait()  # stop() releases too
         if options["delay_ms"]:
             fake._stopping.wait(options["delay_ms"] / 1000)
         if mode == "refuse":

@@ -34,6 +34,14 @@ def test_disabled_by_default_and_lexical_without_embeddings() -> None:  # 60
     assert k.enabled and k.embeddings is None and k.top_k == 5 and k.max_injected_tokens == 6000
 
 
+def test_a_block_without_enabled_counts_as_enabled() -> None:
+    """The README's one line, `embeddings: {provider: builtin}`, is enough on its own."""
+    k = cfg({"embeddings": {"provider": "builtin"}}).knowledge
+    assert k.enabled and k.embeddings is not None and k.embeddings.builtin
+    assert cfg({}).knowledge.enabled
+    assert cfg({"enabled": False, "embeddings": {"provider": "builtin"}}).knowledge.enabled is False
+
+
 def test_embeddings_turn_on_vectors_with_default_timeout() -> None:  # 61, 62
     k = cfg(
         {"enabled": True, "embeddings": {"base_url": "http://127.0.0.1:1/v1", "model": "m"}}
@@ -136,7 +144,10 @@ def test_config_file_is_discovered_and_paths_resolve_against_it(tmp_path: Path) 
 
 def test_config_with_knowledge_off_is_refused(tmp_path: Path) -> None:
     (tmp_path / "agent.yaml").write_text("harness: {}\n")
-    with pytest.raises(ConfigError, match="enabled: true"):
+    with pytest.raises(ConfigError, match=r"add a harness\.knowledge block"):
+        resolve_settings(cwd=tmp_path)
+    (tmp_path / "agent.yaml").write_text("harness: {knowledge: {enabled: false}}\n")
+    with pytest.raises(ConfigError, match="is not enabled"):
         resolve_settings(cwd=tmp_path)
 
 

@@ -8,11 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.errors import EmbeddingsError, IdentityMismatch
 from fisk_ls.knowledge.store import Manifest
 from fisk_ls.knowledge.vectors.identity import (
-    LEXICAL_ONLY,
     VectorIdentity,
     describe,
     differences,
@@ -42,14 +40,20 @@ def test_round_trip_through_the_manifest() -> None:
     assert describe(PINNED) == "model 'm' dim 64 query_prefix 'q: ' document_prefix 'd: '"
 
 
-def test_from_config_knows_no_dimension_until_probed() -> None:
-    cfg = EmbeddingsConfig(
-        base_url="http://127.0.0.1:1/v1", model="m", query_prefix="q: ", document_prefix="d: "
-    )
-    assert VectorIdentity.of_config(cfg).dimension == 0
-    assert VectorIdentity.of_config(cfg, 64) == VectorIdentity.pinned(PINNED)
+class _Provider:
+    model = "m"
+    query_prefix = "q: "
+    document_prefix = "d: "
+
+
+def test_from_the_provider_knows_no_dimension_until_probed() -> None:
+    assert VectorIdentity.of_provider(_Provider()).dimension == 0
+    assert VectorIdentity.of_provider(_Provider(), 64) == VectorIdentity.pinned(PINNED)
     # an unknown dimension is not a difference
-    assert differences(VectorIdentity("m", 64, "q: ", "d: "), VectorIdentity.of_config(cfg)) == []
+    assert (
+        differences(VectorIdentity("m", 64, "q: ", "d: "), VectorIdentity.of_provider(_Provider()))
+        == []
+    )
 
 
 def test_cache_key_is_stable_and_ignores_the_query_prefix() -> None:
@@ -72,7 +76,7 @@ def test_cache_key_is_stable_and_ignores_the_query_prefix() -> None:
 )
 def test_each_difference_is_named_with_the_fix(wanted: VectorIdentity, phrase: str) -> None:
     with pytest.raises(IdentityMismatch) as caught:
-        require_match(PINNED, wanted, empty=False)
+        require_match(PINNED, wanted)
     message = str(caught.value)
     assert phrase in message and "fisk-ai knowledge index --reindex" in message
     pinned = VectorIdentity.pinned(PINNED)
@@ -83,14 +87,31 @@ def test_each_difference_is_named_with_the_fix(wanted: VectorIdentity, phrase: s
 def test_unnormalised_index_differs() -> None:
     old = Manifest(model="m", dimension=64, normalized=False)
     with pytest.raises(IdentityMismatch, match="unnormalised"):
-        require_match(old, VectorIdentity("m", 64), empty=False)
+        require_match(old, VectorIdentity("m", 64))
 
 
-def test_lexical_index_matches_only_while_empty() -> None:
-    require_match(Manifest(), VectorIdentity("m"), empty=True)
-    with pytest.raises(IdentityMismatch) as caught:
-        require_match(Manifest(), VectorIdentity("m"), empty=False)
-    assert str(caught.value) == LEXICAL_ONLY and "--reindex" in LEXICAL_ONLY
+def test_a_lexical_index_matches_any_identity() -> None:
+    """Vectors are an addition: a lexical-only index gains them in place, never a rebuild."""
+    require_match(Manifest(), VectorIdentity("m"))
+    require_match(Manifest(), VectorIdentity("other", 384, "q: ", "d: "))
+
+
+def test_a_model_that_does_not_load_is_a_fault_not_a_switch() -> None:
+    """The provider's check runs before a model difference is called a switch: its load error
+    (not IdentityMismatch) is what the caller sees, and it degrades rather than fails."""
+    fault = EmbeddingsError("permanent", "cannot load model.onnx", misconfigured=False)
+
+    def broken() -> None:
+        raise fault
+
+    with pytest.raises(EmbeddingsError) as caught:
+        require_match(PINNED, VectorIdentity("m@other-hash", 64, "q: ", "d: "), verify=broken)
+    assert caught.value is fault and not caught.value.misconfigured
+    # a model that loads and differs is a switch
+    with pytest.raises(IdentityMismatch):
+        require_match(PINNED, VectorIdentity("m@other-hash", 64, "q: ", "d: "), verify=lambda: None)
+    # the check is not run when only a prefix differs, nor when nothing does
+    require_match(PINNED, VectorIdentity("m", 64, "q: ", "d: "), verify=broken)
 
 
 def test_lexical_configuration_never_writes_into_a_hybrid_index() -> None:

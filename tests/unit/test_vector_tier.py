@@ -11,6 +11,7 @@ import pytest
 from fisk_ls.knowledge import (
     EmbeddingsError,
     IdentityMismatch,
+    IndexStats,
     Knowledge,
     Settings,
     index,
@@ -85,12 +86,26 @@ def test_other_model_is_refused_by_reader(
         Knowledge(hybrid(settings, fake_embed, model="other")).search("queue")
 
 
-def test_lexical_then_hybrid_needs_reindex(
+def test_embeddings_on_a_lexical_index_add_vectors_in_place(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:  # 35
+    """Vectors are an addition: search answers lexically at once and says how many chunks
+    have vectors; a plain index run fills them in (no --reindex)."""
     index(settings)
-    with pytest.raises(IdentityMismatch, match="lexical-only"):
-        index(hybrid(settings, fake_embed))
+    h = hybrid(settings, fake_embed)
+    kb = Knowledge(h)
+    before = kb.search("backpressure")
+    assert before.status == "ok" and before.hits and not before.degraded
+    chunks = kb.stats().chunks
+    assert (
+        before.tier.startswith("lexical:") and f"0 of {chunks} chunks have vectors" in before.tier
+    )
+    assert fake_embed.stats()["inputs"] == 0  # a lexical index: the query is not embedded
+    stats = index(h)
+    assert stats.embeddings == chunks and stats.backlog == 0
+    after = kb.search("backpressure")
+    assert after.tier.startswith("hybrid:") and kb.stats().vectors == chunks
+    kb.close()
 
 
 def test_lexical_config_never_downgrades_hybrid(
@@ -226,7 +241,8 @@ def test_index_time_outage_fails_loud_and_keeps_index(
     fake_embed.set_mode("ok")
     kb = Knowledge(h)
     assert kb.search("backpressure").hits
-    assert kb.stats().vectors == kb.stats().chunks
+    assert kb.search("fresh words").hits[0].path == "new.md"  # written before the failure
+    assert kb.stats().vectors == kb.stats().chunks - 1  # its chunk waits in the backlog
 
 
 def test_document_prefix_title(settings: Settings, fake_embed: FakeEmbedServer) -> None:
@@ -293,3 +309,45 @@ def test_quantized_path_through_the_index(
     assert n == vectors
     assert "many/3.md" not in {x.path for x in kb.search("backpressure queue item 3", 10).hits}
     kb.close()
+
+
+def test_no_index_run_waits_on_the_embeddings_server_before_its_lexical_write(
+    settings: Settings, fake_embed: FakeEmbedServer, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that answers late (a model still loading): all 400 files of a first build are
+    lexically searchable while it has answered nothing; vectors follow once it does."""
+    import threading
+
+    from fisk_ls.knowledge.vectors import tier
+
+    (project / "many").mkdir()
+    for i in range(400):
+        (project / "many" / f"{i:03}.md").write_text(f"# Page {i}\n\nword{i} appears here.\n")
+    h = hybrid(settings, fake_embed)
+    written = threading.Event()
+    settle = tier.VectorTier.settle
+
+    def after_the_write(self: tier.VectorTier) -> object:
+        written.set()  # every file is committed; the run now waits for the probe
+        return settle(self)
+
+    monkeypatch.setattr(tier.VectorTier, "settle", after_the_write)
+    fake_embed.hold()
+    outcome: list[object] = []
+    run = threading.Thread(target=lambda: outcome.append(index(h)))
+    run.start()
+    try:
+        assert written.wait(60)
+        assert fake_embed.asked.wait(60)  # the probe went out beside the write ...
+        assert fake_embed.stats()["inputs"] == 0  # ... and nothing was answered yet
+        kb = Knowledge(h)
+        found = kb.search("word399")
+        assert found.hits and found.hits[0].path == "many/399.md"
+        assert found.tier.startswith("lexical:")  # no vectors yet, and it says so
+        kb.close()
+    finally:
+        fake_embed.release()
+        run.join(60)
+    stats = outcome[0]
+    assert isinstance(stats, IndexStats) and stats.backlog == 0 and stats.embeddings == stats.chunks
+    assert Knowledge(h).search("word399").tier.startswith("hybrid:")

@@ -164,8 +164,7 @@ class Indexer:
             existing = {} if rebuild else self._existing(tables)
             stats.first_build = rebuild or not existing
             if not dry_run:
-                vectors = self._vector_tier(rebuild, generation, empty=not existing)
-                self._has_vec = vectors is not None
+                vectors = self._vector_tier(rebuild, generation)
             self.reporter.on_plan(len(candidates))
             self._process(self._examined(candidates, existing), tables, stats, dry_run, vectors)
             if reconcile and not rebuild:
@@ -175,6 +174,7 @@ class Indexer:
                 if not dry_run:
                     self._delete(stale, tables)
                 stats.removed += len(stale)
+            self._settle(vectors, generation)
             if rebuild and vectors is not None and self.writer.manifest.hybrid:
                 self._drain(vectors, tables)  # before the switch: never fewer vectors than now
         except BaseException:
@@ -239,17 +239,22 @@ class Indexer:
             done += len(items)
             self.reporter.on_embed(done, total)
 
-    def _vector_tier(self, rebuild: bool, generation: int, empty: bool) -> VectorTier | None:
-        """Settle the vector identity before any embedding spend (loud on a mismatch)."""
+    def _vector_tier(self, rebuild: bool, generation: int) -> VectorTier | None:
+        """Check the vector identity before any write (loud on a model switch; no request to
+        the embeddings server) and start the dimension probe beside the write if needed."""
         if self.embedder is None:
             if not rebuild:
                 refuse_lexical_over_hybrid(self.writer.manifest)
             return None
-        if not empty:
-            empty = self.writer.counts()[1] == 0
         tier = VectorTier(self.writer, self.embedder)
-        tier.prepare(rebuild=rebuild, generation=generation, empty=empty)
+        tier.start(rebuild=rebuild, generation=generation)
         return tier
+
+    def _settle(self, vectors: VectorTier | None, generation: int) -> None:
+        """After the lexical write: the probe's answer pins the identity (vectors.settle)."""
+        if vectors is not None:
+            vectors.settle()
+            self._has_vec = has_vec_table(self.writer.conn, generation)
 
     def _process(
         self,
@@ -268,7 +273,7 @@ class Indexer:
                 if dry_run and self.embedder is not None and outcome.prepared:
                     stats.embeddings += len(outcome.prepared.rows)  # what a real run would send
                 cached: dict[str, bytes] | None = None
-                if vectors is not None and outcome.prepared is not None:
+                if vectors is not None and vectors.settled and outcome.prepared is not None:
                     cached = vectors.cached([row.hash for row in outcome.prepared.rows])
                 if not dry_run:
                     batch.tick()
@@ -312,11 +317,11 @@ class Indexer:
             cand = Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino)
             jobs.append((key, cand, self._existing(tables, key).get(key)))
         stats.files = len(jobs)
-        vectors = self._vector_tier(False, self.writer.manifest.generation, empty=False)
-        self._has_vec = vectors is not None
+        vectors = self._vector_tier(False, self.writer.manifest.generation)
         self._process(examine_all(jobs), tables, stats, False, vectors)
         self._delete(gone, tables)
         stats.removed += len(gone)
+        self._settle(vectors, self.writer.manifest.generation)
         self._finish(vectors, stats, drain)
         return stats
 

@@ -1,6 +1,6 @@
 """The built-in embeddings provider: an ONNX sentence encoder run in this process.
 
-onnxruntime + tokenizers + numpy (the ``fisk-ls[embed]`` extra), no torch and no server. Vectors
+onnxruntime + tokenizers + numpy (the ``embed`` extra), no torch and no server. Vectors
 are the mean of the last hidden state over the attention mask, L2-normalised, with the input
 truncated to ``max_tokens`` (sentence-transformers' recipe; identical to it for MiniLM).
 
@@ -11,7 +11,10 @@ cores but one) and does not spin. Queries use a second, single-threaded session 
 priority on the caller's thread, so a search is never queued behind an indexing batch.
 
 The identity (``model``) is ``builtin:NAME@SHA12``: the name and the first 12 hex digits of the
-weights' SHA-256, so other weights (int8 vs fp32, a retrained model) never share vectors.
+weights' SHA-256, so other weights (int8 vs fp32, a retrained model) never share vectors. A file
+that cannot be loaded (damaged, truncated, the runtime missing) is a load fault
+(``misconfigured=False``): :meth:`BuiltinEmbedder.verify` raises it, so the identity check calls
+it a fault rather than a model switch, and a search degrades to lexical with the reason.
 """
 
 from __future__ import annotations
@@ -30,11 +33,17 @@ from ..errors import ConfigError, EmbeddingsError
 from .models import (
     MODEL_FILE,
     TOKENIZER_FILE,
+    ModelFiles,
     ModelSpec,
     Progress,
+    cache_dir,
+    cached_files,
     check_model_dir,
     ensure_model,
     file_sha256,
+    load_fault,
+    offline_hint,
+    packaged_files,
 )
 
 log = logging.getLogger(__name__)
@@ -49,7 +58,10 @@ NICE = 10
 """How much lower the document worker's priority is than the process's."""
 DEFAULT_MAX_TOKENS = 256
 PROBE_TEXT = "dimension probe"
-EXTRA_HINT = "install it with: pip install 'fisk-ls[embed]'"
+EXTRA_HINT = (
+    "install the embed extra into fisk-ls's environment: pip install '.[embed]' in a fisk-ls "
+    "checkout (pipx: pipx inject fisk-ls onnxruntime tokenizers)"
+)
 
 
 def default_threads() -> int:
@@ -96,11 +108,17 @@ def _modules() -> tuple[Any, Any, Any]:
         import onnxruntime as ort
         from tokenizers import Tokenizer
     except ImportError as exc:
-        raise ConfigError(
+        raise load_fault(
             f"embeddings provider builtin needs onnxruntime, tokenizers and numpy "
             f"({exc.name} is missing); {EXTRA_HINT}"
         ) from exc
     return np, ort, Tokenizer
+
+
+def _first_line(exc: BaseException, limit: int = 200) -> str:
+    """An exception's message as one short line (onnxruntime's run to several)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def batches(lengths: Sequence[int], budget: int, most: int = MAX_BATCH) -> list[list[int]]:
@@ -139,12 +157,19 @@ class BuiltinEmbedder:
     ) -> None:
         if model_dir is None and spec is None:
             raise ConfigError("the builtin provider needs a model_path or a known model name")
+        files: ModelFiles | None
         if model_dir is not None:
             model_dir = check_model_dir(model_dir)
-            weights = file_sha256(model_dir / MODEL_FILE)
+            files = ModelFiles(
+                model_dir / MODEL_FILE,
+                model_dir / TOKENIZER_FILE,
+                file_sha256(model_dir / MODEL_FILE),
+                "model_path",
+            )
         else:
             assert spec is not None
-            weights = spec.weights_sha256
+            files = cached_files(spec, cache) or packaged_files(spec)
+        weights = files.weights_sha256 if files is not None else spec.weights_sha256  # type: ignore[union-attr]
         default_tokens = spec.max_tokens if spec is not None else DEFAULT_MAX_TOKENS
         self.max_tokens = max_tokens or default_tokens
         tail = "" if self.max_tokens == default_tokens else f"/{self.max_tokens}"
@@ -155,7 +180,8 @@ class BuiltinEmbedder:
         self.threads = threads or default_threads()
         self.batch_tokens = max(1, batch_tokens)
         self.nice = nice
-        self._dir = model_dir
+        self._files = files
+        self._checked = False
         self._spec = spec
         self._cache = cache
         self._progress = progress
@@ -237,12 +263,38 @@ class BuiltinEmbedder:
 
     # -- loading -----------------------------------------------------------------------------
 
-    def model_dir(self) -> Path:
-        """The model's directory, downloaded into the user cache on first use if needed."""
-        if self._dir is None:
+    def model_files(self) -> ModelFiles:
+        """The model's files, downloaded into the user cache on first use if needed, and
+        checked against their pinned SHA-256 (packaged files) once."""
+        if self._files is None:
             assert self._spec is not None
-            self._dir = ensure_model(self._spec, self._cache, self._progress)
-        return self._dir
+            directory = ensure_model(self._spec, self._cache, self._progress)
+            self._files = ModelFiles(
+                directory / MODEL_FILE,
+                directory / TOKENIZER_FILE,
+                self._spec.weights_sha256,
+                "cache",
+            )
+        if not self._checked:
+            self._files.verify()
+            self._checked = True
+        return self._files
+
+    def describe_files(self) -> str:
+        """Which model files are used and from where (doctor, stats); no download, no load."""
+        if self._files is not None:
+            return self._files.describe()
+        assert self._spec is not None
+        names = " and ".join(f.name for f in self._spec.files)
+        return (
+            f"not downloaded yet: {names} are fetched into {cache_dir(self._spec, self._cache)} "
+            f"on first use ({offline_hint(self._spec)})"
+        )
+
+    def verify(self) -> None:
+        """Load the model (the query session): its load error, if any, is raised. The identity
+        check calls this before it reports another model (identity.require_match)."""
+        self._query_parts()
 
     def _pool(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -259,7 +311,7 @@ class BuiltinEmbedder:
 
     def _load(self, threads: int) -> tuple[Any, Any]:
         _, ort, Tokenizer = _modules()
-        directory = self.model_dir()
+        files = self.model_files()
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
@@ -267,14 +319,13 @@ class BuiltinEmbedder:
         so.log_severity_level = 3
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
-            session = ort.InferenceSession(
-                str(directory / MODEL_FILE), so, providers=["CPUExecutionProvider"]
-            )
-            tokenizer = Tokenizer.from_file(str(directory / TOKENIZER_FILE))
-        except Exception as exc:  # onnxruntime and tokenizers raise their own types
-            raise EmbeddingsError(
-                "permanent", f"cannot load the model in {directory}: {exc}"
-            ) from exc
+            session = ort.InferenceSession(str(files.model), so, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types
+            raise load_fault(f"cannot load {files.model}: {_first_line(exc)}") from exc
+        try:
+            tokenizer = Tokenizer.from_file(str(files.tokenizer))
+        except Exception as exc:
+            raise load_fault(f"cannot load {files.tokenizer}: {_first_line(exc)}") from exc
         tokenizer.no_padding()  # batches are padded here, to their own longest text
         tokenizer.enable_truncation(max_length=self.max_tokens)
         pad = tokenizer.token_to_id("[PAD]")

@@ -1,10 +1,17 @@
 """The vector identity: what an index's vectors depend on, and the one check of it.
 
 An index pins the identity it was built with in its manifest (model, dimension, query and
-document prefixes, normalisation). The configuration (or an embeddings provider) asks for one.
+document prefixes, normalisation). The embeddings provider asks for one
+(:meth:`VectorIdentity.of_provider`: for the built-in model the weights' hash is part of it).
 Every comparison of the two, and every message about a difference, is here: the index run
-(``tier.VectorTier.prepare``), the search (``search.run_search``) and ``doctor`` all call
-:func:`require_match` or :func:`differences`, so the three cannot disagree.
+(``tier.VectorTier.start``), the search (``search.run_search``) and ``doctor`` all call
+:func:`require_match` with the provider's identity, so the three cannot disagree.
+
+Vectors are an addition, never a switch: a lexical-only index matches any identity (an index
+run adds the vectors in place, a search answers lexically meanwhile). Only an index that holds
+vectors of another identity needs ``--reindex``. A provider whose model cannot be loaded (a
+damaged ``model.onnx``) is a fault, not another identity: ``require_match`` asks the provider's
+``verify`` before it calls a model difference a switch, and the load error degrades a search.
 
 Normalisation happens once, in the provider: every :class:`~.tier.DocumentEmbedder` /
 :class:`~fisk_ls.knowledge.search.QueryEmbedder` returns unit vectors (the OpenAI-compatible
@@ -17,15 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from ..errors import EmbeddingsError, IdentityMismatch
 from ..store import Manifest
-
-if TYPE_CHECKING:
-    from ..config import EmbeddingsConfig
 
 REINDEX = "`fisk-ai knowledge index --reindex`"
 """The command that fixes every identity difference: a rebuild beside the live index."""
@@ -52,10 +56,6 @@ class VectorIdentity:
     query_prefix: str = ""
     document_prefix: str = ""
     normalized: bool = True
-
-    @classmethod
-    def of_config(cls, cfg: EmbeddingsConfig, dimension: int = 0) -> VectorIdentity:
-        return cls(cfg.model, dimension, cfg.query_prefix, cfg.document_prefix)
 
     @classmethod
     def of_provider(cls, provider: Provider, dimension: int = 0) -> VectorIdentity:
@@ -133,24 +133,33 @@ def mismatch_message(wrong: Sequence[str]) -> str:
     return f"the index was built with {', '.join(wrong)}; run {REINDEX} to rebuild it"
 
 
-LEXICAL_ONLY = (
-    f"the index was built lexical-only but embeddings are configured; run {REINDEX} to add vectors"
-)
+ADDING = "`fisk-ai knowledge index` adds them in place (the language server and watch do it too)"
+"""What fills the vectors of a lexical-only index once embeddings are configured."""
 
 
-def require_match(manifest: Manifest, wanted: VectorIdentity, *, empty: bool) -> None:
+def require_match(
+    manifest: Manifest, wanted: VectorIdentity, *, verify: Callable[[], object] | None = None
+) -> None:
     """Raise :class:`IdentityMismatch` unless the index may be used with ``wanted``.
 
-    A lexical-only index matches only while it holds nothing (the next run pins the identity).
+    A lexical-only index always matches (its vectors are added in place). When the model
+    differs, ``verify`` (the provider's model check, when it has one) runs first: a model that
+    cannot be loaded raises its own :class:`EmbeddingsError`, a fault rather than a switch.
     """
     pinned = VectorIdentity.pinned(manifest)
     if pinned is None:
-        if empty:
-            return
-        raise IdentityMismatch(LEXICAL_ONLY)
+        return
     wrong = differences(pinned, wanted)
     if wrong:
+        if verify is not None and pinned.model != wanted.model:
+            verify()
         raise IdentityMismatch(mismatch_message(wrong))
+
+
+def verifier(provider: object) -> Callable[[], object] | None:
+    """The provider's model check (``verify``: the built-in model loads), if it has one."""
+    check = getattr(provider, "verify", None)
+    return check if callable(check) else None
 
 
 def refuse_lexical_over_hybrid(manifest: Manifest) -> None:

@@ -1,8 +1,14 @@
 """The vector tier at index time: identity, the vector cache, embedding, vec0 rows.
 
 * The pinned identity (model, probed dimension, prefixes, normalised) must match the
-  configuration; otherwise a run fails loud and names ``--reindex``. A lexical configuration
-  never writes into a hybrid index (that would silently downgrade it).
+  configuration; otherwise a run fails loud and names ``--reindex``. A lexical-only index gains
+  vectors in place. A lexical configuration never writes into a hybrid index (that would
+  silently downgrade it).
+* Nothing waits on the embeddings server before the files are written: the dimension probe
+  runs on a thread beside the lexical write (:meth:`VectorTier.start`) and is joined after it
+  (:meth:`VectorTier.settle`, where a dimension change or a failed probe is raised, the files
+  already written). An index that holds vectors knows its identity before the probe answers,
+  so its cached vectors are used during the write.
 * Vectors are cached by (identity, chunk content hash): saving a file where one paragraph
   changed embeds about one chunk, and ``--reindex`` with the same model embeds nothing.
 * Embedding happens outside any write transaction; the caller commits before calling
@@ -12,6 +18,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -26,6 +33,7 @@ from .identity import (
     refuse_lexical_over_hybrid,
     require_match,
     require_unit,
+    verifier,
 )
 from .pack import pack
 
@@ -59,6 +67,10 @@ class VectorTier:
         self.target = Manifest()
         self.key = ""
         self.embedded = 0
+        self._generation = 0
+        self._rebuild = False
+        self._probe: list[int | BaseException] = []
+        self._thread: threading.Thread | None = None
 
     @classmethod
     def for_live(cls, writer: Writer, embedder: DocumentEmbedder) -> VectorTier:
@@ -70,19 +82,62 @@ class VectorTier:
         tier.key = pinned.cache_key() if pinned is not None else ""
         return tier
 
-    def prepare(self, *, rebuild: bool, generation: int, empty: bool) -> Manifest:
-        """Probe the server (a failure here fails the run loud) and settle the identity."""
-        dim = self.embedder.probe_dimension()
+    @property
+    def settled(self) -> bool:
+        """The identity (and so the cache key) is known: cached vectors can be looked up."""
+        return bool(self.key)
+
+    def start(self, *, rebuild: bool, generation: int) -> None:
+        """Check the identity against the live index (loud on a model switch) and, when the
+        dimension is not known yet, start probing it on a thread beside the lexical write."""
         live = self.writer.manifest
-        wanted = VectorIdentity.of_provider(self.embedder, dim)
-        self.target = wanted.manifest(generation)
-        self.key = wanted.cache_key()
+        self._generation = generation
+        self._rebuild = rebuild
         if not rebuild:
-            require_match(live, wanted, empty=empty)
-        self.writer.create_vec_table(generation, dim)
-        if not rebuild and not live.hybrid:
-            self.writer.set_manifest(self.target)
-        return self.target
+            try:
+                require_match(
+                    live, VectorIdentity.of_provider(self.embedder), verify=verifier(self.embedder)
+                )
+            except EmbeddingsError as exc:  # a model that does not load: a fault, raised by
+                self._probe.append(exc)  # settle() once the files are written
+                return
+        if not rebuild and live.hybrid:  # the index knows its identity before the probe
+            self.writer.ensure_vec()
+            self.target = live
+            self.key = VectorIdentity.of_provider(self.embedder, live.dimension).cache_key()
+        self._thread = threading.Thread(
+            target=self._run_probe, name="fisk-embed-probe", daemon=True
+        )
+        self._thread.start()
+
+    def _run_probe(self) -> None:
+        try:
+            self._probe.append(self.embedder.probe_dimension())
+        except BaseException as exc:  # re-raised on the index run's thread by settle()
+            self._probe.append(exc)
+
+    def settle(self) -> Manifest:
+        """After the lexical write: join the probe (its failure is raised here, the files stay
+        written), pin the identity and create the generation's vector tables. A lexical-only
+        live index becomes hybrid in place, every chunk in the backlog."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if not self._probe:
+            return self.target
+        outcome = self._probe.pop()
+        if isinstance(outcome, BaseException):
+            raise outcome
+        wanted = VectorIdentity.of_provider(self.embedder, outcome)
+        if self.settled:  # the live index's own identity: the dimension must still fit
+            require_match(self.target, wanted)
+            return self.target
+        target = wanted.manifest(self._generation)
+        self.writer.create_vec_table(self._generation, outcome)
+        if not self._rebuild:
+            self.writer.set_manifest(target)
+        self.target, self.key = target, wanted.cache_key()
+        return target
 
     def embed(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
         """Vectors (packed float32) for (chunk hash, embedding text, title) items, by hash.
