@@ -3,8 +3,9 @@
  * the Python core (fisk_ls/knowledge/settings_schema.py), exported as
  * fisk_ls/knowledge/settings.schema.json and generated from it into schema.generated.ts
  * (scripts/editor_contracts.py; a Python test fails when that file is stale). package.json
- * `contributes.configuration` repeats them for the settings editor; the unit test contract.test.ts
- * fails when package.json or the tool's input schema disagree with the schema file.
+ * `contributes.configuration` and the tool's input schema repeat them for the settings editor and the
+ * model; `scripts/editor_contracts.py --check` (with its Python test) and the unit test contract.test.ts
+ * fail when they disagree with the schema file.
  *
  * One behaviour per boundary, as the server does it:
  * - a setting out of range keeps its default, and one message names every bad field
