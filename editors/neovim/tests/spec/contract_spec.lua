@@ -84,7 +84,7 @@ H.run("contract_spec", function()
     local msg = H.notes[from + 1].msg
     H.match(msg, "fisk%.paths %(expected a list of strings, got \"docs\"%)", "paths")
     H.match(msg, "fisk%.watch %(expected true or false, got \"yes\"%)", "watch")
-    H.match(msg, "fisk%.embeddings %(baseUrl and model are required%)", "embeddings")
+    H.match(msg, "fisk%.embeddings %(baseUrl and model are required, or provider builtin%)", "embeddings")
     from = #H.notes
     opts = config.setup({ settings = { embeddings = { baseUrl = "http://x/v1", model = "m", timeout = 0 } } })
     H.eq(nil, opts.settings.embeddings, "embeddings with a bad field are left out, as the server does")
@@ -103,6 +103,33 @@ H.run("contract_spec", function()
     opts = config.setup({ settings = { embeddings = { provider = "ollama", baseUrl = "http://x/v1", model = "m" } } })
     H.eq(nil, opts.settings.embeddings, "unknown provider left out")
     H.match(H.notes[#H.notes].msg, 'fisk%.embeddings%.provider %(expected one of openai, builtin, got "ollama"%)', "message")
+  end)
+
+  H.test("the provider rule is the schema's if/then/else, applied with the server's words", function()
+    local embeddings = vim.json.decode(table.concat(vim.fn.readfile(schema_file), "\n")).properties.embeddings
+    local rule = config.schema.embeddings
+    for _, branch in ipairs({ "if", "then", "else" }) do
+      H.eq(embeddings[branch], rule[branch], "config.lua's rule is the schema file's " .. branch)
+    end
+    -- The same verdicts as fisk_ls/lsp/options.py (tests/lsp/test_options.py) and VS Code's contract.ts.
+    local needed = "baseUrl and model are required, or provider builtin"
+    local cases = {
+      { { provider = "builtin" }, {} },
+      { { provider = "builtin", baseUrl = "" }, {} },
+      { { provider = "builtin", baseUrl = "http://e/v1" }, { { field = "baseUrl", problem = "not used with provider builtin" } } },
+      { { baseUrl = "http://e/v1", model = "m" }, {} },
+      { { provider = "openai", baseUrl = "http://e/v1", model = "m" }, {} },
+      { { baseUrl = "http://e/v1" }, { { problem = needed } } },
+      { { provider = "openai", model = "m", baseUrl = "" }, { { problem = needed } } },
+      { {}, { { problem = needed } } },
+    }
+    for _, case in ipairs(cases) do
+      H.eq(case[2], config.rule_problems(rule, case[1]), vim.inspect(case[1]))
+    end
+    local from = #H.notes
+    local opts = config.setup({ settings = { embeddings = "http://x/v1" } })
+    H.eq(nil, opts.settings.embeddings, "not an object: left out")
+    H.match(H.notes[from + 1].msg, 'fisk%.embeddings %(expected an object with baseUrl and model, or provider builtin, got "http://x/v1"%)', "message")
   end)
 
   H.test(":FiskStatus lines show the embedding coverage of a hybrid root, nothing for a lexical one", function()
