@@ -4,10 +4,14 @@ VS Code (``editors/vscode/src/common/schema.generated.ts``) and Neovim
 (``editors/neovim/lua/fisk/schema.lua``) validate settings and request arguments with the limits
 and defaults of ``fisk_ls/knowledge/settings.schema.json`` (itself generated from
 ``fisk_ls/knowledge/settings_schema.py``). This script writes them from it, descriptions left
-out; ``tests/unit/test_editor_contracts.py`` fails when a checked-in copy is stale.
+out. VS Code's ``package.json`` states the same limits by hand for the settings editor and the
+language model tool (``contributes.configuration`` and ``languageModelTools[].inputSchema``, with
+ranges such as "1–20" in their descriptions); ``--check`` also compares those with the schema and
+names every difference, to be fixed there by hand. ``tests/unit/test_editor_contracts.py`` fails
+when a generated copy is stale or package.json disagrees.
 
-    python scripts/editor_contracts.py --write    # regenerate both
-    python scripts/editor_contracts.py --check    # exit 1 when one is stale
+    python scripts/editor_contracts.py --write    # regenerate both generated copies
+    python scripts/editor_contracts.py --check    # exit 1 when one is stale or package.json differs
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 SCHEMA = REPO / "fisk_ls/knowledge/settings.schema.json"
 VSCODE = REPO / "editors/vscode/src/common/schema.generated.ts"
 NEOVIM = REPO / "editors/neovim/lua/fisk/schema.lua"
+MANIFEST = REPO / "editors/vscode/package.json"
 HEADER = (
     "generated from fisk_ls/knowledge/settings.schema.json by scripts/editor_contracts.py"
     " — do not edit"
@@ -107,6 +112,80 @@ def stale() -> list[Path]:
     ]
 
 
+# What a contributed setting and the schema must agree on (descriptions and scopes are VS Code's).
+LIMIT_KEYS = ("type", "minimum", "maximum", "maxLength", "maxItems", "enum")
+# Deliberate default differences, with the reason.
+OWN_DEFAULTS = {"fisk.workspaceSymbols": "off in VS Code, so code symbols are not mixed with docs"}
+# "1–20", "0.05–60": a range a description states.
+RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*[–-]\s*(\d+(?:\.\d+)?)")
+
+
+def _limits(prop: dict[str, Any]) -> dict[str, Any]:
+    out = {key: prop[key] for key in LIMIT_KEYS if key in prop}
+    if isinstance(prop.get("items"), dict):
+        out["items"] = _limits(prop["items"])
+    return out
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _compare(name: str, mine: dict[str, Any], server: dict[str, Any], default: bool) -> list[str]:
+    """Differences between a package.json property and the schema's, one line each."""
+    problems = []
+    have, want = _limits(mine), _limits(server)
+    for key in sorted(set(have) | set(want)):
+        if (mine_value := have.get(key)) != (value := want.get(key)):
+            problems.append(f"{name}: {key} is {mine_value!r}, the schema says {value!r}")
+    if default and "default" in server and mine.get("default") != server["default"]:
+        problems.append(
+            f"{name}: default is {mine.get('default')!r}, the schema says {server['default']!r}"
+        )
+    if "minimum" in server and "maximum" in server:
+        stated = f"{_number(server['minimum'])}–{_number(server['maximum'])}"
+        for field in ("markdownDescription", "description"):
+            for low, high in RANGE.findall(str(mine.get(field, ""))):
+                if f"{_number(float(low))}–{_number(float(high))}" != stated:
+                    problems.append(f"{name}: {field} says {low}–{high}, the schema says {stated}")
+    return problems
+
+
+def manifest_problems(schema: dict[str, Any], manifest: dict[str, Any]) -> list[str]:
+    """Where package.json's settings or the language model tool's input schema differ from
+    ``schema`` (every server setting must be contributed, as ``fisk.<name>``)."""
+    contributed = manifest["contributes"]["configuration"]["properties"]
+    server: dict[str, dict[str, Any]] = {}
+    for key, prop in schema["properties"].items():
+        if prop.get("type") == "object":
+            server.update({f"fisk.{key}.{k}": v for k, v in prop.get("properties", {}).items()})
+        else:
+            server[f"fisk.{key}"] = prop
+    problems = []
+    for name, prop in server.items():
+        if name not in contributed:
+            problems.append(f"{name}: a server setting missing from contributes.configuration")
+        else:
+            problems += _compare(name, contributed[name], prop, default=name not in OWN_DEFAULTS)
+    defs = schema.get("$defs", {})
+    request = {"topK": schema["properties"]["topK"], "query": defs["query"], "also": defs["also"]}
+    for tool in manifest["contributes"].get("languageModelTools", []):
+        inputs = tool.get("inputSchema", {}).get("properties", {})
+        for key, prop in request.items():
+            name = f"languageModelTools {tool['name']}: {key}"
+            if key not in inputs:
+                problems.append(f"{name}: missing from the input schema")
+            else:
+                problems += _compare(name, inputs[key], prop, default=False)
+    return problems
+
+
+def manifest_check() -> list[str]:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    return manifest_problems(schema, manifest)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args == ["--write"]:
@@ -114,9 +193,13 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(text, encoding="utf-8")
         return 0
     if args == ["--check"]:
-        for path in stale():
+        paths = stale()
+        for path in paths:
             print(f"{path.relative_to(REPO)} is stale: python scripts/editor_contracts.py --write")
-        return 1 if stale() else 0
+        problems = manifest_check()
+        for problem in problems:
+            print(f"{MANIFEST.relative_to(REPO)}: {problem} (edit it to match)")
+        return 1 if paths or problems else 0
     print("usage: python scripts/editor_contracts.py --write | --check", file=sys.stderr)
     return 2
 

@@ -265,6 +265,19 @@ EMBEDDINGS: tuple[Setting, ...] = (
 EMBEDDINGS_REQUIRED = ("baseUrl", "model")
 """What the ``openai`` provider needs (``builtin`` runs a model in-process and takes no baseUrl)."""
 
+EMBEDDINGS_RULE: dict[str, Any] = {
+    # provider builtin: no server, so no baseUrl; otherwise (openai) baseUrl and model.
+    "if": {"properties": {PROVIDER.wire: {"const": "builtin"}}, "required": [PROVIDER.wire]},
+    "then": {"properties": {BASE_URL.wire: {"const": ""}}},
+    "else": {
+        "properties": {name: {"minLength": 1} for name in EMBEDDINGS_REQUIRED},
+        "required": list(EMBEDDINGS_REQUIRED),
+    },
+}
+"""The embeddings' provider rule as JSON Schema ``if``/``then``/``else``, the one place it is
+written: the schema file carries it, :func:`rule_problems` applies it for the language server and
+the editors apply the generated copy the same way, with the same messages."""
+
 EDITOR_SETTINGS: tuple[Setting, ...] = (PATHS, EXCLUDE, TOP_K, WATCH, WORKSPACE_SYMBOLS)
 """The language server's ``fisk`` section (besides ``embeddings``), in schema order."""
 
@@ -318,6 +331,41 @@ def shown(value: object) -> str:
         return _REPR.repr(value)[:100]
     except RecursionError:  # pragma: no cover - reprlib stops at maxlevel
         return type(value).__name__
+
+
+def rule_condition(rule: dict[str, Any]) -> str:
+    """The ``if`` of a rule in words: "provider builtin"."""
+    return " and ".join(f"{k} {p['const']}" for k, p in rule["if"]["properties"].items())
+
+
+def rule_needs(rule: dict[str, Any]) -> str:
+    """What the ``else`` branch requires, or the condition: "baseUrl and model, or provider
+    builtin"."""
+    return f"{' and '.join(rule['else']['required'])}, or {rule_condition(rule)}"
+
+
+def rule_problems(rule: dict[str, Any], value: dict[str, Any]) -> list[tuple[str | None, str]]:
+    """What ``value`` (an object's given fields, wire names) breaks of ``rule``, as (field or
+    None for the whole object, problem) pairs.
+
+    The subset of JSON Schema the rule uses: ``if`` holds ``const`` properties that must all be
+    given; ``then`` holds ``const ""`` properties (not used under the condition); ``else``
+    holds ``required`` properties with ``minLength`` 1.
+    """
+    condition = rule["if"]
+    if all(k in value for k in condition.get("required", ())) and all(
+        value.get(k) == p["const"] for k, p in condition["properties"].items() if k in value
+    ):
+        unused = rule["then"].get("properties", {})
+        return [
+            (k, f"not used with {rule_condition(rule)}")
+            for k, p in unused.items()
+            if value.get(k) not in (None, p["const"])
+        ]
+    if any(value.get(k) in (None, "") for k in rule["else"].get("required", ())):
+        needed = " and ".join(rule["else"]["required"])
+        return [(None, f"{needed} are required, or {rule_condition(rule)}")]
+    return []
 
 
 def check_top_k(value: object, flag: str = "top_k") -> int | None:
@@ -408,16 +456,7 @@ def json_schema() -> dict[str, Any]:
         "type": "object",
         "description": "The optional vector tier; without it search is lexical (BM25) only.",
         "properties": {s.wire: s.json_schema() for s in EMBEDDINGS},
-        # provider builtin: no server, so no baseUrl; otherwise (openai) baseUrl and model.
-        "if": {
-            "properties": {PROVIDER.wire: {"const": "builtin"}},
-            "required": [PROVIDER.wire],
-        },
-        "then": {"properties": {BASE_URL.wire: {"const": ""}}},
-        "else": {
-            "properties": {name: {"minLength": 1} for name in EMBEDDINGS_REQUIRED},
-            "required": list(EMBEDDINGS_REQUIRED),
-        },
+        **EMBEDDINGS_RULE,
     }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..knowledge import settings_schema as contract
-from ..knowledge.config import DEFAULT_BUILTIN_MODEL, PROVIDERS, EmbeddingsConfig
+from ..knowledge.config import DEFAULT_BUILTIN_MODEL, EmbeddingsConfig
 from ..knowledge.location import Settings, absolute_roots
 
 SECTION = "fisk"
@@ -118,9 +118,12 @@ _NUMBERS = {"timeout", "query_timeout"}
 
 def _embeddings(value: object, key: str, errors: list[str]) -> object:
     if not isinstance(value, dict):
-        errors.append(f"{key} (expected an object with baseUrl and model, or provider builtin)")
+        errors.append(
+            f"{key} (expected an object with {contract.rule_needs(contract.EMBEDDINGS_RULE)})"
+        )
         return _BAD
     fields: dict[str, Any] = {}
+    given: dict[str, Any] = {}
     for setting in contract.EMBEDDINGS:
         item = value.get(setting.wire)
         if item is None:
@@ -132,18 +135,10 @@ def _embeddings(value: object, key: str, errors: list[str]) -> object:
             item = item.strip()
         if isinstance(item, int) and setting.name in _NUMBERS:
             item = float(item)
-        fields[setting.name] = item
-    provider = fields.get("provider") or "openai"
-    fields["provider"] = provider
-    if provider not in PROVIDERS:
-        errors.append(f"{key}.provider (expected one of {', '.join(PROVIDERS)})")
-        return _BAD
-    if provider == "builtin":
-        if fields.get("base_url"):
-            errors.append(f"{key}.baseUrl (not used with provider builtin)")
-            return _BAD
-    elif not fields.get("base_url") or not fields.get("model"):
-        errors.append(f"{key} (baseUrl and model are required, or provider builtin)")
+        fields[setting.name] = given[setting.wire] = item
+    fields["provider"] = fields.get("provider") or "openai"
+    if problems := contract.rule_problems(contract.EMBEDDINGS_RULE, given):
+        errors += [f"{key}{'.' + f if f else ''} ({problem})" for f, problem in problems]
         return _BAD
     return Embeddings(**fields)
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from fisk_ls.knowledge import Settings
+from fisk_ls.knowledge.settings_schema import EMBEDDINGS_RULE, json_schema
 from fisk_ls.lsp.options import Embeddings, Options, parse_options
 
 
@@ -96,3 +97,32 @@ def test_apply_to_settings(settings: Settings, project: Path) -> None:
     assert applied.top_k == 2
     assert applied.embeddings is None
     assert Options().apply(settings) == settings
+
+
+@pytest.mark.parametrize(
+    ("embeddings", "message"),
+    [
+        (
+            {"provider": "builtin", "baseUrl": "http://e/v1"},
+            "fisk.embeddings.baseUrl (not used with provider builtin)",
+        ),
+        (
+            {"baseUrl": " http://e/v1 "},
+            "fisk.embeddings (baseUrl and model are required, or provider builtin)",
+        ),
+        (
+            {"model": "m", "baseUrl": "  "},
+            "fisk.embeddings (baseUrl and model are required, or provider builtin)",
+        ),
+        ({}, "fisk.embeddings (baseUrl and model are required, or provider builtin)"),
+        ("x", "fisk.embeddings (expected an object with baseUrl and model, or provider builtin)"),
+    ],
+)
+def test_the_provider_rule_comes_from_the_schema_with_one_message(
+    embeddings: object, message: str
+) -> None:
+    """The if/then/else the schema file (and the editors' generated copies) carry is the rule the
+    server applies, and its messages are the ones the editors show."""
+    embeddings_schema = json_schema()["properties"]["embeddings"]
+    assert {k: embeddings_schema[k] for k in ("if", "then", "else")} == EMBEDDINGS_RULE
+    assert parse_options({"embeddings": embeddings}).errors == [message]

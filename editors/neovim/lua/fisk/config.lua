@@ -31,11 +31,49 @@ M.pickers = { "auto", "telescope", "fzf_lua", "snacks", "mini", "select" }
 -- into lua/fisk/schema.lua (scripts/editor_contracts.py; a Python test fails when it is stale).
 M.schema = require("fisk.schema").properties
 
---- What the embeddings need unless the provider is builtin (the schema's `else` branch).
----@param p table the embeddings property
----@return string[]
-local function required(p)
-  return (p["else"] or {}).required or p.required or {}
+--- A rule's `if` in words ("provider builtin").
+---@param rule table a property with JSON Schema if/then/else
+---@return string
+local function condition(rule)
+  local words = {}
+  for key, p in vim.spairs(rule["if"].properties) do
+    words[#words + 1] = ("%s %s"):format(key, tostring(p.const))
+  end
+  return table.concat(words, " and ")
+end
+
+--- What `value` breaks of a schema if/then/else `rule` (the embeddings' provider rule, written
+--- once in the server's contract), in the server's words (settings_schema.rule_problems): under
+--- the condition a `then` field other than its const "" is "not used with provider builtin";
+--- otherwise a missing or empty `else.required` field makes "baseUrl and model are required, or
+--- provider builtin".
+---@param rule table
+---@param value table the object's given fields
+---@return { field: string?, problem: string }[]
+function M.rule_problems(rule, value)
+  local applies = true
+  for _, key in ipairs(rule["if"].required or {}) do
+    applies = applies and value[key] ~= nil
+  end
+  for key, p in pairs(rule["if"].properties) do
+    applies = applies and (value[key] == nil or value[key] == p.const)
+  end
+  local out = {}
+  if applies then
+    for key, p in vim.spairs((rule["then"] or {}).properties or {}) do
+      if value[key] ~= nil and value[key] ~= p.const then
+        out[#out + 1] = { field = key, problem = "not used with " .. condition(rule) }
+      end
+    end
+    return out
+  end
+  local required = rule["else"].required
+  for _, key in ipairs(required) do
+    if value[key] == nil or value[key] == "" then
+      return { { problem = ("%s are required, or %s"):format(table.concat(required, " and "), condition(rule)) } }
+    end
+  end
+  return out
 end
 
 ---@type fisk.Options
@@ -142,7 +180,8 @@ function M.check_settings(settings)
         out[key] = nil
       end
     elseif type(value) ~= "table" or vim.islist(value) and next(value) ~= nil then
-      bad(key, "an object with " .. table.concat(required(p), " and "), value)
+      local needs = p["else"] and ("%s, or %s"):format(table.concat(p["else"].required, " and "), condition(p))
+      bad(key, "an object" .. (needs and " with " .. needs or ""), value)
       out[key] = nil
     else
       local ok = true
@@ -152,17 +191,10 @@ function M.check_settings(settings)
           ok = false
         end
       end
-      if ok and value.provider == "builtin" then -- a model inside fisk-ls: no server, so no baseUrl
-        if value.baseUrl ~= nil and value.baseUrl ~= "" then
-          problems[#problems + 1] = ("fisk.%s.baseUrl (not used with provider builtin)"):format(key)
+      if ok and p["if"] then -- the provider rule: builtin takes no baseUrl, openai needs baseUrl and model
+        for _, broken in ipairs(M.rule_problems(p, value)) do
+          problems[#problems + 1] = ("fisk.%s (%s)"):format(broken.field and key .. "." .. broken.field or key, broken.problem)
           ok = false
-        end
-      else
-        for _, name in ipairs(required(p)) do
-          if ok and (value[name] == nil or value[name] == "") then
-            problems[#problems + 1] = ("fisk.%s (%s are required)"):format(key, table.concat(required(p), " and "))
-            ok = false
-          end
         end
       end
       if not ok then

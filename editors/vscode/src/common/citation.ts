@@ -41,9 +41,12 @@ export function hitRange(link: LocationLink): LspRange {
 }
 
 /**
- * Opens the cited file and selects `range`'s lines (default: the whole cited chunk), cursor on the first
- * one, and scrolls them into view: `reveal` InCenter puts them in the middle of the editor (a search hit),
- * the default scrolls only when they are off screen (a citation).
+ * Opens the cited file and selects from `range`'s start to the end of its last line (default: the whole
+ * cited chunk), cursor at the start (line and character: a search hit's first matched word), and scrolls
+ * them into view: `reveal` InCenter puts them in the middle of the editor (a search hit), the default
+ * scrolls only when they are off screen (a citation). The server counts `character` in the position
+ * encoding agreed at `initialize`; the language client offers only UTF-16, which is what
+ * `vscode.Position` counts.
  */
 export async function openLocation(
   link: LocationLink,
@@ -53,16 +56,16 @@ export async function openLocation(
   const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(link.targetUri));
   const { first, last } = citedLines(range);
   const lastLine = Math.min(last, document.lineCount - 1);
-  const start = document.validatePosition(new vscode.Position(first, 0));
+  const start = document.validatePosition(new vscode.Position(first, range.start.character));
   const end = document.lineAt(lastLine).range.end;
   const editor = await vscode.window.showTextDocument(document, { selection: new vscode.Range(start, end), preview: true });
-  // The show option's range puts the cursor at its end; select backwards so the cursor is on the first line.
+  // The show option's range puts the cursor at its end; select backwards so the cursor is at the start.
   editor.selection = new vscode.Selection(end, start);
   editor.revealRange(new vscode.Range(start, end), reveal);
   return editor;
 }
 
-/** Opens a search hit (or another location of it): the matched lines selected, centred in the editor. */
+/** Opens a search hit (or another location of it): cursor on the first matched word, the matched lines selected and centred. */
 export function openMatch(link: LocationLink): Promise<vscode.TextEditor> {
   return openLocation(link, hitRange(link), vscode.TextEditorRevealType.InCenter);
 }

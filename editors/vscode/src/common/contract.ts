@@ -3,8 +3,9 @@
  * the Python core (fisk_ls/knowledge/settings_schema.py), exported as
  * fisk_ls/knowledge/settings.schema.json and generated from it into schema.generated.ts
  * (scripts/editor_contracts.py; a Python test fails when that file is stale). package.json
- * `contributes.configuration` repeats them for the settings editor; the unit test contract.test.ts
- * fails when package.json or the tool's input schema disagree with the schema file.
+ * `contributes.configuration` and the tool's input schema repeat them for the settings editor and the
+ * model; `scripts/editor_contracts.py --check` (with its Python test) and the unit test contract.test.ts
+ * fail when they disagree with the schema file.
  *
  * One behaviour per boundary, as the server does it:
  * - a setting out of range keeps its default, and one message names every bad field
@@ -32,8 +33,18 @@ export const EMBEDDINGS_THREADS = EMBEDDINGS.threads satisfies Limit;
 /** `openai`: an OpenAI-compatible server at baseUrl; `builtin`: a model run inside fisk-ls. */
 export const EMBEDDINGS_PROVIDERS = EMBEDDINGS.provider.enum;
 export type EmbeddingsProvider = (typeof EMBEDDINGS_PROVIDERS)[number];
-/** What the openai provider needs (the schema's `else` branch: not provider builtin). */
-export const EMBEDDINGS_REQUIRED: readonly string[] = SETTINGS.embeddings.else.required;
+
+/** A JSON Schema `if`/`then`/`else` over an object's fields, in the subset the schema file uses. */
+export interface Rule {
+  if: { properties: Readonly<Record<string, { const: unknown }>>; required?: readonly string[] };
+  then: { properties?: Readonly<Record<string, { const: unknown }>> };
+  else: { required: readonly string[] };
+}
+/**
+ * The embeddings' provider rule, written once in the server's contract (settings.schema.json's
+ * if/then/else): provider builtin takes no baseUrl, otherwise baseUrl and model are required.
+ */
+export const EMBEDDINGS_RULE: Rule = SETTINGS.embeddings;
 export const QUERY_MAX_LENGTH: number = QUERY.maxLength;
 /** A search's extra strings (`also`): at most `maxItems`, each a string of at most `items.maxLength` characters. */
 export const ALSO = DEFS.also;
@@ -72,6 +83,35 @@ export function checkValue(limit: Limit, value: unknown): string | undefined {
   const shown =
     typeof value === 'string' && value.length > 80 ? `${value.length.toLocaleString('en-US')} characters` : String(JSON.stringify(value));
   return `expected ${describeLimit(limit)}, got ${shown.slice(0, 100)}`;
+}
+
+/** The rule's condition in words: "provider builtin". */
+export function ruleCondition(rule: Rule): string {
+  return Object.entries(rule.if.properties)
+    .map(([key, p]) => `${key} ${String(p.const)}`)
+    .join(' and ');
+}
+
+/**
+ * What `value` (an object's given fields) breaks of `rule`, as [field, problem] pairs (field undefined:
+ * the whole object), in the server's words (`rule_problems` in settings_schema.py): under the
+ * condition, a `then` field other than its const `""` is "not used with provider builtin"; otherwise a
+ * missing or empty `else.required` field makes "baseUrl and model are required, or provider builtin".
+ */
+export function ruleProblems(rule: Rule, value: Readonly<Record<string, unknown>>): [string | undefined, string][] {
+  const condition = Object.entries(rule.if.properties);
+  const applies =
+    (rule.if.required ?? []).every((key) => value[key] !== undefined) &&
+    condition.every(([key, p]) => value[key] === undefined || value[key] === p.const);
+  if (applies) {
+    return Object.entries(rule.then.properties ?? {})
+      .filter(([key, p]) => value[key] !== undefined && value[key] !== p.const)
+      .map(([key]) => [key, `not used with ${ruleCondition(rule)}`]);
+  }
+  const required = rule.else.required;
+  return required.some((key) => value[key] === undefined || value[key] === '')
+    ? [[undefined, `${required.join(' and ')} are required, or ${ruleCondition(rule)}`]]
+    : [];
 }
 
 export function isTopK(value: unknown): value is number {

@@ -6,11 +6,12 @@ import {
   checkValue,
   EMBEDDINGS_PROVIDERS,
   EMBEDDINGS_QUERY_TIMEOUT,
-  EMBEDDINGS_REQUIRED,
+  EMBEDDINGS_RULE,
   EMBEDDINGS_THREADS,
   EMBEDDINGS_TIMEOUT,
   EmbeddingsProvider,
   Limit,
+  ruleProblems,
   TOP_K,
 } from './contract';
 
@@ -134,10 +135,15 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     queryPrefix: text('embeddings.queryPrefix', false),
     documentPrefix: text('embeddings.documentPrefix', false),
   };
-  const missing = EMBEDDINGS_REQUIRED.filter((key) => embeddings[key as 'baseUrl' | 'model'] === '');
-  if (embeddings.provider === 'openai' && embeddings.baseUrl !== '' && missing.length > 0) {
-    problems.push(`${name('embeddings')} (${EMBEDDINGS_REQUIRED.join(' and ')} are required)`);
-    embeddings.baseUrl = '';
+  // The provider rule is the server's (the schema's if/then/else), checked on what would be sent.
+  const sent = serverEmbeddings(embeddings);
+  const broken = sent === undefined ? [] : ruleProblems(EMBEDDINGS_RULE, sent);
+  for (const [field, problem] of broken) {
+    problems.push(`${name(field === undefined ? 'embeddings' : `embeddings.${field}`)} (${problem})`);
+  }
+  if (broken.length > 0) {
+    // Left out, so the server keeps its default (lexical search), as it does with a bad object.
+    Object.assign(embeddings, { provider: 'openai', baseUrl: '' });
   }
   return {
     serverCommand,
@@ -174,34 +180,42 @@ export function toServerSettings(settings: FiskSettings): ServerSettings {
   if (!settings.watch) {
     result.watch = false;
   }
-  const e = settings.embeddings;
-  // builtin needs no server (baseUrl and apiKeyEnv are not used, and the server refuses a baseUrl with it).
-  const builtin = e.provider === 'builtin';
-  if (builtin || e.baseUrl !== '') {
-    const embeddings: Partial<EmbeddingsSettings> = builtin
-      ? { provider: 'builtin', queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix }
-      : { baseUrl: e.baseUrl, queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
-    if (e.model !== '') {
-      embeddings.model = e.model;
-    }
-    if (!builtin && e.apiKeyEnv !== '') {
-      embeddings.apiKeyEnv = e.apiKeyEnv;
-    }
-    if (builtin && e.modelPath !== '') {
-      embeddings.modelPath = e.modelPath;
-    }
-    if (builtin && e.threads !== undefined) {
-      embeddings.threads = e.threads;
-    }
-    if (e.timeout !== undefined) {
-      embeddings.timeout = e.timeout;
-    }
-    if (e.queryTimeout !== undefined) {
-      embeddings.queryTimeout = e.queryTimeout;
-    }
+  const embeddings = serverEmbeddings(settings.embeddings);
+  if (embeddings !== undefined) {
     result.embeddings = embeddings;
   }
   return result;
+}
+
+/** The embeddings object sent to the server; undefined (lexical search) for openai without a base URL. */
+function serverEmbeddings(e: EmbeddingsSettings): Partial<EmbeddingsSettings> | undefined {
+  // builtin needs no server: baseUrl and apiKeyEnv are not sent (a baseUrl left in the settings is no error).
+  const builtin = e.provider === 'builtin';
+  if (!builtin && e.baseUrl === '') {
+    return undefined;
+  }
+  const embeddings: Partial<EmbeddingsSettings> = builtin
+    ? { provider: 'builtin', queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix }
+    : { baseUrl: e.baseUrl, queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
+  if (e.model !== '') {
+    embeddings.model = e.model;
+  }
+  if (!builtin && e.apiKeyEnv !== '') {
+    embeddings.apiKeyEnv = e.apiKeyEnv;
+  }
+  if (builtin && e.modelPath !== '') {
+    embeddings.modelPath = e.modelPath;
+  }
+  if (builtin && e.threads !== undefined) {
+    embeddings.threads = e.threads;
+  }
+  if (e.timeout !== undefined) {
+    embeddings.timeout = e.timeout;
+  }
+  if (e.queryTimeout !== undefined) {
+    embeddings.queryTimeout = e.queryTimeout;
+  }
+  return embeddings;
 }
 
 /** Expands `~`, `${userHome}`, `${workspaceFolder}` and `${env:NAME}` in a command path. */

@@ -48,7 +48,7 @@ function assertShowsLocation(link: LocationLink, range = link.targetRange): void
   assert.equal(editor.document.uri.toString(), vscode.Uri.parse(link.targetUri).toString());
   const first = range.start.line;
   const last = range.end.character === 0 && range.end.line > first ? range.end.line - 1 : range.end.line;
-  assert.equal(editor.selection.active.line, first, 'cursor on the first cited line');
+  assert.deepEqual([editor.selection.active.line, editor.selection.active.character], [first, range.start.character], 'cursor at the start');
   assert.equal(editor.selection.start.line, first);
   assert.equal(editor.selection.end.line, Math.min(last, editor.document.lineCount - 1), 'selection ends on the last cited line');
 }
@@ -141,6 +141,26 @@ test('a hit lands on the paragraph that matched, with its words highlighted; its
   assert.equal(await acceptFirst('fisk.openAlso', expected), also[0].citation);
   assertShowsLocation(also[0].location, also[0].location.targetSelectionRange);
   assert.ok(vscode.window.activeTextEditor?.document.lineAt(also[0].location.targetSelectionRange.start.line).text.startsWith('Drain the radar relay'));
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+}, 40000);
+
+test('a hit puts the cursor on the matched word, after the text before it on its line (UTF-16 columns)', async () => {
+  // docs/troubleshooting.md: "Après 🛰 storms, the kittiwake relay …"; the satellite is 2 UTF-16 code units, 1 code point.
+  const expected = (await api.search('kittiwake')).results[0];
+  assert.match(expected?.citation ?? '', /^docs\/troubleshooting\.md#\d+$/);
+  const lines = fs.readFileSync(vscode.Uri.parse(expected.location.targetUri).fsPath, 'utf8').split('\n');
+  const line = lines.findIndex((text) => text.includes('kittiwake'));
+  const character = lines[line].indexOf('kittiwake');
+  assert.ok(character > 0, 'the fixture line has text before the word');
+  assert.deepEqual(expected.location.targetSelectionRange.start, { line, character }, 'the server counts UTF-16 code units with VS Code');
+
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  assert.equal(await searchAndAccept('kittiwake'), expected.citation);
+  const editor = vscode.window.activeTextEditor;
+  assert.ok(editor, 'an editor is active');
+  assert.equal(editor.document.uri.toString(), vscode.Uri.parse(expected.location.targetUri).toString());
+  assert.deepEqual([editor.selection.active.line, editor.selection.active.character], [line, character], 'the cursor is on "kittiwake"');
+  assert.equal(editor.document.getText(editor.document.getWordRangeAtPosition(editor.selection.active)), 'kittiwake');
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 }, 40000);
 

@@ -65,6 +65,33 @@ test('opening a search hit selects the matched lines and reveals them centred', 
   assert.equal(mock.revealTypes[0], TextEditorRevealType.InCenter);
 });
 
+test('a search hit puts the cursor on its first matched word: the start line and character (UTF-16, as vscode.Position)', async () => {
+  const line = 'Après 🛰 the storm, the kittiwake beacon needs a reset.';
+  mock.documents.set('/ws/docs/a.md', ['# Beacon', '', line, 'second line', '', 'after'].join('\n'));
+  const character = line.indexOf('kittiwake'); // UTF-16 code units: the satellite counts 2
+  assert.equal(character, Array.from(line).indexOf('k') + 1);
+  await openMatch({
+    targetUri: 'file:///ws/docs/a.md',
+    targetRange: { start: { line: 0, character: 0 }, end: { line: 6, character: 0 } },
+    targetSelectionRange: { start: { line: 2, character }, end: { line: 4, character: 0 } },
+  });
+  const { selection } = mock.shown[0].editor;
+  assert.deepEqual([selection.active.line, selection.active.character], [2, character], 'cursor on "kittiwake"');
+  assert.deepEqual([selection.anchor.line, selection.anchor.character], [3, 'second line'.length], 'to the end of the matched lines');
+  assert.deepEqual([mock.revealed[0].start.line, mock.revealed[0].start.character], [2, character]);
+});
+
+test('a start character past the end of its line is clamped to the line end', async () => {
+  mock.documents.set('/ws/docs/a.md', 'one\ntwo\nthree');
+  await openMatch({
+    targetUri: 'file:///ws/docs/a.md',
+    targetRange: { start: { line: 0, character: 0 }, end: { line: 3, character: 0 } },
+    targetSelectionRange: { start: { line: 1, character: 40 }, end: { line: 2, character: 0 } },
+  });
+  const { selection } = mock.shown[0].editor;
+  assert.deepEqual([selection.active.line, selection.active.character], [1, 3]);
+});
+
 test('a range past the end of the file is clamped to the last line', async () => {
   mock.documents.set('/ws/docs/a.md', 'one\ntwo\nthree');
   await openLocation({

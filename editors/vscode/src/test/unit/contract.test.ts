@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { beforeEach, test } from 'node:test';
 import { mock } from './mock/vscode';
 import { reset } from './helpers';
-import { ALSO, EMBEDDINGS_QUERY_TIMEOUT, EMBEDDINGS_TIMEOUT, QUERY_MAX_LENGTH, TOP_K } from '../../common/contract';
+import { ALSO, EMBEDDINGS_QUERY_TIMEOUT, EMBEDDINGS_RULE, EMBEDDINGS_TIMEOUT, QUERY_MAX_LENGTH, ruleProblems, TOP_K } from '../../common/contract';
 import { getSettings, toServerSettings } from '../../common/settings';
 import { parseToolInput } from '../../common/tool';
 
@@ -166,4 +166,31 @@ test('topK at the limits is kept; one past them is left to the server\'s default
     assert.equal(getSettings().problems[0], `fisk.topK (expected an integer from ${minimum} to ${maximum}, got ${bad})`);
     assert.throws(() => parseToolInput({ query: 'q', topK: bad }), { message: `fisk_knowledge_search: topK: expected an integer from ${minimum} to ${maximum}, got ${bad}` });
   }
+});
+
+test("the provider rule is the schema file's if/then/else, with the server's messages", () => {
+  const embeddings = schema.properties.embeddings as unknown as Record<string, unknown>;
+  const { if: when, then, else: otherwise } = EMBEDDINGS_RULE;
+  assert.deepEqual({ if: when, then, else: otherwise }, { if: embeddings.if, then: embeddings.then, else: embeddings.else });
+  // The same verdicts and words as fisk_ls/lsp/options.py (tests/lsp/test_options.py).
+  const cases: [Record<string, unknown>, [string | undefined, string][]][] = [
+    [{ provider: 'builtin' }, []],
+    [{ provider: 'builtin', baseUrl: '' }, []],
+    [{ provider: 'builtin', baseUrl: 'http://e/v1' }, [['baseUrl', 'not used with provider builtin']]],
+    [{ baseUrl: 'http://e/v1', model: 'm' }, []],
+    [{ provider: 'openai', baseUrl: 'http://e/v1', model: 'm' }, []],
+    [{ baseUrl: 'http://e/v1' }, [[undefined, 'baseUrl and model are required, or provider builtin']]],
+    [{ provider: 'openai', model: 'm', baseUrl: '' }, [[undefined, 'baseUrl and model are required, or provider builtin']]],
+    [{}, [[undefined, 'baseUrl and model are required, or provider builtin']]],
+  ];
+  for (const [value, expected] of cases) {
+    assert.deepEqual(ruleProblems(EMBEDDINGS_RULE, value), expected, JSON.stringify(value));
+  }
+});
+
+test('a setting that breaks the provider rule is named in the server\'s words and left out', () => {
+  Object.assign(mock.settings, { 'fisk.embeddings.baseUrl': 'http://127.0.0.1:8080/v1' });
+  const settings = getSettings();
+  assert.deepEqual(settings.problems, ['fisk.embeddings (baseUrl and model are required, or provider builtin)']);
+  assert.equal(toServerSettings(settings).embeddings, undefined, 'lexical search, as the server does with it');
 });

@@ -103,7 +103,7 @@ test('every bad setting is named once; the others still apply', () => {
   assert.deepEqual(settings.problems, [
     'fisk.paths (expected a list of strings, got ["docs",3])',
     'fisk.topK (expected an integer from 1 to 20, got 30)',
-    'fisk.embeddings (baseUrl and model are required)',
+    'fisk.embeddings (baseUrl and model are required, or provider builtin)',
     'fisk.languages (expected a list of strings, got "markdown")',
   ]);
   assert.equal(settings.serverCommand, '/opt/fisk-ls');
