@@ -79,6 +79,53 @@ def minmax_mean(query_weight: float) -> Callable[[Sequence[S.Arms]], list[tuple[
     return rule
 
 
+def floored_mean(
+    query_weight: float, floor: float
+) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
+    """As minmax-mean, but a short list's last candidate is not pushed to 0: each list is
+    rescaled from min(its last score, ``floor`` x its best) (relative scores)."""
+
+    def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
+        total: dict[int, float] = {}
+        weights = [query_weight, *([1.0] * (len(arms) - 1))]
+        for w, (lexical, vector) in zip(weights, arms, strict=True):
+            wl = S.LEXICAL_WEIGHT if vector else 1.0
+            wv = 1.0 - S.LEXICAL_WEIGHT if lexical else 1.0
+            for weight, ranked in ((wl, lexical), (wv, vector)):
+                if not ranked:
+                    continue
+                top, last = ranked[0][1], ranked[-1][1]
+                low = last / top if top else 0.0
+                f = min(low, floor)
+                for c, x in ranked:
+                    r = x / top if top else 1.0
+                    part = (r - f) / (1 - f) if f < 1 else 1.0
+                    total[c] = total.get(c, 0.0) + w * weight * max(part, 0.0)
+        norm = sum(weights)
+        return sorted(((c, s / norm) for c, s in total.items()), key=lambda x: (-x[1], x[0]))
+
+    return rule
+
+
+def rank_mean(query_weight: float) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
+    """Each list scores 1 - (rank - 1) / FANOUT (a Borda count), weighted as the others."""
+
+    def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
+        total: dict[int, float] = {}
+        weights = [query_weight, *([1.0] * (len(arms) - 1))]
+        for w, (lexical, vector) in zip(weights, arms, strict=True):
+            wl = S.LEXICAL_WEIGHT if vector else 1.0
+            wv = 1.0 - S.LEXICAL_WEIGHT if lexical else 1.0
+            for weight, ranked in ((wl, lexical), (wv, vector)):
+                for rank, (c, _) in enumerate(ranked):
+                    part = max(1.0 - rank / S.FANOUT, 0.0)
+                    total[c] = total.get(c, 0.0) + w * weight * part
+        norm = sum(weights)
+        return sorted(((c, s / norm) for c, s in total.items()), key=lambda x: (-x[1], x[0]))
+
+    return rule
+
+
 def score_max(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
     best: dict[int, float] = {}
     for lexical, vector in arms:
@@ -118,6 +165,7 @@ def routed(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
 
 
 RULES: dict[str, Callable[[Sequence[S.Arms]], list[tuple[int, float]]]] = {
+    "product": lambda arms: PRODUCT(arms)[0],
     "score-mean": score_mean(1.0),
     "score-mean-q0.5": score_mean(0.5),
     "score-mean-q2": score_mean(2.0),
@@ -126,6 +174,11 @@ RULES: dict[str, Callable[[Sequence[S.Arms]], list[tuple[int, float]]]] = {
     "minmax-mean": minmax_mean(1.0),
     "minmax-mean-q2": minmax_mean(2.0),
     "minmax-mean-q1.5": minmax_mean(1.5),
+    "minmax-mean-q1.25": minmax_mean(1.25),
+    "floor0.5-q1.5": floored_mean(1.5, 0.5),
+    "floor0.5-q1": floored_mean(1.0, 0.5),
+    "rank-q1.5": rank_mean(1.5),
+    "rank-q1": rank_mean(1.0),
     "rrf60": rrf_all(60),
     "rrf20": rrf_all(20),
     "rrf-fused60": rrf_fused(60),

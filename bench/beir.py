@@ -31,6 +31,8 @@ from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.search import (
     TermStats,
     fuse,
+    fuse_strings,
+    lexical_arm,
     lexical_ids,
     query_plan,
     rrf,
@@ -100,7 +102,11 @@ def evaluate(
     cache: Path | None = None,
     builtin: Path | None = None,
     progress: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+    agent: Path | None = None,
 ) -> dict[str, Any]:
+    """``agent``: a file of agent strings (bench/devset/agent-strings.md) for the queries; adds
+    the runs ``lexical_agent`` and ``hybrid_agent``, each query fused with its strings as
+    ``search.fuse_strings`` fuses them."""
     base = CORPORA / f"beir-{name}"
     qrels = read_qrels(
         base / "qrels" / f"{split}.tsv" if (base / "qrels").is_dir() else base / "qrels.tsv"
@@ -148,7 +154,15 @@ def evaluate(
         "vector": {},
         "hybrid": {},
         "hybrid_rrf60": {},
+        "lexical_agent": {},
+        "hybrid_agent": {},
     }
+    strings: dict[str, list[str]] = {}
+    if agent is not None:
+        for line in agent.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                strings[str(row["id"])] = [str(x) for x in row["also"]]
     lat: list[float] = []
     with kb.store.snapshot() as snap:
         assert snap is not None
@@ -179,6 +193,20 @@ def evaluate(
                 runs["hybrid"][qid] = to_docs(fused, chunk_doc, skip)
                 by_rank = [cid for cid, _ in rrf([lex, vec])]
                 runs["hybrid_rrf60"][qid] = to_docs(by_rank, chunk_doc, skip)
+            if qid in strings:
+                texts = [text, *strings[qid]]
+                deeps = [lexical_arm(snap, x, stats_cache) for x in texts]
+                lexical_only = [(d, []) for d in deeps]
+                fused_ids = [cid for cid, _ in fuse_strings(lexical_only)[0]]
+                runs["lexical_agent"][qid] = to_docs(fused_ids, chunk_doc, skip)
+                if kb.embedder is not None:
+                    vectors = kb.embedder.embed_queries(texts)
+                    arms = [
+                        (d, vector_ids(snap, v, DEPTH * 2))
+                        for d, v in zip(deeps, vectors, strict=True)
+                    ]
+                    fused_ids = [cid for cid, _ in fuse_strings(arms)[0]]
+                    runs["hybrid_agent"][qid] = to_docs(fused_ids, chunk_doc, skip)
     kb.close()
     out: dict[str, Any] = {
         "dataset": name,
@@ -212,6 +240,7 @@ def main() -> None:
     ap.add_argument(
         "--cache", type=Path, help="keep projects and indexes here (re-runs reuse vectors)"
     )
+    ap.add_argument("--agent", type=Path, help="agent strings for the queries (adds *_agent runs)")
     args = ap.parse_args()
     if not (CORPORA / f"beir-{args.dataset}").is_dir():
         sys.exit(f"corpus not found under {CORPORA}")
@@ -227,6 +256,7 @@ def main() -> None:
                 args.document_prefix,
                 cache=args.cache,
                 builtin=args.builtin,
+                agent=args.agent,
             ),
             indent=2,
         )

@@ -106,9 +106,10 @@ class TermStats:
         snap: Snapshot,
         terms: list[str],
         phrases: list[str],
-        budget: int = POSTING_BUDGET,
+        budget: int | None = None,
     ) -> Plan:
-        """The terms and phrases of one expression, its cost bounded (``budget`` postings), with
+        """The terms and phrases of one expression, its cost bounded (``budget`` postings,
+        default ``POSTING_BUDGET``), with
         the kept terms' row counts (``topk.best`` skips rows with them).
 
         Terms in over ``COMMON_FRACTION`` of the chunks go as long as a term that does match
@@ -117,6 +118,7 @@ class TermStats:
         are kept while their postings fit the budget (the commonest carry the least BM25
         weight); a word whose count could not be learnt within ``LOOKUP_BUDGET`` counts as
         expensive. Phrases follow in order while the budget lasts. Order is kept."""
+        budget = POSTING_BUDGET if budget is None else budget
         unknown = Plan.uncounted(phrases if terms else [], terms)
         if not terms or (len(terms) == 1 and not phrases):
             return unknown  # what one term reads is the floor: nothing to count or choose

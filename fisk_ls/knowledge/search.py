@@ -35,7 +35,7 @@ from .fts import (
     stop_words,
 )
 from .languages import prefer_query_language
-from .lexical import POSTING_BUDGET, TermStats, started_headings
+from .lexical import TermStats, started_headings
 from .scope import chunk_ids as scope_chunks
 from .scope import documents as scope_documents
 from .settings_schema import resolve_top_k
@@ -248,7 +248,7 @@ def query_expression(snap: Snapshot, query: str, term_stats: TermStats | None) -
 
 
 def query_plan(
-    snap: Snapshot, query: str, term_stats: TermStats | None, budget: int = POSTING_BUDGET
+    snap: Snapshot, query: str, term_stats: TermStats | None, budget: int | None = None
 ) -> Plan:
     """The lexical query for ``query`` against this snapshot: with term statistics, very
     common terms pruned and the cost bounded (``TermStats.plan``).
@@ -505,7 +505,7 @@ def run_search(
     docs = scope_documents(snap, scope) if scope is not None else None
     within = scope_chunks(snap, docs) if docs is not None and identity and hybrid else None
     deeps = [
-        lexical_arm(snap, text, term_stats, docs, POSTING_BUDGET if i == 0 else ALSO_POSTING_BUDGET)
+        lexical_arm(snap, text, term_stats, docs, None if i == 0 else ALSO_POSTING_BUDGET)
         for i, text in enumerate(texts)
     ]
     vectors: list[knn.Scored] = [[] for _ in texts]
@@ -552,7 +552,7 @@ def lexical_arm(
     text: str,
     term_stats: TermStats | None,
     within: Sequence[int] | None = None,
-    budget: int = POSTING_BUDGET,
+    budget: int | None = None,
 ) -> list[tuple[int, float]]:
     """One search string's lexical candidates, ``FANOUT`` x ``DEEPER`` deep, heading boost
     applied (empty when the string has no searchable words); ``budget`` bounds the postings
@@ -597,11 +597,13 @@ def string_name(i: int) -> str:
 Arms = tuple[Sequence[tuple[int, float]], knn.Scored]
 """One search string's candidates: (lexical (id, bm25) best first, vector (id, cosine))."""
 
-ALSO_POSTING_BUDGET = POSTING_BUDGET
-"""The postings an extra search string's lexical arm may read (its rarest terms first)."""
+ALSO_POSTING_BUDGET: int | None = None
+"""The postings an extra search string's lexical arm may read, its rarest terms first (None:
+the query's, ``lexical.POSTING_BUDGET``)."""
 
-QUERY_WEIGHT = 1.0
-"""How much the question's own fused score counts against each extra string's (fuse_strings)."""
+QUERY_WEIGHT = 1.25
+"""How much the question's own score counts against each extra string's (:func:`fuse_strings`):
+1.25 keeps its exact words (an identifier, a term to define) ahead of an agent's guesses."""
 
 
 def fuse_strings(
@@ -611,10 +613,12 @@ def fuse_strings(
     query's as "lexical" / "vector", an extra string's as "also[i].lexical" ...), and the
     strings that found it. One string is :func:`fuse` of its two lists, unchanged.
 
-    Several: each string's lists are fused by :func:`fuse`, and a chunk's score is the
-    weighted mean of its per-string scores (the query's weighs ``QUERY_WEIGHT``, each extra
-    string's 1; a string that did not find it adds 0), so a chunk that several strings find
-    outranks one that a single string puts first (bench/tuning.md, "Agent strings")."""
+    Several: each string scores its candidates as :func:`rescaled` does, and a chunk's score
+    is the weighted mean over the strings (the query weighs ``QUERY_WEIGHT``, each extra string
+    1; a string that did not find it adds 0). So a chunk that several strings rank high
+    outranks one that a single string puts first. Measured against RRF (k=20, 60), score
+    fusion by relative BM25, the best per-string score and routing keywords to the lexical arm
+    and answers to the vector arm (bench/agent_fusion.py; bench/tuning.md, "Agent strings")."""
     ranks: dict[int, dict[str, int]] = {}
     found: dict[int, list[str]] = {}
     for i, (lexical, vector) in enumerate(arms):
@@ -632,11 +636,33 @@ def fuse_strings(
     total: dict[int, float] = {}
     weights = [QUERY_WEIGHT, *([1.0] * (len(arms) - 1))]
     for w, (lexical, vector) in zip(weights, arms, strict=True):
-        for cid, score in fuse(lexical, vector):
+        for cid, score in rescaled(lexical, vector).items():
             total[cid] = total.get(cid, 0.0) + w * score
     norm = sum(weights)
     fused = sorted(((cid, s / norm) for cid, s in total.items()), key=lambda x: (-x[1], x[0]))
     return fused, ranks, found_by
+
+
+def rescaled(
+    lexical: Sequence[tuple[int, float]], vector: Sequence[tuple[int, float]]
+) -> dict[int, float]:
+    """One string's score of each candidate in [0, 1]: ``LEXICAL_WEIGHT`` x its BM25 and the
+    rest x its cosine, each rescaled over that string's own candidates (the best 1, the last
+    0), as :func:`fuse` rescales cosines. Relative BM25 (:func:`fuse`'s, score / best) keeps
+    most of a list within 0.7-1.0, so across strings a chunk's count of strings outweighed its
+    ranks; rescaled, a string's first hit counts as such."""
+    wl = LEXICAL_WEIGHT if vector else 1.0
+    wv = 1.0 - LEXICAL_WEIGHT if lexical else 1.0
+    scores: dict[int, float] = {}
+    for weight, ranked in ((wl, lexical), (wv, vector)):
+        if not ranked:
+            continue
+        top, floor = ranked[0][1], ranked[-1][1]
+        span = top - floor
+        for cid, x in ranked:
+            part = (x - floor) / span if span else 1.0
+            scores[cid] = scores.get(cid, 0.0) + weight * part
+    return scores
 
 
 def fuse(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.agent_strings import ALSO, KEYWORDS, QUESTION, write_site
+from tests.support.agent_strings import ALSO, QUESTION, write_site
 
 
 def cli(root: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -45,7 +45,7 @@ def test_also_changes_what_a_paraphrase_finds(site: Path, tmp_path: Path) -> Non
     first = helped["results"][0]
     assert first["path"] == "docs/naming.md"
     assert "also[0]" in first["found_by"] and "also[0].lexical" in first["retrievers"]
-    text = cli(site, tmp_path, "search", QUESTION, "--also", KEYWORDS)
+    text = cli(site, tmp_path, "search", QUESTION, *args)
     assert text.returncode == 0 and text.stdout.startswith("docs/naming.md#")
 
 

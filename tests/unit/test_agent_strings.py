@@ -14,7 +14,7 @@ from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.search import fuse, fuse_strings
 from fisk_ls.knowledge.settings_schema import SettingError, check_also
-from tests.support.agent_strings import KEYWORDS, QUESTION, write_site
+from tests.support.agent_strings import ALSO, KEYWORDS, QUESTION, write_site
 from tests.support.fake_embed_server import FakeEmbedServer
 
 
@@ -46,7 +46,7 @@ def test_an_agent_string_finds_what_the_question_s_words_miss(kb: Knowledge) -> 
     plain = kb.search(QUESTION, 3)
     assert plain.hits and plain.hits[0].path == "docs/display.md"
     assert all(h.found_by == ("query",) for h in plain.hits)
-    helped = kb.search(QUESTION, 3, also=[KEYWORDS])
+    helped = kb.search(QUESTION, 3, also=ALSO)
     assert helped.hits[0].path == "docs/naming.md"
     assert "also[0]" in helped.hits[0].found_by
     assert "also[0].lexical" in helped.hits[0].retrievers
@@ -108,7 +108,7 @@ def test_a_failed_embedding_degrades_every_string_to_lexical(
     k = hybrid(root, store_base, fake_embed)
     try:
         fake_embed.set_mode("status", status=500)
-        result = k.search(QUESTION, 3, also=[KEYWORDS])
+        result = k.search(QUESTION, 3, also=ALSO)
         assert result.degraded and result.hits[0].path == "docs/naming.md"
     finally:
         k.close()

@@ -4,7 +4,7 @@ earlier queries left in the cache. Structural only: no timing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -138,9 +138,11 @@ def test_the_deep_read_is_one_scan(knowledge: Knowledge, monkeypatch: pytest.Mon
     calls: list[int] = []
     real = search.bm25_ids
 
-    def spy(snap: Snapshot, plan: Plan, limit: int) -> list[tuple[int, float]]:
+    def spy(
+        snap: Snapshot, plan: Plan, limit: int, within: Sequence[int] | None = None
+    ) -> list[tuple[int, float]]:
         calls.append(limit)
-        return real(snap, plan, limit)
+        return real(snap, plan, limit, within)
 
     monkeypatch.setattr(search, "bm25_ids", spy)
     assert knowledge.search("filler", top_k=20).hits
