@@ -170,13 +170,14 @@ class Projects:
         top_k: int | None,
         also: tuple[str, ...] = (),
         paths: Sequence[str] = (),
+        tags: Sequence[str] = (),
     ) -> Merged:
-        """The best hits of every project, merged by score; ``paths`` (see :func:`scopes`)
-        keep each project's search to them."""
+        """The best hits of every project, merged by score; ``paths`` and ``tags`` (see
+        :func:`scopes`) keep each project's search to them."""
         projects = list(self)
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
-        searched = scopes(projects, paths) if paths else [(p, None) for p in projects]
+        searched = scopes(projects, paths, tags) if paths or tags else [(p, None) for p in projects]
         k = resolve_top_k(top_k, projects[0].knowledge.settings.top_k)
         merged = Merged(INDEX_NOT_BUILT, "")
         statuses: list[str] = []
@@ -248,11 +249,14 @@ def _search(
     return kn.search(query, k, language, also, scope=scope)
 
 
-def scopes(projects: Sequence[Project], paths: Sequence[str]) -> list[tuple[Project, Scope | None]]:
-    """Each project's scope for a search's ``paths``: a relative path is relative to every
-    project's root; an absolute one (an editor's folder) belongs to the projects whose root
-    holds it, and a project none of the paths belong to is left out. SettingError for a path
-    outside every project or one that leaves the root (``../x``)."""
+def scopes(
+    projects: Sequence[Project], paths: Sequence[str], tags: Sequence[str] = ()
+) -> list[tuple[Project, Scope | None]]:
+    """Each project's scope for a search's ``paths`` and ``tags``: a relative path is relative
+    to every project's root; an absolute one (an editor's folder) belongs to the projects whose
+    root holds it, and a project none of the paths belong to is left out (with no paths, every
+    project, kept to the tags). SettingError for a path outside every project or one that
+    leaves the root (``../x``)."""
     claimed: set[str] = set()
     out: list[tuple[Project, Scope | None]] = []
     for project in projects:
@@ -266,8 +270,8 @@ def scopes(projects: Sequence[Project], paths: Sequence[str]) -> list[tuple[Proj
             if rel != ".." and not rel.startswith("../"):
                 mine.append(rel)
                 claimed.add(p)
-        if mine:
-            out.append((project, Scope.build(mine)))
+        if mine or not paths:
+            out.append((project, Scope.build(mine, tags=tags)))
     if stray := [p for p in paths if os.path.isabs(p) and p not in claimed]:
         raise SettingError(f"paths: {stray[0]!r} is in no open project")
     return out
