@@ -18,8 +18,10 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from ..knowledge import CitationError, IndexStats, KnowledgeError
 from ..knowledge.scope import Scope
 from ..knowledge.settings_schema import (
+    SHOW_CONTEXT,
     SettingError,
     check_also,
+    check_context,
     check_query,
     check_scope,
     check_tags,
@@ -76,11 +78,18 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
 
 
 def show(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
-    params = one_object(SHOW, args, {"citation"})
+    params = one_object(SHOW, args, {"citation", "context"})
     citation = string_field(SHOW, params, "citation")
+    try:
+        context = check_context(params.get("context"), SHOW_CONTEXT, "context")
+    except SettingError as exc:
+        raise invalid(SHOW, str(exc)) from None
     ls.wait_ready()
-    project, chunk = failing_as_rpc(lambda: ls.projects.show(citation))
-    return results.show_result(chunk, project.root)
+    if not context:
+        project, chunk = failing_as_rpc(lambda: ls.projects.show(citation))
+        return results.show_result(chunk, project.root)
+    project, chunks = failing_as_rpc(lambda: ls.projects.around(citation, context))
+    return results.around_result(chunks, citation, project.root)
 
 
 def status(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:

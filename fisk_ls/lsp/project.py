@@ -213,6 +213,18 @@ class Projects:
         """The first root (in workspace order; ``prefer``'s own project first) with the chunk.
 
         ``check_file=False`` answers from the index alone (no read of the target file)."""
+        return self._first(citation, prefer, lambda kn: kn.show(citation, check_file=check_file))
+
+    def around(
+        self, citation: str, context: int, prefer: Path | None = None
+    ) -> tuple[Project, list[CitedChunk]]:
+        """As :meth:`show`, with up to ``context`` chunks of the same document before and after
+        the cited one (``Knowledge.around``: in document order)."""
+        return self._first(citation, prefer, lambda kn: kn.around(citation, context))
+
+    def _first(
+        self, citation: str, prefer: Path | None, call: Callable[[Knowledge], T]
+    ) -> tuple[Project, T]:
         parse_citation(citation)  # malformed → CitationError at once
         projects = list(self)
         if prefer is not None:
@@ -220,7 +232,7 @@ class Projects:
         failures: list[KnowledgeError] = []
         for project in projects:
             try:
-                return project, project.read(lambda kn: kn.show(citation, check_file=check_file))
+                return project, project.read(call)
             except KnowledgeError as exc:  # not in this root (or its store is broken)
                 failures.append(exc)
         broken = [f for f in failures if not isinstance(f, CitationError)]
