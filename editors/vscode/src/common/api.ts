@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { SearchEvent } from './commands';
 import { IndexStatus, SearchResult, ShowResult } from './protocol';
+import type { PickerView } from './search';
 import { ServerState } from './server';
 import { StatusView } from './status';
 
@@ -16,4 +17,6 @@ export interface FiskApi {
   readonly onDidSearch: vscode.Event<SearchEvent>;
   readonly onDidChangeServerState: vscode.Event<ServerState>;
   readonly statusBar: { snapshot(): StatusView; readonly onDidChange: vscode.Event<StatusView> };
+  /** The search picker's list once the workbench shows it (its active row). */
+  readonly searchPicker: { readonly onDidChange: vscode.Event<PickerView> };
 }

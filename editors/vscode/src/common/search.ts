@@ -19,6 +19,26 @@ export interface SearchPickerDeps {
   delayMs?: number;
 }
 
+/** What the search picker shows once the workbench has its list (FiskApi.searchPicker). */
+export interface PickerView {
+  query: string;
+  title: string;
+  placeholder: string;
+  /** The citations of the rows, in order (hits only). */
+  citations: string[];
+  /** The citation of the row the workbench made active (undefined on a notice row). */
+  active?: string;
+  /** True when the list is the one refined with the language model's strings. */
+  refined: boolean;
+}
+
+const views = new vscode.EventEmitter<PickerView>();
+/**
+ * Fires when the workbench reports the picker's active row, that is once a new list has reached
+ * it: a row accepted after this event is one of that list's.
+ */
+export const onDidChangePicker: vscode.Event<PickerView> = views.event;
+
 const COPY_BUTTON: HitButton = { iconPath: new vscode.ThemeIcon('copy'), tooltip: 'Copy citation', action: 'copy' };
 
 /**
@@ -40,7 +60,11 @@ export class SearchPicker {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let inFlight: vscode.CancellationTokenSource | undefined;
     let generation = 0;
+    // The query last run or waiting to run: the workbench reports the value it was given (the initial
+    // query) back as a change, which must not search that query a second time.
+    let latest = initialQuery;
     let opening: Promise<string | undefined> = Promise.resolve(undefined);
+    let shown: { query: string; refined: boolean } = { query: '', refined: false };
 
     const run = (query: string): void => {
       inFlight?.cancel();
@@ -48,6 +72,7 @@ export class SearchPicker {
       inFlight = undefined;
       const mine = ++generation;
       if (query.trim() === '') {
+        shown = { query, refined: false };
         picker.items = [];
         picker.busy = false;
         return;
@@ -64,6 +89,7 @@ export class SearchPicker {
         }
       };
       const show = (result: SearchResult) => {
+        shown = { query, refined };
         const notice = noticeFor(result, query);
         picker.title = searchTitle(result);
         picker.items = notice ? [noticeItem(notice)] : result.results.map((hit) => hitItem(hit, COPY_BUTTON));
@@ -77,6 +103,7 @@ export class SearchPicker {
         },
         (error: unknown) => {
           if (mine === generation && !refined && !source.token.isCancellationRequested) {
+            shown = { query, refined: false };
             picker.title = searchTitle();
             picker.items = [noticeItem(failureNotice(error))];
           }
@@ -107,8 +134,28 @@ export class SearchPicker {
     return new Promise<string | undefined>((resolve) => {
       const subscriptions: vscode.Disposable[] = [
         picker.onDidChangeValue((value) => {
+          if (value === latest) {
+            return;
+          }
+          latest = value;
           clearTimeout(timer);
           timer = setTimeout(() => run(value), this.deps.delayMs ?? SEARCH_DELAY_MS);
+        }),
+        picker.onDidChangeActive((active) => {
+          const rows = picker.items;
+          const row = active[0];
+          if (row === undefined || !rows.includes(row)) {
+            return;
+          }
+          const citations = rows.flatMap((item) => ('hit' in item ? [item.hit.citation] : []));
+          views.fire({
+            query: shown.query,
+            title: picker.title ?? '',
+            placeholder: picker.placeholder ?? '',
+            citations,
+            active: 'hit' in row ? row.hit.citation : undefined,
+            refined: shown.refined,
+          });
         }),
         picker.onDidTriggerItemButton((event) => {
           if (!('hit' in event.item)) {

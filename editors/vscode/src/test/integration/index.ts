@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FiskApi } from '../../common/api';
+import type { PickerView } from '../../common/search';
 import type { LocationLink, ReindexResult, ShowResult, IndexStatus } from '../../common/protocol';
 import { note, runAll, test, waitFor } from './harness';
 
@@ -22,9 +23,21 @@ function root(): vscode.Uri {
   return folder.uri;
 }
 
-/** Accepts the first QuickPick row as soon as the picker has one; resolves with the command's result. */
-function searchAndAccept(query: string): Promise<string | undefined> {
-  return acceptFirst('fisk.search', query);
+/**
+ * Runs Fisk: Search Knowledge with `query`, waits until the workbench shows a list for it with a row
+ * active, and accepts that row; resolves with the command's result.
+ */
+async function searchAndAccept(query: string): Promise<string | undefined> {
+  const views: PickerView[] = [];
+  const sub = api.searchPicker.onDidChange((view) => views.push(view));
+  try {
+    const result = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', query));
+    await waitFor(`the picker to list results for "${query}"`, () => views.some((v) => v.query === query && v.active !== undefined));
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    return await result;
+  } finally {
+    sub.dispose();
+  }
 }
 
 /** Runs `command`, accepting the first row of the QuickPick it shows; resolves with the command's result. */
@@ -317,25 +330,25 @@ test('fisk.search.languageModelExpansion: a question asks the registered chat mo
   const question = 'why are my notifications held back at night?';
   const events: { also?: string[]; citation?: string; error?: string }[] = [];
   const sub = api.onDidSearch((e) => events.push({ also: e.args.also, citation: e.result?.results[0]?.citation, error: e.error ? String(e.error) : undefined }));
+  const views: PickerView[] = [];
+  const viewSub = api.searchPicker.onDidChange((view) => views.push(view));
   try {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await config.update('search.languageModelExpansion', true, vscode.ConfigurationTarget.Workspace);
     const before = requests.length;
-    let done = false;
-    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', question)).finally(() => (done = true));
+    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', question));
     const refined = await waitFor('the search with the model\'s strings', () => events.find((e) => e.also !== undefined));
+    // The refined search's event comes before the picker shows its list, and the workbench gets the
+    // list after that: accept only once the workbench has made a row of the final list active.
+    const final = await waitFor('the picker to show its final list', () =>
+      views.find((v) => (refined.error === undefined ? v.refined : v.active === events[0].citation)),
+    );
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    const citation = await picked;
     assert.equal(requests.length - before, 1, 'one request to the model');
     assert.ok(requests[before].includes(question), 'the request carries the question');
-    assert.equal(events[0].also, undefined, 'the plain search went first');
-    assert.equal(refined.also?.length, 3);
-    await waitFor('the picker to accept a result', async () => {
-      if (!done) {
-        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-        await new Promise((r) => setTimeout(r, 150));
-      }
-      return done;
-    });
-    const citation = await picked;
+    assert.deepEqual(events.map((e) => e.also?.length), [undefined, 3], 'one plain search, then one with the three strings');
+    assert.equal(citation, final.active, 'the accepted row is the active row of the list shown');
     if (refined.error !== undefined) {
       // A server without `also` refuses the refined search: the plain results stay.
       note(`the refined search was refused (${refined.error.slice(0, 120)}); the plain results stayed`);
@@ -346,6 +359,7 @@ test('fisk.search.languageModelExpansion: a question asks the registered chat mo
     }
   } finally {
     sub.dispose();
+    viewSub.dispose();
     await config.update('search.languageModelExpansion', undefined, vscode.ConfigurationTarget.Workspace);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   }

@@ -3,7 +3,7 @@ import { beforeEach, mock as nodeMock, test } from 'node:test';
 import { FakeQuickPick, mock } from './mock/vscode';
 import { deferred, flush, hit, reset, result } from './helpers';
 import { SearchHit, SearchResult, ServerNotRunningError } from '../../common/protocol';
-import { SEARCH_DELAY_MS, SearchPicker } from '../../common/search';
+import { onDidChangePicker, PickerView, SEARCH_DELAY_MS, SearchPicker } from '../../common/search';
 import { Notice } from '../../common/searchItems';
 
 interface Call {
@@ -84,6 +84,21 @@ test('an initial query searches at once; accepting opens the hit and resolves wi
   assert.equal(await shown, 'docs/b.md#2');
   assert.deepEqual(opened.map((h) => h.citation), ['docs/b.md#2']);
   assert.equal(current().disposed, true);
+  nodeMock.timers.reset();
+});
+
+test('the workbench reporting the initial query back as a value change does not search it again', async () => {
+  const { picker, calls, expansions } = setupExpanding();
+  void picker.show('how do I stop retries');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.deepEqual(calls.map((c) => c.query), ['how do I stop retries'], 'one search');
+  assert.equal(expansions.length, 1, 'one expansion');
+  assert.equal(calls[0].token.isCancellationRequested, false, 'the first search is not cancelled');
+  current().type('how do I stop retrying');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  current().type('how do I stop retries');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.equal(calls.length, 3, 'typing back to an earlier query searches it');
   nodeMock.timers.reset();
 });
 
@@ -199,6 +214,30 @@ test('with expansion: the plain results show at once, then the list is refined w
   await flush();
   assert.deepEqual(current().items.map((i) => i.description), ['docs/refined.md:1', 'docs/plain.md:1']);
   assert.equal(current().busy, false);
+  nodeMock.timers.reset();
+});
+
+test('the picker view follows the list the workbench shows: its active row, and whether it is the refined one', async () => {
+  const { picker, calls, expansions } = setupExpanding();
+  const seen: PickerView[] = [];
+  const sub = onDidChangePicker((view) => seen.push(view));
+  void picker.show('how do I stop retries');
+  calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)]));
+  await flush();
+  expansions[0].answer.resolve(['k']);
+  await flush();
+  calls[1].answer.resolve(result([hit('docs/refined.md#3', 0), hit('docs/plain.md#1', 0)]));
+  await flush();
+  sub.dispose();
+  assert.deepEqual(
+    seen.map((v) => [v.active, v.refined, v.citations]),
+    [
+      ['docs/plain.md#1', false, ['docs/plain.md#1']],
+      ['docs/refined.md#3', true, ['docs/refined.md#3', 'docs/plain.md#1']],
+    ],
+  );
+  assert.equal(seen[1].query, 'how do I stop retries');
+  assert.equal(seen[1].title, 'Fisk: Search Knowledge — lexical');
   nodeMock.timers.reset();
 });
 
