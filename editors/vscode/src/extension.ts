@@ -37,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): FiskApi {
   );
   void fisk.restart();
   return {
-    search: (query, topK, also) => searchKnowledge(fisk, status, { query, topK, also }),
+    search: (query, topK, also, paths) => searchKnowledge(fisk, status, { query, topK, also, paths }),
     show: (citation) => fisk.request<ShowResult>(ServerCommands.show, { citation }),
     status: () => status.refresh(),
     get serverState() {

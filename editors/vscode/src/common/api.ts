@@ -7,8 +7,11 @@ import { StatusView } from './status';
 
 /** What `activate()` returns: other extensions (and the integration tests) can search through it. */
 export interface FiskApi {
-  /** topK: absent, the server's configured number; also: up to 4 extra search strings fused with the query's. */
-  search(query: string, topK?: number, also?: string[]): Promise<SearchResult>;
+  /**
+   * topK: absent, the server's configured number; also: up to 4 extra search strings fused with the
+   * query's; paths: folders, files or globs to search in (relative to each project root, or absolute).
+   */
+  search(query: string, topK?: number, also?: string[], paths?: string[]): Promise<SearchResult>;
   show(citation: string): Promise<ShowResult>;
   /** Asks the server for the index status and updates the status bar. */
   status(): Promise<IndexStatus | undefined>;

@@ -126,6 +126,72 @@ test('Fisk: Search Knowledge opens the first hit and selects its lines', async (
   assertShowsLocation(expected.location, expected.location.targetSelectionRange);
 }, 40000);
 
+/** Collects the search picker's views while `body` runs. */
+async function watchingPicker<T>(body: (views: PickerView[]) => Promise<T>): Promise<T> {
+  const views: PickerView[] = [];
+  const sub = api.searchPicker.onDidChange((view) => views.push(view));
+  try {
+    return await body(views);
+  } finally {
+    sub.dispose();
+  }
+}
+
+/** The first view after the `after`th with a row active that `match` accepts. */
+function nextView(views: PickerView[], after: number, what: string, match: (v: PickerView) => boolean): Promise<PickerView> {
+  return waitFor(what, () => views.slice(after).find((v) => v.active !== undefined && match(v)));
+}
+
+test('Search in Folder… keeps the search to the folder; the scope button widens it to the workspace and back', async () => {
+  const releases = vscode.Uri.joinPath(root(), 'docs/releases');
+  const query = 'Lighthouse';
+  const scoped = (await api.search(query, undefined, undefined, [releases.fsPath])).results.map((r) => r.citation);
+  assert.ok(scoped.length > 0 && scoped.every((c) => c.startsWith('docs/releases/')), `scoped hits: ${scoped.join(', ')}`);
+  const whole = (await api.search(query)).results.map((r) => r.citation);
+  assert.ok(whole.some((c) => !c.startsWith('docs/releases/')), `unscoped, other files rank too: ${whole.join(', ')}`);
+  // The explorer's context menu runs the command with the folder's Uri; the query is the editor's selection.
+  const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.joinPath(root(), 'docs/install.md')));
+  editor.selection = new vscode.Selection(2, 0, 2, query.length);
+  assert.equal(editor.document.getText(editor.selection), query);
+  await watchingPicker(async (views) => {
+    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.searchInFolder', releases));
+    const first = await nextView(views, 0, 'the list kept to docs/releases', () => true);
+    assert.deepEqual([first.query, first.paths, first.citations], [query, [releases.fsPath], scoped]);
+    assert.match(first.title, /^Fisk: Search Knowledge in docs\/releases — /);
+    assert.equal(first.placeholder, 'Search the docs in docs/releases');
+    await vscode.commands.executeCommand('fisk.toggleSearchScope');
+    const wide = await nextView(views, views.indexOf(first) + 1, 'the whole workspace', (v) => v.paths.length === 0);
+    assert.deepEqual(wide.citations, whole);
+    assert.equal(wide.placeholder, 'Search the workspace docs');
+    assert.match(wide.title, /^Fisk: Search Knowledge — /);
+    await vscode.commands.executeCommand('fisk.toggleSearchScope');
+    const narrow = await nextView(views, views.indexOf(wide) + 1, 'docs/releases again', (v) => v.paths.length === 1);
+    assert.deepEqual(narrow.citations, scoped);
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    assert.equal(await picked, scoped[0]);
+  });
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+}, 40000);
+
+test('Fisk: Search Knowledge offers the active file\'s folder as its scope', async () => {
+  const file = vscode.Uri.joinPath(root(), 'docs/releases/2.1/upgrading.md');
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file));
+  const folder = path.dirname(file.fsPath);
+  await watchingPicker(async (views) => {
+    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', 'Lighthouse'));
+    const first = await nextView(views, 0, 'the workspace list', () => true);
+    assert.deepEqual(first.paths, [], 'the picker starts on the whole workspace');
+    await vscode.commands.executeCommand('fisk.toggleSearchScope');
+    const here = await nextView(views, views.indexOf(first) + 1, 'the file\'s folder', (v) => v.paths.length === 1);
+    assert.deepEqual(here.paths, [folder]);
+    assert.equal(here.placeholder, 'Search the docs in docs/releases/2.1');
+    assert.ok(here.citations.length > 0 && here.citations.every((c) => c.startsWith('docs/releases/2.1/')), here.citations.join(', '));
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    assert.equal(await picked, here.active);
+  });
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+}, 40000);
+
 test('a hit lands on the paragraph that matched, with its words highlighted; its copies open on the same lines', async () => {
   // docs/releases/2.{0,1,2}/upgrading.md: three copies of a page; the words are in the 4th paragraph of its section.
   const query = 'drain the radar relay';

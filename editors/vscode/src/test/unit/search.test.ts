@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { beforeEach, mock as nodeMock, test } from 'node:test';
-import { FakeQuickPick, mock } from './mock/vscode';
+import { FakeQuickPick, mock, Uri } from './mock/vscode';
 import { deferred, flush, hit, reset, result } from './helpers';
 import { SearchHit, SearchResult, ServerNotRunningError } from '../../common/protocol';
 import { onDidChangePicker, PickerView, SEARCH_DELAY_MS, SearchPicker } from '../../common/search';
@@ -8,6 +8,7 @@ import { Notice } from '../../common/searchItems';
 
 interface Call {
   query: string;
+  paths?: string[];
   token: { isCancellationRequested: boolean };
   answer: ReturnType<typeof deferred<SearchResult>>;
 }
@@ -19,9 +20,9 @@ function setup() {
   const copied: string[] = [];
   const acted: Notice[] = [];
   const picker = new SearchPicker({
-    search: ({ query }, token) => {
+    search: ({ query, paths }, token) => {
       const answer = deferred<SearchResult>();
-      calls.push({ query, token, answer });
+      calls.push({ query, paths, token, answer });
       return answer.promise;
     },
     open: async (h) => opened.push(h),
@@ -182,7 +183,7 @@ function setupExpanding() {
     search: (args, token) => {
       alsoCalls.push({ also: args.also });
       const answer = deferred<SearchResult>();
-      base.calls.push({ query: args.query, token, answer });
+      base.calls.push({ query: args.query, paths: args.paths, token, answer });
       return answer.promise;
     },
     expand: (query, token) => {
@@ -280,5 +281,52 @@ test('with expansion: a newer query cancels the older expansion and its late str
   expansions[0].answer.resolve(['late']);
   await flush();
   assert.deepEqual(calls.map((c) => c.query), ['how do I stop retries', 'how do I start retries'], 'no search for the old strings');
+  nodeMock.timers.reset();
+});
+
+const RELEASES = { folder: Uri.file('/ws/docs/releases'), label: 'docs/releases' };
+
+test('a scope: the title button switches between the whole workspace and the folder, and searches again', async () => {
+  const { picker, calls } = setup();
+  const shown = picker.show('upgrade', { scope: RELEASES as never });
+  assert.deepEqual([calls[0].query, calls[0].paths], ['upgrade', undefined], 'starts on the whole workspace');
+  assert.equal(current().placeholder, 'Search the workspace docs');
+  assert.deepEqual(current().buttons.map((b: any) => [b.iconPath.id, b.tooltip]), [['folder', 'Search only in docs/releases']]);
+  current().titleButton.fire(current().buttons[0]);
+  assert.equal(calls[0].token.isCancellationRequested, true, 'the unscoped search is cancelled');
+  assert.deepEqual([calls[1].query, calls[1].paths], ['upgrade', ['/ws/docs/releases']], 'the folder, as an absolute path');
+  assert.equal(current().placeholder, 'Search the docs in docs/releases');
+  assert.equal(current().title, 'Fisk: Search Knowledge in docs/releases');
+  assert.deepEqual(current().buttons.map((b: any) => [b.iconPath.id, b.tooltip]), [['root-folder', 'Search the whole workspace']]);
+  calls[1].answer.resolve(result([hit('docs/releases/2.1/upgrading.md#0', 0)]));
+  await flush();
+  assert.equal(current().title, 'Fisk: Search Knowledge in docs/releases — lexical');
+  assert.equal(picker.toggleScope(), true, 'the command does what the button does');
+  assert.deepEqual(calls[2].paths, undefined);
+  assert.equal(current().placeholder, 'Search the workspace docs');
+  current().acceptItem(0);
+  await shown;
+  assert.equal(picker.toggleScope(), false, 'no picker, nothing to toggle');
+  assert.deepEqual(
+    mock.executed.filter((e) => e.command === 'setContext').map((e) => e.args),
+    [['fisk.searchPickerHasScope', true], ['fisk.searchPickerHasScope', false]],
+  );
+  nodeMock.timers.reset();
+});
+
+test('a picker opened on its scope keeps every search to it, the refined one too; without a scope there is no button', async () => {
+  const { picker, calls, expansions } = setupExpanding();
+  void picker.show('how do I upgrade', { scope: RELEASES as never, scoped: true });
+  expansions[0].answer.resolve(['k']);
+  await flush();
+  assert.deepEqual(calls.map((c) => c.paths), [['/ws/docs/releases'], ['/ws/docs/releases']]);
+  current().type('how do I downgrade');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.deepEqual(calls[2].paths, ['/ws/docs/releases'], 'typing keeps the scope');
+  current().hide();
+  void picker.show('x');
+  assert.deepEqual(current().buttons, []);
+  assert.equal(picker.toggleScope(), false);
+  assert.equal(current().title, 'Fisk: Search Knowledge');
   nodeMock.timers.reset();
 });

@@ -382,6 +382,16 @@ export const workspace = {
   get workspaceFolders() {
     return mock.workspaceFolders;
   },
+  getWorkspaceFolder: (uri: Uri) =>
+    mock.workspaceFolders?.find((f) => uri.scheme === f.uri.scheme && (uri.path === f.uri.path || uri.path.startsWith(`${f.uri.path}/`))),
+  asRelativePath: (uri: Uri, includeWorkspaceFolder?: boolean) => {
+    const folder = workspace.getWorkspaceFolder(uri);
+    if (folder === undefined) {
+      return uri.fsPath;
+    }
+    const relative = uri.path.slice(folder.uri.path.length + 1);
+    return includeWorkspaceFolder ? `${folder.name}/${relative}` : relative;
+  },
   openTextDocument: (uri: Uri) => {
     const text = mock.documents.get(uri.fsPath);
     return text === undefined ? Promise.reject(new Error(`no such file ${uri.fsPath}`)) : Promise.resolve(new FakeDocument(uri, text));
