@@ -268,8 +268,14 @@ def stats_cmd(obj: Context) -> None:
 
 
 @knowledge.command("doctor")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Compare the full-text index with all the chunks' text however long it takes "
+    "(else the comparison stops after a few seconds and says so).",
+)
 @knowledge_command
-def doctor_cmd(obj: Context) -> None:
+def doctor_cmd(obj: Context, full: bool) -> None:
     """Check the index, its files, the lock and the embeddings server."""
     from ..knowledge.doctor import run_checks
     from ..knowledge.vectors.providers import make_embedder
@@ -277,7 +283,7 @@ def doctor_cmd(obj: Context) -> None:
     settings = obj.settings()
     embedder = make_embedder(settings)
     try:
-        checks = run_checks(settings, embedder)
+        checks = run_checks(settings, embedder, full=full)
     finally:
         if embedder is not None:
             embedder.close()
