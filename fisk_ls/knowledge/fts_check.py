@@ -13,10 +13,11 @@ own definition made external content with that text as its content table. Then, 
    chunk whose text changed behind the triggers' back, or a row missing or left over, fails it.
 
 Cost: one read of the index and of the chunks' text, and FTS5 re-tokenising the text (less
-than indexing costs: 8 s of CPU over 60 MB of random CJK text, every bigram a new term). Bounded by a :class:`Deadline`: when it passes, the comparison
-stops (:class:`Stopped`, saying what it finished) instead of running on; ``doctor --full``
-gives it no deadline. The store's index may be contentless (format 4) or external content
-(formats 1-3): both are copied and checked the same way.
+than indexing costs: 8 s of CPU over 60 MB of random CJK text, every bigram a new term).
+Bounded by a :class:`Deadline`: when it passes, the comparison stops (:class:`Stopped`, saying
+what it finished) instead of running on; ``doctor --full`` gives it no deadline. The store's
+index may be contentless (format 4) or external content (formats 1-3): both are copied and
+checked the same way.
 """
 
 from __future__ import annotations

@@ -402,43 +402,37 @@ def check_query(value: object, name: str = "query") -> str:
     return value
 
 
-def check_also(value: object, name: str = "also") -> tuple[str, ...]:
-    """Extra search strings: None or a list of at most 4 strings of at most 2,000 characters
-    each (blank ones are dropped: they find nothing); SettingError otherwise, naming the
-    limit."""
+def check_strings(
+    setting: Setting, value: object, name: str, noun: str = "string"
+) -> tuple[str, ...]:
+    """A request's list of strings (``setting``'s ``max_items`` and ``item_max_length``): None
+    or a list; SettingError otherwise, naming the limit (``noun``: what one item is)."""
     if value is None:
         return ()
-    most, longest = ALSO.max_items, ALSO.item_max_length
+    most, longest = setting.max_items, setting.item_max_length
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise SettingError(f"{name}: expected a list of at most {most} strings")
+        raise SettingError(f"{name}: expected a list of at most {most} strings, got {shown(value)}")
     if most is not None and len(value) > most:
-        raise SettingError(f"{name}: at most {most} strings, got {len(value)}")
+        raise SettingError(f"{name}: at most {most} {noun}s, got {len(value)}")
     for i, text in enumerate(value):
         if longest is not None and len(text) > longest:
             raise SettingError(
-                f"{name}[{i}]: expected a string of at most {longest:,} characters, got "
+                f"{name}[{i}]: expected a {noun} of at most {longest:,} characters, got "
                 f"{len(text):,} characters; shorten it"
             )
-    return tuple(v for v in value if v.strip())
+    return tuple(value)
+
+
+def check_also(value: object, name: str = "also") -> tuple[str, ...]:
+    """Extra search strings: at most 4 of at most 2,000 characters each (blank ones are
+    dropped: they find nothing)."""
+    return tuple(v for v in check_strings(ALSO, value, name) if v.strip())
 
 
 def check_scope(value: object, name: str = "paths") -> tuple[str, ...]:
-    """A search's scope patterns: None or a list of at most 16 strings of at most 1,000
-    characters each; SettingError otherwise, naming the limit (an empty list is no scope)."""
-    if value is None:
-        return ()
-    most, longest = SCOPE.max_items, SCOPE.item_max_length
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise SettingError(f"{name}: expected a list of at most {most} strings, got {value!r:.100}")
-    if most is not None and len(value) > most:
-        raise SettingError(f"{name}: at most {most} paths, got {len(value)}")
-    for i, text in enumerate(value):
-        if longest is not None and len(text) > longest:
-            raise SettingError(
-                f"{name}[{i}]: expected a string of at most {longest:,} characters, got "
-                f"{len(text):,} characters"
-            )
-    return tuple(value)
+    """A search's scope patterns: at most 16 of at most 1,000 characters each (an empty list
+    is no scope)."""
+    return check_strings(SCOPE, value, name, "path")
 
 
 def normal_tag(text: str) -> str:
@@ -448,27 +442,11 @@ def normal_tag(text: str) -> str:
 
 
 def check_tags(value: object, name: str = "tags") -> tuple[str, ...]:
-    """A search's tag filter: None or a list of at most 16 tags of at most 100 characters each,
-    returned as the index stores them (no leading ``#``, case-folded, blank ones dropped);
-    SettingError otherwise, naming the limit (an empty list is no filter)."""
-    if value is None:
-        return ()
-    most, longest = TAGS.max_items, TAGS.item_max_length
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise SettingError(f"{name}: expected a list of at most {most} strings, got {shown(value)}")
-    if most is not None and len(value) > most:
-        raise SettingError(f"{name}: at most {most} tags, got {len(value)}")
-    out: list[str] = []
-    for i, text in enumerate(value):
-        tag = normal_tag(text)
-        if longest is not None and len(tag) > longest:
-            raise SettingError(
-                f"{name}[{i}]: expected a tag of at most {longest:,} characters, got "
-                f"{len(tag):,} characters"
-            )
-        if tag:
-            out.append(tag)
-    return tuple(dict.fromkeys(out))
+    """A search's tag filter: at most 16 tags of at most 100 characters each, returned as the
+    index stores them (no leading ``#``, case-folded, blank ones and repeats dropped; an empty
+    list is no filter)."""
+    tags = [normal_tag(t) for t in check_strings(TAGS, value, name, "tag")]
+    return tuple(dict.fromkeys(t for t in tags if t))
 
 
 def check_context(value: object, setting: Setting = SHOW_CONTEXT, name: str = "context") -> int:
