@@ -34,6 +34,8 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from ..knowledge import ConfigError, KnowledgeError, resolve_settings
 from ..knowledge.config import KNOWLEDGE_SEARCH
@@ -198,6 +200,16 @@ def _success(outcome: dict[str, Any]) -> types.CallToolResult:
     )
 
 
+TOOL_ERRORS_FOR_ARGUMENTS = "2025-11-25"
+"""From this protocol version on, invalid arguments are a tool execution error (``isError``,
+which the model sees and can correct); before it (2025-06-18, 2025-03-26) the specification
+lists them with unknown tools as protocol errors (JSON-RPC -32602)."""
+
+
+def _arguments_are_protocol_errors(protocol_version: str) -> bool:
+    return protocol_version < TOOL_ERRORS_FOR_ARGUMENTS  # versions are ISO dates
+
+
 def build_server(
     tool: KnowledgeTool | None,
     *,
@@ -221,8 +233,8 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if tool is None or params.name != NAME:
-            return _error(f"unknown tool {params.name!r}")
+        if tool is None or params.name != NAME:  # a protocol error in every version
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {one_line(params.name, 100)}")
         args: dict[str, Any] = dict(params.arguments or {})
         log.info("Running %s", trace(args))
         query = args.get("query")
@@ -233,6 +245,8 @@ def build_server(
                     tool.call, args, limiter=lane, abandon_on_cancel=True
                 )
         except ToolInputError as exc:
+            if _arguments_are_protocol_errors(ctx.protocol_version):
+                raise MCPError(INVALID_PARAMS, one_line(str(exc), MAX_ERROR_CHARS)) from None
             return _error(str(exc))
         except KnowledgeError as exc:
             log.warning("%s failed: %s", NAME, one_line(str(exc), MAX_ERROR_CHARS))
