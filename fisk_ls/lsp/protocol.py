@@ -116,7 +116,12 @@ class FiskProtocol(LanguageServerProtocol):
 
     def _send_error(self, msg_id: int | str | None, error: JsonRpcException) -> None:
         """An error reply; ``msg_id`` None when the request's id could not be read."""
-        reply = types.ResponseErrorMessage(id=msg_id, error=error.to_response_error())
+        # As a plain object: the converter drops a None id, and JSON-RPC wants "id": null.
+        reply = {
+            "jsonrpc": self.VERSION,
+            "id": msg_id,
+            "error": self._converter.unstructure(error.to_response_error()),
+        }
         self._send_data(reply)
 
     def report_undecodable(self, exc: BaseException) -> bool:

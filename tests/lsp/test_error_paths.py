@@ -80,7 +80,7 @@ class Server:
         """The next response to ``msg_id`` (None: an error the server could not tie to one)."""
         while True:
             msg = self.received.get(timeout=HANG_GUARD)
-            if "method" not in msg and msg.get("id") == msg_id:
+            if "method" not in msg and msg.get("id", "no id") == msg_id:  # "id": null counts
                 return msg
 
     def request(self, method: str, params: Any = None) -> dict[str, Any]:
