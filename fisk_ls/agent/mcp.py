@@ -34,6 +34,8 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from ..knowledge import ConfigError, KnowledgeError, resolve_settings
 from ..knowledge.config import KNOWLEDGE_SEARCH
@@ -198,6 +200,16 @@ def _success(outcome: dict[str, Any]) -> types.CallToolResult:
     )
 
 
+TOOL_ERRORS_FOR_ARGUMENTS = "2025-11-25"
+"""From this protocol version on, invalid arguments are a tool execution error (``isError``,
+which the model sees and can correct); before it (2025-06-18, 2025-03-26) the specification
+lists them with unknown tools as protocol errors (JSON-RPC -32602)."""
+
+
+def _arguments_are_protocol_errors(protocol_version: str) -> bool:
+    return protocol_version < TOOL_ERRORS_FOR_ARGUMENTS  # versions are ISO dates
+
+
 def build_server(
     tool: KnowledgeTool | None,
     *,
@@ -221,8 +233,8 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if tool is None or params.name != NAME:
-            return _error(f"unknown tool {params.name!r}")
+        if tool is None or params.name != NAME:  # a protocol error in every version
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {one_line(params.name, 100)}")
         args: dict[str, Any] = dict(params.arguments or {})
         log.info("Running %s", trace(args))
         query = args.get("query")
@@ -233,6 +245,8 @@ def build_server(
                     tool.call, args, limiter=lane, abandon_on_cancel=True
                 )
         except ToolInputError as exc:
+            if _arguments_are_protocol_errors(ctx.protocol_version):
+                raise MCPError(INVALID_PARAMS, one_line(str(exc), MAX_ERROR_CHARS)) from None
             return _error(str(exc))
         except KnowledgeError as exc:
             log.warning("%s failed: %s", NAME, one_line(str(exc), MAX_ERROR_CHARS))
@@ -267,15 +281,55 @@ ASGIApp = Callable[
 ]
 
 
+async def _send_json(
+    send: Callable[[Any], Awaitable[None]],
+    status: int,
+    body: dict[str, Any],
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    data = json.dumps(body, separators=(",", ":")).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource"
+"""OAuth 2.0 Protected Resource Metadata (RFC 9728), which the MCP authorization specification
+tells clients to read on a 401. It lists no authorization server: the token is a static one
+the user passes as a header (SECURITY.md says how, client by client)."""
+
+
+def _origin(scope: MutableMapping[str, Any]) -> str:
+    host, port = scope.get("server") or (DEFAULT_HOST, 80)
+    shown = f"[{host}]" if ":" in str(host) else host
+    return f"{scope.get('scheme', 'http')}://{shown}:{port}"
+
+
 class BearerAuth:
-    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``.
+
+    A 401 says where the resource metadata is (``WWW-Authenticate: Bearer resource_metadata=…``,
+    as the MCP authorization specification asks) and closes the connection, so unauthenticated
+    connections do not linger; the metadata itself is served without a token."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self._token = token.encode()
 
-    def _allowed(self, scope: MutableMapping[str, Any]) -> bool:
+    def _credentials(self, scope: MutableMapping[str, Any]) -> bool | None:
+        """True: the token; False: other credentials; None: none sent."""
         values = [v for k, v in scope.get("headers", []) if k.lower() == b"authorization"]
+        if not values:
+            return None
         if len(values) != 1:
             return False
         scheme, _, given = bytes(values[0]).partition(b" ")
@@ -287,23 +341,63 @@ class BearerAuth:
         receive: Callable[[], Awaitable[Any]],
         send: Callable[[Any], Awaitable[None]],
     ) -> None:
-        if scope["type"] in ("http", "websocket") and not self._allowed(scope):
-            if scope["type"] == "websocket":
-                await send({"type": "websocket.close", "code": 1008})
-                return
-            body = b'{"error":"unauthorized","error_description":"bearer token required"}'
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                        (b"www-authenticate", b'Bearer realm="fisk-ai mcp"'),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if scope["type"] == "http" and path in (
+            RESOURCE_METADATA_PATH,
+            RESOURCE_METADATA_PATH + MCP_PATH,
+        ):
+            metadata = {
+                "resource": _origin(scope) + MCP_PATH,
+                "authorization_servers": [],
+                "bearer_methods_supported": ["header"],
+                "resource_name": "fisk-ls knowledge search",
+            }
+            await _send_json(send, 200, metadata)
+            return
+        credentials = self._credentials(scope)
+        if credentials is True:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        metadata_url = _origin(scope) + RESOURCE_METADATA_PATH + MCP_PATH
+        challenge = f'Bearer realm="fisk-ai mcp", resource_metadata="{metadata_url}"'
+        if credentials is False:  # RFC 6750: an error code only when credentials were sent
+            challenge += ', error="invalid_token"'
+        body = {
+            "error": "unauthorized" if credentials is None else "invalid_token",
+            "error_description": "send the token as the header Authorization: Bearer <token>",
+        }
+        headers = [(b"www-authenticate", challenge.encode()), (b"connection", b"close")]
+        await _send_json(send, 401, body, headers)
+
+
+class NoEventStream:
+    """ASGI middleware: ``GET /mcp`` answers 405, which the streamable HTTP transport allows for
+    a server that offers no stream of its own. This one sends nothing unprompted (one tool, no
+    notifications), so a stream would only hold a connection: 64 idle ones kept every new
+    client out. Replies to requests still stream on their POST."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(
+        self,
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[Any]],
+        send: Callable[[Any], Awaitable[None]],
+    ) -> None:
+        if (
+            scope["type"] == "http"
+            and scope.get("method") == "GET"
+            and scope.get("path") == MCP_PATH
+        ):
+            body = {"error": "this server offers no event stream; POST requests to " + MCP_PATH}
+            await _send_json(send, 405, body, [(b"allow", b"POST, DELETE")])
             return
         await self.app(scope, receive, send)
 
@@ -367,12 +461,13 @@ def http_app(
     behind the bearer check when ``token`` is set."""
     from . import http_limits
 
-    app: ASGIApp = server.streamable_http_app(
+    app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=host,
         session_idle_timeout=session_idle or http_limits.SESSION_IDLE_SECONDS,
         max_sessions=max_sessions or http_limits.MAX_SESSIONS,
     )
+    app.add_middleware(NoEventStream)
     return BearerAuth(app, token) if token is not None else app
 
 

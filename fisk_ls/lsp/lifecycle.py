@@ -69,9 +69,14 @@ async def initialized(ls: FiskLanguageServer, params: types.InitializedParams) -
 
 
 async def shutdown(ls: FiskLanguageServer, params: None) -> None:
-    ls.closing = True
+    """Stop the runs and close the stores; the runs' progress ``end`` is sent before the reply
+    (it was dropped: nothing was sent once shutdown began, so the client showed the run
+    forever)."""
     ls.search_lanes.close()
     await asyncio.to_thread(ls.projects.close)
+    for progress in list(ls.open_progress):  # a run that did not stop in time
+        progress.end("stopped: the server is shutting down")
+    ls.closing = True
 
 
 def exit_(ls: FiskLanguageServer, params: None) -> None:
@@ -145,7 +150,7 @@ def workspace_folders(ls: FiskLanguageServer) -> list[tuple[str, Path]]:
     uris = [f.uri for f in ls.workspace.folders.values()] or [ls.workspace.root_uri or ""]
     found: dict[Path, str] = {}
     for uri in uris:
-        if uri and (path := folder_path(uri)) is not None and path.is_dir():
+        if uri and (path := folder_path(uri)) is not None:
             found.setdefault(path, uri)
     return [(uri, path) for path, uri in found.items()]
 
@@ -188,6 +193,13 @@ def too_broad(folder: Path) -> bool:
 
 
 async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, multi: bool) -> None:
+    if not folder.is_dir():  # no root and no store for a folder that is not there
+        ls.show_once(
+            f"fisk: not indexing {folder}: there is no such folder",
+            types.MessageType.Warning,
+            key=f"missing:{folder}",
+        )
+        return
     if too_broad(folder) and options.paths is None:
         ls.show_once(
             f"fisk: not indexing {folder}: it is the filesystem root or your home folder; set "

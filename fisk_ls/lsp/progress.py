@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -45,6 +46,7 @@ class LspProgress(RunReporter):
         self.on_cancel = on_cancel
         self.token = f"fisk-index-{uuid.uuid4().hex[:12]}"
         self.enabled = False
+        self._end_lock = threading.Lock()
         self.total = 0
         self.done = 0
         self._last = 0.0
@@ -60,6 +62,7 @@ class LspProgress(RunReporter):
             log.debug("no progress token: %s", exc)
             return
         self.enabled = True
+        self.ls.open_progress.add(self)
         token_future = self.ls.work_done_progress.tokens.get(self.token)
         if token_future is not None and self.on_cancel is not None:
             on_cancel = self.on_cancel
@@ -87,10 +90,14 @@ class LspProgress(RunReporter):
         self._send("waiting for another writer (fisk-ai knowledge index/watch)")
 
     def end(self, message: str) -> None:
-        if self.enabled:
-            end = types.WorkDoneProgressEnd(message=self._text(message))
-            self.ls.call(self.ls.work_done_progress.end, self.token, end)
+        """Once, from the run's thread or from shutdown, whichever comes first."""
+        with self._end_lock:
+            if not self.enabled:
+                return
             self.enabled = False
+        self.ls.open_progress.discard(self)
+        end = types.WorkDoneProgressEnd(message=self._text(message))
+        self.ls.call(self.ls.work_done_progress.end, self.token, end)
 
     def _report(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -134,6 +141,7 @@ class EmbedProgress(BackfillReporter):
             log.debug("no progress token: %s", exc)
             return
         p.enabled = True
+        p.ls.open_progress.add(p)
         begin = types.WorkDoneProgressBegin(
             title=EMBED_TITLE,
             message=p._text(Coverage(embedded, chunks).describe()),

@@ -10,7 +10,12 @@
    during iteration" whenever a command was in flight (a reindex, say). It also read
    ``msg_id`` after awaiting the user's handler, when another message may have changed it.
 
-Both override private pygls methods, so the pin in pyproject.toml names the minor version they
+Also, as JSON-RPC and LSP say (pygls logged a traceback and sent nothing): a message that is not
+JSON gets -32700, one that is not a JSON-RPC request -32600, a request whose params do not have
+the method's shape -32602, a second ``initialize`` -32600; replies the handlers chose (invalid
+params, request failed, cancelled) are one INFO line, never a traceback.
+
+These override private pygls methods, so the pin in pyproject.toml names the minor version they
 were written against, and importing this module on another one fails loudly (rather than
 silently leaking or breaking shutdown). Write-ups ready to report upstream:
 docs/pygls-upstream.md.
@@ -18,19 +23,27 @@ docs/pygls-upstream.md.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Generator
 from importlib.metadata import version
 from typing import Any
 
+import cattrs
 from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
+    JsonRpcParseError,
     JsonRpcServerNotInitialized,
 )
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    LanguageServerProtocol,
+)
 from pygls.protocol.language_server import lsp_method
 
 log = logging.getLogger(__name__)
@@ -51,6 +64,42 @@ def check_pygls(installed: str) -> None:
 
 check_pygls(version("pygls"))
 
+MAX_SHOWN = 200
+"""Characters of a refused message's details that go into the error."""
+
+
+class MessageAnswered(Exception):
+    """A message that could not be taken was answered (or, a notification, logged): no more to
+    do. Raised out of decoding so that pygls' loop drops the message."""
+
+
+class ExpectedErrors(logging.Filter):
+    """Drops pygls' "Unable to handle message" traceback for a message already answered."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, MessageAnswered | json.JSONDecodeError | UnicodeDecodeError)
+
+
+def parse_error(exc: BaseException) -> JsonRpcException | None:
+    """The reply to a frame whose body is not JSON (None for other failures)."""
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        return JsonRpcParseError(f"the message is not valid JSON: {_short(exc)}")
+    return None
+
+
+def _short(exc: BaseException) -> str:
+    if isinstance(exc, cattrs.ClassValidationError):
+        text = "; ".join(cattrs.transform_error(exc, path="message"))
+    else:
+        text = str(exc)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
+
+
+def _reply_id(message: Any) -> int | str | None:
+    msg_id = message.get("id") if isinstance(message, dict) else getattr(message, "id", None)
+    return msg_id if isinstance(msg_id, int | str) and not isinstance(msg_id, bool) else None
+
 
 class FiskProtocol(LanguageServerProtocol):
     _initialize_seen = False
@@ -61,18 +110,77 @@ class FiskProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.cancel_hooks = {}
+        loop_log = logging.getLogger("pygls.server")  # where pygls' message loop logs
+        if not any(isinstance(f, ExpectedErrors) for f in loop_log.filters):
+            loop_log.addFilter(ExpectedErrors())
+
+    def _send_error(self, msg_id: int | str | None, error: JsonRpcException) -> None:
+        """An error reply; ``msg_id`` None when the request's id could not be read."""
+        # As a plain object: the converter drops a None id, and JSON-RPC wants "id": null.
+        reply = {
+            "jsonrpc": self.VERSION,
+            "id": msg_id,
+            "error": self._converter.unstructure(error.to_response_error()),
+        }
+        self._send_data(reply)
+
+    def report_undecodable(self, exc: BaseException) -> bool:
+        """Answer a frame that is not JSON with -32700 (id null); False for other errors."""
+        if (refused := parse_error(exc)) is None:
+            return isinstance(exc, MessageAnswered)
+        log.info("refusing a message: %s", refused)
+        self._send_error(None, refused)
+        return True
 
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
-        """A user-input error (InvalidParams: a bad argument, an unknown citation) is a reply,
-        not a server error: logged as one INFO line, no traceback at ERROR, no error report."""
+        """An error a handler chose (InvalidParams: a bad argument, an unknown citation;
+        RequestFailed: a broken store; RequestCancelled) is a reply, not a server error:
+        logged as one INFO line, no traceback at ERROR, no error report."""
         if future.done() and not future.cancelled():
             exc = future.exception()
-            if isinstance(exc, JsonRpcInvalidParams):
+            if isinstance(exc, JsonRpcException):
                 self._request_futures.pop(msg_id, None)
-                log.info("request %s: invalid params: %s", msg_id, exc)
+                log.info("request %s: error %d: %s", msg_id, exc.code, exc)
                 self._send_response(msg_id, error=exc.to_response_error())
                 return
         super()._send_handler_result(future, msg_id=msg_id)
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """pygls' decoding, without its traceback: a request whose params or id do not fit
+        gets -32602 (a known method) or -32600 at once; a notification or response that does
+        not fit is one warning (JSON-RPC never answers those)."""
+        if "jsonrpc" not in data:
+            return data  # an object inside a message (or a message without jsonrpc: refused)
+        try:
+            return self._converter.structure(data, self._message_type(data))
+        except Exception as exc:
+            self._refuse_undecodable(data, exc)
+            raise MessageAnswered from exc
+
+    def _message_type(self, data: dict[str, Any]) -> Any:
+        method = data.get("method")
+        if "id" not in data:
+            return self.get_message_type(method) or JsonRPCNotification
+        if "error" in data:
+            return types.ResponseErrorMessage
+        if "method" in data:
+            return self.get_message_type(method) or JsonRPCRequestMessage
+        return self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+
+    def _refuse_undecodable(self, data: dict[str, Any], exc: Exception) -> None:
+        method = data.get("method")
+        if "id" not in data or "method" not in data:
+            kind = "notification" if "id" not in data else "response"
+            log.warning("ignoring a %s %r that does not fit: %s", kind, method, _short(exc))
+            return
+        reply_id = _reply_id(data)
+        refused: JsonRpcException
+        if isinstance(method, str) and reply_id is not None and self.get_message_type(method):
+            refused = JsonRpcInvalidParams(f"invalid params for {method}: {_short(exc)}")
+        else:
+            refused = JsonRpcInvalidRequest(f"not a valid JSON-RPC request: {_short(exc)}")
+        log.info("request %r: error %d: %s", reply_id, refused.code, refused)
+        self._send_error(reply_id, refused)
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         super()._handle_cancel_notification(msg_id)
@@ -82,15 +190,26 @@ class FiskProtocol(LanguageServerProtocol):
 
     def handle_message(self, message: Any) -> None:
         """As the specification says: a request before ``initialize`` gets -32002
-        (ServerNotInitialized) and one after ``shutdown`` gets InvalidRequest, at once (pygls
-        ran the first after a wait and dropped the second without a reply)."""
+        (ServerNotInitialized), one after ``shutdown`` and a second ``initialize`` get
+        InvalidRequest, at once (pygls ran the first after a wait, dropped the second without a
+        reply and failed the third with a traceback); so does what is not a JSON-RPC 2.0
+        message (a batch, a number, no ``jsonrpc``: pygls logged a traceback)."""
+        if getattr(message, "jsonrpc", None) != self.VERSION:
+            refused: JsonRpcException = JsonRpcInvalidRequest(
+                'not a JSON-RPC 2.0 message (a single object with "jsonrpc": "2.0")'
+            )
+            log.info("refusing a message: %s", refused)
+            self._send_error(_reply_id(message), refused)
+            return
         method = getattr(message, "method", None)
         msg_id = getattr(message, "id", None)
         if method is not None and msg_id is not None:  # a request
             if self._shutdown and method != types.EXIT:
-                refused: JsonRpcException = JsonRpcInvalidRequest(
-                    "the server is shut down; only exit is accepted"
-                )
+                refused = JsonRpcInvalidRequest("the server is shut down; only exit is accepted")
+                self._send_response(msg_id, None, refused.to_response_error())
+                return
+            if method == types.INITIALIZE and self._initialize_seen:
+                refused = JsonRpcInvalidRequest("the server is already initialized")
                 self._send_response(msg_id, None, refused.to_response_error())
                 return
             if not self._initialize_seen:
@@ -119,6 +238,11 @@ class FiskProtocol(LanguageServerProtocol):
     def _forget(self, msg_id: Any, future: Any) -> None:
         if self._request_futures.get(msg_id) is future:
             del self._request_futures[msg_id]
+        if future.done() and not future.cancelled() and (exc := future.exception()) is not None:
+            # Read here: the inner handler of a request cancelled meanwhile (a reindex
+            # cancelled with $/cancelRequest) is never read by pygls, and asyncio logged its
+            # outcome as "Task exception was never retrieved" with a traceback.
+            log.debug("handler %s ended with %s: %s", msg_id, type(exc).__name__, exc)
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:

@@ -48,6 +48,8 @@ class FiskLanguageServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.closing = False
         """Set at shutdown/exit: nothing more is sent to the client."""
+        self.open_progress: set[Any] = set()
+        """Work done progress begun and not ended yet (progress.py); shutdown ends them."""
         self.exit_code = 0
         """1 when ``exit`` came without ``shutdown`` (pygls swallows its own SystemExit)."""
         self._shown: set[str] = set()
@@ -83,6 +85,14 @@ class FiskLanguageServer(LanguageServer):
         logging.getLogger(__name__).warning("%s", message)
         params = types.ShowMessageParams(type=kind, message=message)
         self.call(self.window_show_message, params)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls' message loop reports a message it could not take here: one that is not JSON
+        gets -32700, one already answered nothing more."""
+        protocol = self.protocol
+        if isinstance(protocol, FiskProtocol) and protocol.report_undecodable(error):
+            return
+        super().report_server_error(error, source)
 
     def wait_ready(self) -> None:
         self.ready.wait(READY_TIMEOUT)

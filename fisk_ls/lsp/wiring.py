@@ -6,11 +6,19 @@ server class); this module imports them, so nothing imports the module that wire
 
 from __future__ import annotations
 
+import ipaddress
+import logging
+import os
+import signal
 import sys
+import threading
 from pathlib import Path
+from types import FrameType
 
 from . import citations, commands, lifecycle, sync
 from .server import FiskLanguageServer
+
+log = logging.getLogger(__name__)
 
 
 def create_server() -> FiskLanguageServer:
@@ -20,16 +28,65 @@ def create_server() -> FiskLanguageServer:
     return ls
 
 
+def tcp_address(tcp: str) -> tuple[str, int]:
+    """``HOST:PORT`` (host default 127.0.0.1) on loopback only: the port has no authentication,
+    so any user who can reach it reads what the server reads. SystemExit for anything else."""
+    host, _, port = tcp.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        sys.exit(f"fisk-ls: --tcp {tcp}: expected HOST:PORT with a port from 0 to 65535")
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        sys.exit(
+            f"fisk-ls: --tcp {tcp}: the TCP port has no authentication, so it listens on "
+            "loopback only (127.0.0.1, ::1 or localhost); use stdio to serve an editor"
+        )
+    return host, int(port)
+
+
+def _on_interrupt(ls: FiskLanguageServer) -> None:
+    """SIGINT closes the projects (workers stopped, stores closed, the lock released) and ends
+    the process. pygls' stdin reader thread cannot be interrupted, so asyncio's own handler
+    left the process waiting for it forever."""
+
+    def close_and_exit(code: int) -> None:
+        try:
+            ls.search_lanes.close()
+            ls.projects.close()
+        finally:
+            logging.shutdown()
+            os._exit(code)
+
+    def interrupted(signum: int, frame: FrameType | None) -> None:
+        if ls.closing:  # a second interrupt: at once
+            os._exit(128 + signum)
+        ls.closing = True
+        log.warning("fisk-ls: interrupted; closing the knowledge stores")
+        # On a thread: the handler may have interrupted the main thread inside a lock.
+        threading.Thread(target=close_and_exit, args=(128 + signum,), daemon=True).start()
+
+    signal.signal(signal.SIGINT, interrupted)
+
+
 def run(tcp: str | None = None, log_file: Path | None = None) -> None:
-    """Serve on stdio, or on ``HOST:PORT`` for debugging."""
+    """Serve on stdio, or on loopback ``HOST:PORT`` for debugging."""
     from .logs import setup_logging
 
+    address = tcp_address(tcp) if tcp else None
     ls = create_server()
     setup_logging(ls, log_file)
+    _on_interrupt(ls)
     try:
-        if tcp:
-            host, _, port = tcp.rpartition(":")
-            ls.start_tcp(host or "127.0.0.1", int(port))
+        if address is not None:
+            log.warning(
+                "fisk-ls: listening on %s:%d with no authentication: any local user can "
+                "connect and search or read the projects it opens; for debugging only",
+                *address,
+            )
+            ls.start_tcp(*address)
         else:
             from .frames import FrameGuard
 

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from fisk_ls.knowledge.location import zero_config_store
+from fisk_ls.knowledge.lock import WriterLock
 
 from .conftest import command, copy_fixture, server_env, wait_indexed
 
@@ -94,10 +100,61 @@ async def test_tcp(tmp_path: Path) -> None:
         await writer.drain()
         writer.close()
         await asyncio.wait_for(server.wait(), 10)
+        assert server.stderr is not None
+        assert "no authentication" in (await server.stderr.read()).decode()  # the warning
     finally:
         if server.returncode is None:
             server.kill()
             await server.wait()
+
+
+@pytest.mark.parametrize("address", ["0.0.0.0:0", "[::]:0", "192.0.2.1:0", "example.org:1"])
+def test_tcp_listens_on_loopback_only(address: str, tmp_path: Path) -> None:
+    """The port has no authentication: another user read a root-only file through one bound
+    to every address."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "fisk_ls.lsp", "--tcp", address],
+        env=server_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode != 0 and "loopback only" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+async def test_sigint_closes_the_stores_and_exits(tmp_path: Path) -> None:
+    root = copy_fixture("basic", tmp_path / "basic")
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "fisk_ls.lsp",
+        env=server_env(tmp_path), stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+    try:
+        init = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        server.stdin.write(
+            frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+        )
+        server.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        status = {"command": "fisk.knowledge.status", "arguments": []}
+        request = {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand"}
+        server.stdin.write(frame({**request, "params": status}))
+        await server.stdin.drain()
+        while (await asyncio.wait_for(read_message(server.stdout), 30)).get("id") != 2:
+            pass  # the projects are open
+        server.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(server.wait(), 30) == 130
+        err = (await server.stderr.read()).decode()
+        assert "interrupted" in err and "Traceback" not in err, err
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
+    store = zero_config_store(root, tmp_path / "stores")
+    with WriterLock(store):  # released: the server closed its store
+        pass
 
 
 async def test_client_vanishing_mid_index_leaves_nothing_behind(tmp_path: Path) -> None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
+import select
 import socket
 import sys
+import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -162,3 +166,102 @@ async def test_half_open_connections_cannot_starve_clients(built: Path, tmp_path
         async with server.client() as client:
             res = outcome(await client.call_tool(NAME, {"query": "backpressure"}))
             assert res["status"] == "ok"
+
+
+class HalfOpen:
+    """``count`` connections that send part of a request head and never finish it, each
+    re-opened as soon as the server closes it, until stopped (an attacker without the token)."""
+
+    def __init__(self, host: str, port: int, count: int) -> None:
+        self.address = (host, port)
+        self.socks = [self._open() for _ in range(count)]
+        self.stop = threading.Event()
+        self.reopened = 0
+        self.thread = threading.Thread(target=self._keep_open, daemon=True)
+        self.thread.start()
+
+    def _open(self) -> socket.socket:
+        s = socket.create_connection(self.address, timeout=5)
+        s.sendall(b"POST /mcp HTTP/1.1\r\nHost: x\r\n")
+        return s
+
+    def _keep_open(self) -> None:
+        while not self.stop.is_set():
+            readable, _, _ = select.select(self.socks, [], [], 0.05)
+            for s in readable:  # readable: the server closed it (or answered): re-open
+                self.socks.remove(s)
+                s.close()
+                with contextlib.suppress(OSError):
+                    self.socks.append(self._open())
+                    self.reopened += 1
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(10)
+        for s in self.socks:
+            s.close()
+
+
+def test_half_open_connections_without_the_token_leave_room_for_its_holder(
+    built: Path, tmp_path: Path
+) -> None:
+    """70 half-open connections re-opened as fast as they are closed let 2 of 50 initializes
+    through when new connections were refused at the cap; a waiting connection now gives up
+    its room to a new one."""
+    env = child_env(FISK_TEST_TOKEN=TOKEN)
+    args = ("--host", "127.0.0.1", "--token-env", "FISK_TEST_TOKEN")
+    with http_server(built, tmp_path, *args, env=env) as server:
+        parts = urlsplit(server.url)
+        attack = HalfOpen(parts.hostname or "", parts.port or 0, 70)
+        ok = 0
+        try:
+            headers = {**HEADERS, "Authorization": f"Bearer {TOKEN}", "Connection": "close"}
+            for _ in range(50):
+                # a new connection each time
+                with httpx.Client(timeout=10) as http, contextlib.suppress(httpx.HTTPError):
+                    ok += http.post(server.url, json=INIT, headers=headers).status_code == 200
+        finally:
+            attack.close()
+    assert ok >= 40, f"{ok} of 50 initializes answered"
+
+
+async def test_no_event_stream_holds_a_connection(built: Path, tmp_path: Path) -> None:
+    """GET /mcp answers 405 (the transport allows it for a server that sends nothing
+    unprompted): 64 idle streams on valid sessions kept every new client out."""
+    with http_server(built, tmp_path) as server:
+        async with httpx.AsyncClient(timeout=10) as http:
+            init = await http.post(server.url, json=INIT, headers=HEADERS)
+            session = {
+                **HEADERS,
+                "mcp-session-id": init.headers["mcp-session-id"],
+                "mcp-protocol-version": "2025-11-25",
+            }
+            stream = await http.get(server.url, headers=session)
+            assert stream.status_code == 405 and stream.headers["allow"] == "POST, DELETE"
+        async with server.client(mode="legacy") as client:  # the SDK client copes with it
+            res = outcome(await client.call_tool(NAME, {"query": "backpressure"}))
+            assert res["status"] == "ok"
+
+
+async def test_401_points_at_resource_metadata_and_closes(built: Path, tmp_path: Path) -> None:
+    """As the MCP authorization specification asks (RFC 9728): the 401 names the metadata,
+    which lists no authorization server (the token is a header the user sets)."""
+    env = child_env(FISK_TEST_TOKEN=TOKEN)
+    args = ("--host", "127.0.0.1", "--token-env", "FISK_TEST_TOKEN")
+    with http_server(built, tmp_path, *args, env=env) as server:
+        async with httpx.AsyncClient(timeout=10) as http:
+            bare = await http.post(server.url, json=INIT, headers=HEADERS)
+            wrong = await http.post(
+                server.url, json=INIT, headers={**HEADERS, "Authorization": "Bearer nope"}
+            )
+            for resp in (bare, wrong):
+                assert resp.status_code == 401 and resp.headers["connection"] == "close"
+            challenge = bare.headers["www-authenticate"]
+            assert "error=" not in challenge  # no credentials sent: no error code (RFC 6750)
+            assert 'error="invalid_token"' in wrong.headers["www-authenticate"]
+            url = re.search(r'resource_metadata="([^"]+)"', challenge)
+            assert url is not None
+            metadata = (await http.get(url.group(1))).json()
+    assert metadata["resource"] == server.url
+    assert metadata["authorization_servers"] == []
+    assert metadata["bearer_methods_supported"] == ["header"]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from fisk_ls.agent.tool import INPUT_SCHEMA, NAME, SYSTEM_NOTE
 
@@ -57,8 +59,10 @@ async def test_not_allowlisted_serves_no_tools(
         async with stdio(kb, errlog=log) as client:  # agent.yaml discovered in cwd
             assert (await client.list_tools()).tools == []
             assert client.instructions is None
-            res = await client.call_tool(NAME, {"query": "backpressure"})
-            assert "unknown tool" in error_text(res)
+            with pytest.raises(MCPError) as unknown:  # a protocol error, as the spec says
+                await client.call_tool(NAME, {"query": "backpressure"})
+            assert unknown.value.error.code == INVALID_PARAMS
+            assert "Unknown tool: knowledge_search" in unknown.value.error.message
     assert note in _stderr(err)
 
 

@@ -52,7 +52,7 @@ class RawClient:
                 headers[k.strip().lower()] = v.strip()
             body = out.read(int(headers["content-length"]))
             msg = json.loads(body)
-            if "id" in msg and ("result" in msg or "error" in msg):
+            if msg.get("id") is not None and ("result" in msg or "error" in msg):
                 with self.lock:
                     q = self.responses.setdefault(int(msg["id"]), queue.Queue())
                 q.put(msg)
