@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -47,15 +46,13 @@ def corpus(tmp_path: Path) -> Path:
 
 async def test_searches_are_answered_while_a_large_index_runs(corpus: Path, tmp_path: Path) -> None:
     async with lsp_session([corpus], tmp_path, "neovim") as client:
-        during: list[float] = []
+        during = 0  # searches answered before the run's end was reported: none waited for it
         while ended_runs(client) == 0:
-            started = time.monotonic()
             result = await search(client, "lorem topic12")
             if ended_runs(client) == 0:
-                during.append(time.monotonic() - started)
+                during += 1
                 assert result["status"] in ("ok", "index_not_built", "index_empty")
-        assert len(during) >= 3, "the index run ended before searches could overlap it"
-        assert max(during) < 2.0
+        assert during >= 3, "the index run ended before searches could overlap it"
         await wait_idle(client)
         assert citations(await search(client, "unique1234")) == ["d14/page1234.md#0"]
 

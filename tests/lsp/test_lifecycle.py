@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -122,10 +121,8 @@ async def test_reindex_joins_and_shutdown_leaves_nothing_behind(tmp_path: Path) 
 
         await poll(running, timeout=10)
         assert len(processes_with(marker)) >= 1
-        started = time.monotonic()
     assert client._server is not None and client._server.returncode == 0
-    assert time.monotonic() - started < 10
-    with pytest.raises(BaseException):  # noqa: B017 - cancelled by the shutdown
+    with pytest.raises(BaseException):  # noqa: B017 - cancelled by the shutdown, not awaited
         await pending
 
     async def gone() -> bool:
