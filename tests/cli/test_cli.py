@@ -3,40 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.support.cli import js, run
+
 COMMANDS = ["index", "watch", "search", "show", "sources", "doctor", "stats", "rm", "reset"]
-
-
-def run(
-    cwd: Path, *args: str, env: dict[str, str] | None = None, ok: int | None = 0
-) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "fisk_ls.cli", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    if ok is not None:
-        assert proc.returncode == ok, (proc.returncode, proc.stdout, proc.stderr)
-    return proc
-
-
-def js(cwd: Path, *args: str, ok: int | None = 0) -> dict[str, Any]:
-    proc = run(cwd, "knowledge", *args, "--json", ok=ok)
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    obj: dict[str, Any] = json.loads(lines[0])
-    return obj
 
 
 @pytest.fixture

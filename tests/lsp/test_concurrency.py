@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from tests.support.big_corpus import FILES, make_corpus
+
 from .conftest import (
     citations,
     ended_runs,
@@ -23,20 +25,6 @@ from .conftest import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-FILES = 2000
-PARAGRAPH = "Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor. " * 8
-
-
-def make_corpus(root: Path, files: int = FILES) -> Path:
-    for i in range(files):
-        folder = root / f"d{i % 20}"
-        folder.mkdir(parents=True, exist_ok=True)
-        body = "".join(
-            f"\n\n## Section {j} of page {i}\n\n{PARAGRAPH}topic{(i * 7 + j) % 97}\n"
-            for j in range(25)
-        )
-        (folder / f"page{i}.md").write_text(f"# Page {i}\n\nunique{i}\n{body}")
-    return root.resolve()
 
 
 @pytest.fixture

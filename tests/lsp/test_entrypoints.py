@@ -12,6 +12,9 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from tests.support.big_corpus import make_corpus
+from tests.support.processes import processes_with
+
 from .conftest import command, copy_fixture, server_env, wait_indexed
 
 
@@ -101,9 +104,6 @@ async def test_tcp(tmp_path: Path) -> None:
 
 
 async def test_client_vanishing_mid_index_leaves_nothing_behind(tmp_path: Path) -> None:
-    from .test_concurrency import make_corpus
-    from .test_lifecycle import processes_with
-
     root = make_corpus(tmp_path / "big", files=600)
     env = server_env(tmp_path)
     server = await asyncio.create_subprocess_exec(

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from tests.support.big_corpus import make_corpus
+from tests.support.processes import processes_with
 
 from .conftest import (
     command,
@@ -22,20 +24,6 @@ from .conftest import (
     wait_idle,
     wait_indexed,
 )
-from .test_concurrency import make_corpus
-
-
-def processes_with(marker: str) -> list[int]:
-    """Pids whose environment mentions ``marker`` (the server and any child it forked)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                if marker.encode() in (entry / "environ").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
 
 
 async def test_configuration_paths_and_top_k(tmp_path: Path) -> None:

@@ -79,7 +79,7 @@ def test_readers_during_rebuilds(settings: Settings, project: Path) -> None:
             elif not json.loads(out.stdout)["results"]:
                 empties.append("cli")
 
-    from tests.reliability.test_lsp_robustness import RawClient, command
+    from tests.support.raw_lsp import RawClient, command
 
     lsp = RawClient(project, env)
     lsp.request(
