@@ -11,3 +11,8 @@ FISK=${FISK_AI:-.venv/bin/fisk-ai}
 $FISK knowledge index README.md docs
 $FISK knowledge search "how do I register the MCP server with a client"
 $FISK knowledge search "citation format relpath ordinal" --top-k 3
+# An agent's question in a user's words, with the strings it would add in the docs' vocabulary
+$FISK knowledge search "my agent keeps asking in its own words and misses the right section" \
+  --also "also extra search strings knowledge_search" \
+  --also "Send up to four extra strings in also: keywords, a hypothetical answer, a rephrasing." \
+  --also "how do agents pass their own search strings" --top-k 3

@@ -75,17 +75,23 @@ def read_regular(path: Path | str, limit: int, *, follow: bool = True) -> bytes:
     "too large" apart); ``NotRegular`` or ``OSError`` when it cannot be read as one."""
     fd = open_regular(path, follow=follow)
     try:
-        parts: list[bytes] = []
-        left = limit + 1
-        while left > 0:
-            part = os.read(fd, min(left, 1 << 16))
-            if not part:
-                break
-            parts.append(part)
-            left -= len(part)
-        return b"".join(parts)
+        return read_bounded(fd, limit)
     finally:
         os.close(fd)
+
+
+def read_bounded(fd: int, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of the open file ``fd`` (one more than allowed tells "too
+    large" apart)."""
+    parts: list[bytes] = []
+    left = limit + 1
+    while left > 0:
+        part = os.read(fd, min(left, 1 << 16))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
 
 
 def describe(exc: OSError) -> str:

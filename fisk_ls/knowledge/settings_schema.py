@@ -148,6 +148,17 @@ SCOPE = Setting(
     max_items=16,
     item_max_length=1000,
 )
+TAGS = Setting(
+    "tags",
+    "tags",
+    "array",
+    "Front-matter tags a search keeps to: only documents with at least one of them (several "
+    "are a union; case and a leading # ignored), together with the paths "
+    "(CLI --tag, language server and knowledge_search `tags`).",
+    items="string",
+    max_items=16,
+    item_max_length=100,
+)
 SHOW_CONTEXT = Setting(
     "show_context",
     "context",
@@ -391,43 +402,51 @@ def check_query(value: object, name: str = "query") -> str:
     return value
 
 
-def check_also(value: object, name: str = "also") -> tuple[str, ...]:
-    """Extra search strings: None or a list of at most 4 strings of at most 2,000 characters
-    each (blank ones are dropped: they find nothing); SettingError otherwise, naming the
-    limit."""
+def check_strings(
+    setting: Setting, value: object, name: str, noun: str = "string"
+) -> tuple[str, ...]:
+    """A request's list of strings (``setting``'s ``max_items`` and ``item_max_length``): None
+    or a list; SettingError otherwise, naming the limit (``noun``: what one item is)."""
     if value is None:
         return ()
-    most, longest = ALSO.max_items, ALSO.item_max_length
+    most, longest = setting.max_items, setting.item_max_length
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise SettingError(f"{name}: expected a list of at most {most} strings")
+        raise SettingError(f"{name}: expected a list of at most {most} strings, got {shown(value)}")
     if most is not None and len(value) > most:
-        raise SettingError(f"{name}: at most {most} strings, got {len(value)}")
+        raise SettingError(f"{name}: at most {most} {noun}s, got {len(value)}")
     for i, text in enumerate(value):
         if longest is not None and len(text) > longest:
             raise SettingError(
-                f"{name}[{i}]: expected a string of at most {longest:,} characters, got "
+                f"{name}[{i}]: expected a {noun} of at most {longest:,} characters, got "
                 f"{len(text):,} characters; shorten it"
             )
-    return tuple(v for v in value if v.strip())
+    return tuple(value)
+
+
+def check_also(value: object, name: str = "also") -> tuple[str, ...]:
+    """Extra search strings: at most 4 of at most 2,000 characters each (blank ones are
+    dropped: they find nothing)."""
+    return tuple(v for v in check_strings(ALSO, value, name) if v.strip())
 
 
 def check_scope(value: object, name: str = "paths") -> tuple[str, ...]:
-    """A search's scope patterns: None or a list of at most 16 strings of at most 1,000
-    characters each; SettingError otherwise, naming the limit (an empty list is no scope)."""
-    if value is None:
-        return ()
-    most, longest = SCOPE.max_items, SCOPE.item_max_length
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise SettingError(f"{name}: expected a list of at most {most} strings, got {value!r:.100}")
-    if most is not None and len(value) > most:
-        raise SettingError(f"{name}: at most {most} paths, got {len(value)}")
-    for i, text in enumerate(value):
-        if longest is not None and len(text) > longest:
-            raise SettingError(
-                f"{name}[{i}]: expected a string of at most {longest:,} characters, got "
-                f"{len(text):,} characters"
-            )
-    return tuple(value)
+    """A search's scope patterns: at most 16 of at most 1,000 characters each (an empty list
+    is no scope)."""
+    return check_strings(SCOPE, value, name, "path")
+
+
+def normal_tag(text: str) -> str:
+    """A tag as the index stores it and a filter compares it: no leading ``#``, inner whitespace
+    collapsed, case-folded ("#Getting Started" and "getting started" are one tag)."""
+    return " ".join(text.strip().lstrip("#").split()).casefold()
+
+
+def check_tags(value: object, name: str = "tags") -> tuple[str, ...]:
+    """A search's tag filter: at most 16 tags of at most 100 characters each, returned as the
+    index stores them (no leading ``#``, case-folded, blank ones and repeats dropped; an empty
+    list is no filter)."""
+    tags = [normal_tag(t) for t in check_strings(TAGS, value, name, "tag")]
+    return tuple(dict.fromkeys(t for t in tags if t))
 
 
 def check_context(value: object, setting: Setting = SHOW_CONTEXT, name: str = "context") -> int:
@@ -472,6 +491,7 @@ def json_schema() -> dict[str, Any]:
             "query": QUERY.json_schema(),
             "also": ALSO.json_schema(),
             "scope": SCOPE.json_schema(),
+            "tags": TAGS.json_schema(),
             "showContext": SHOW_CONTEXT.json_schema(),
             "toolContext": TOOL_CONTEXT.json_schema(),
             **{s.wire: s.json_schema() for s in AGENT_ONLY},

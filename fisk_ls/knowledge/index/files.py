@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from ..regular import kind_of
+from ..regular import kind_of, read_bounded
 from .walk import Candidate
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -33,19 +33,6 @@ _OPEN_FLAGS = (
     | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_BINARY", 0)
 )
-
-
-def _read_bounded(fd: int, limit: int) -> bytes:
-    """At most ``limit + 1`` bytes (one more than allowed tells "too large" apart)."""
-    parts: list[bytes] = []
-    left = limit + 1
-    while left > 0:
-        part = os.read(fd, min(left, 1 << 16))
-        if not part:
-            break
-        parts.append(part)
-        left -= len(part)
-    return b"".join(parts)
 
 
 def read_document(
@@ -74,7 +61,7 @@ def read_document(
             return f"skipping {path}: larger than {limit // 1024} KiB"
         if expected is not None and (st.st_ino != expected.inode or st.st_size != expected.size):
             return f"skipping {path}: {CHANGED_NOTE}"
-        raw = _read_bounded(fd, limit)
+        raw = read_bounded(fd, limit)
     except OSError as exc:
         return f"skipping {path}: {exc.strerror or exc}"
     finally:
