@@ -82,10 +82,16 @@ def settings(project: Path, store_base: Path) -> Settings:
     return resolve_settings(cwd=project, store_base=store_base)
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("corpus") and not CORPORA.is_dir():
+        pytest.skip(f"shared corpora not found at {CORPORA} (set FISK_CORPORA to their folder)")
+
+
 @pytest.fixture
-def corpora() -> Path:
-    if not CORPORA.is_dir():
-        pytest.skip(f"shared corpora not found at {CORPORA}")
+def corpora(request: pytest.FixtureRequest) -> Path:
+    """The shared corpora folder, for tests marked ``corpus`` (skipped when it is absent)."""
+    if not request.node.get_closest_marker("corpus"):
+        pytest.fail("a test that reads the shared corpora is marked @pytest.mark.corpus")
     return CORPORA
 
 

@@ -45,8 +45,8 @@ def commit(self):
         self.writer.conn.execute("COMMIT")
 
 
-def open_no_trigger(store_dir, *, wait=0.0):
-    w = orig_open(store_dir, wait=wait)
+def open_no_trigger(store_dir, *, wait=0.0, recover=False):
+    w = orig_open(store_dir, wait=wait, recover=recover)
     w.conn.execute(f"DROP TRIGGER IF EXISTS {schema.names(1).chunks}_ai")
     return w
 

@@ -7,8 +7,9 @@ import time
 from pathlib import Path
 
 from fisk_ls.knowledge import fts
-from fisk_ls.knowledge.index import runs
 from fisk_ls.knowledge.index.chunker import chunk_document
+from fisk_ls.knowledge.index.examine import chunk_hash
+from fisk_ls.knowledge.index.files import read_document
 from fisk_ls.knowledge.index.walk import walk
 from fisk_ls.knowledge.location import document_key
 
@@ -34,7 +35,7 @@ assert keys == keys2
 texts = []
 t0 = time.perf_counter()
 for c in cands:
-    r = runs.read_document(c.path)
+    r = read_document(c.path)
     texts.append(r)
 tick("read_document", t0)
 t0 = time.perf_counter()
@@ -53,7 +54,7 @@ for ch in chunks:
 tick("cjk_column", t0)
 t0 = time.perf_counter()
 for ch in chunks:
-    runs.chunk_hash(ch)
+    chunk_hash(ch)
 tick("chunk_hash blake2b(f-string)", t0)
 
 t0 = time.perf_counter()

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from fisk_ls.knowledge.index import runs
+from fisk_ls.knowledge.index.examine import examine
 from fisk_ls.knowledge.index.walk import walk
 from fisk_ls.knowledge.location import document_key
 
@@ -17,7 +17,7 @@ jobs = [(document_key(c.path, root), c, None) for c in cands]
 t = time.perf_counter()
 pr = cProfile.Profile()
 pr.enable()
-outs = [runs.examine(*j) for j in jobs]
+outs = [examine(*j) for j in jobs]
 pr.disable()
 print(
     "files",

@@ -8,7 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
 from pathlib import Path
 
-from fisk_ls.knowledge.index import runs
+from fisk_ls.knowledge.index.examine import _examine_many
 from fisk_ls.knowledge.index.walk import walk
 from fisk_ls.knowledge.location import document_key
 
@@ -17,11 +17,11 @@ def examine_all(jobs, workers, batch=32, depth=4):
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
     try:
         batches = (list(jobs[i : i + batch]) for i in range(0, len(jobs), batch))
-        window = deque(pool.submit(runs._examine_many, b) for b in islice(batches, depth * workers))
+        window = deque(pool.submit(_examine_many, b) for b in islice(batches, depth * workers))
         while window:
             results = window.popleft().result()
             for b in islice(batches, 1):
-                window.append(pool.submit(runs._examine_many, b))
+                window.append(pool.submit(_examine_many, b))
             yield from results
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

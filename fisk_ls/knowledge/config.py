@@ -19,7 +19,6 @@ from .settings_schema import shown
 from .vectors.url import validate_base_url
 
 DEFAULT_TOP_K: int = contract.TOP_K.default
-TOP_K_CEILING = int(contract.TOP_K.maximum or 20)
 DEFAULT_MAX_INJECTED_TOKENS: int = contract.MAX_INJECTED_TOKENS.default
 DEFAULT_EMBED_TIMEOUT: float = contract.TIMEOUT.default
 DEFAULT_QUERY_TIMEOUT: float = contract.QUERY_TIMEOUT.default

@@ -6,6 +6,13 @@ bigrams of its CJK runs (as Lucene's CJK analyzer does), and a query's CJK runs 
 bigrams. Every term in the expression is double-quoted, so no input string can produce FTS5
 syntax: quotes, operators (AND/OR/NOT/NEAR), ``*``, ``^``, ``:``, parentheses and control
 characters are all just separators or quoted text.
+
+One file on purpose: it is the index's idea of a word. The same rules (clitics, the word
+characters, CJK runs and bigrams, the stop words) make the document side (``cjk_column``,
+``document_field``, written by the indexer) and the query side (terms, phrases, the heading key,
+the MATCH expression), and a rule changed on one side only would make a query miss text it
+names. A quarter of its length is the stop-word list; the rest are small pure functions that call
+each other and are tested together (tests/unit/test_fts.py).
 """
 
 from __future__ import annotations

@@ -165,11 +165,6 @@ def find_project(start: Path) -> Project:
     return Project(start, None, f"the starting folder; no {CONFIG_NAME} or .git above it")
 
 
-def find_config(cwd: Path) -> Path | None:
-    """agent.yaml of the project ``cwd`` belongs to (the discovery rule), if it has one."""
-    return find_project(cwd).config
-
-
 def resolve_settings(
     config_path: Path | None = None,
     *,

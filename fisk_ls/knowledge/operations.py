@@ -39,6 +39,7 @@ def index(
     cancel: threading.Event | None = None,
     embedder: DocumentEmbedder | None = None,
     drain: bool = True,
+    ignore: IgnoreRules | None = None,
 ) -> IndexStats:
     """One index run under the writer lock.
 
@@ -49,7 +50,8 @@ def index(
     With embeddings configured, ``embedder`` (default: the one the settings ask for) embeds the
     chunks without a vector; with ``drain`` the run returns once there are none left (files are
     searchable lexically as soon as they are written), without it they stay in the backlog for
-    a background worker (``Backfill``).
+    a background worker (``Backfill``). ``ignore``: the project's rules when the caller keeps
+    them (the update queue does); built from ``settings`` otherwise.
     """
     recover = rebuild and not dry_run  # --reindex always works: an unusable store moves aside
     with (
@@ -65,7 +67,7 @@ def index(
             reporter=reporter,
             cancel=cancel,
             embedder=emb,
-            ignore=ignore_rules(settings),
+            ignore=ignore if ignore is not None else ignore_rules(settings),
         )
         if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
             return _noted(indexer.run(settings.roots, rebuild=True, drain=drain), w)
@@ -94,14 +96,15 @@ def update_paths(
     embedder: DocumentEmbedder | None = None,
     cancel: threading.Event | None = None,
     drain: bool = True,
+    ignore: IgnoreRules | None = None,
 ) -> IndexStats:
     """Re-index just these files (saved, created, deleted, renamed) under the writer lock.
 
-    An index with an older layout is rebuilt whole instead. ``drain``: as in ``index``."""
+    An index with an older layout is rebuilt whole instead. ``drain``, ``ignore``: as in
+    ``index``."""
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
-        indexer = Indexer(
-            w, settings.project_root, embedder=emb, cancel=cancel, ignore=ignore_rules(settings)
-        )
+        rules = ignore if ignore is not None else ignore_rules(settings)
+        indexer = Indexer(w, settings.project_root, embedder=emb, cancel=cancel, ignore=rules)
         if w.outdated:
             return indexer.run(settings.roots, rebuild=True, drain=drain)
         return indexer.update_paths(paths, drain=drain)

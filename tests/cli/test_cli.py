@@ -3,40 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.support.cli import js, run
+
 COMMANDS = ["index", "watch", "search", "show", "sources", "doctor", "stats", "rm", "reset"]
-
-
-def run(
-    cwd: Path, *args: str, env: dict[str, str] | None = None, ok: int | None = 0
-) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "fisk_ls.cli", *args],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    if ok is not None:
-        assert proc.returncode == ok, (proc.returncode, proc.stdout, proc.stderr)
-    return proc
-
-
-def js(cwd: Path, *args: str, ok: int | None = 0) -> dict[str, Any]:
-    proc = run(cwd, "knowledge", *args, "--json", ok=ok)
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    obj: dict[str, Any] = json.loads(lines[0])
-    return obj
 
 
 @pytest.fixture
@@ -155,25 +132,32 @@ def test_watch_picks_up_changes(cli_project: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        import time
+    lines: queue.Queue[str] = queue.Queue()
+    assert proc.stdout is not None
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or ()])
+    reader.start()
 
-        deadline = time.monotonic() + 20
-        assert proc.stdout is not None
-        line = ""
-        while "watching" not in line and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-        time.sleep(0.5)
+    def next_line() -> str:
+        try:
+            return lines.get(timeout=60)  # a hang guard: each line takes well under a second
+        except queue.Empty:
+            raise AssertionError("watch printed nothing more") from None
+
+    try:
+        assert "watching" in next_line()
+        assert "indexed" in next_line()  # the first run is done; the watcher started before it
         (cli_project / "late.md").write_text("# Late\n\nplatypus notes\n")
-        found = False
-        while time.monotonic() < deadline and not found:
-            found = bool(js(cli_project, "search", "platypus")["results"])
-            time.sleep(0.2)
-        assert found
+        while not js(cli_project, "search", "platypus")["results"]:
+            assert "change(s)" in next_line()  # an update ran; search again after each one
     finally:
         proc.terminate()
-        out, _ = proc.communicate(timeout=10)
-    assert "stopped watching" in out
+        proc.wait(10)
+        reader.join(10)  # the only reader of stdout
+        err = proc.stderr.read() if proc.stderr else ""
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe:
+                pipe.close()
+    assert "stopped watching" in "".join(lines.queue), err
 
 
 def test_builtin_provider_from_agent_yaml(cli_project: Path, tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import js, run
 from tests.support.builtin_model import model_files
+from tests.support.cli import js, run
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_cli import js, run
+from tests.support.cli import js, run
 
 
 @pytest.fixture

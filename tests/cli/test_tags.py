@@ -7,7 +7,7 @@ from pathlib import Path
 import apsw
 import pytest
 
-from .test_cli import js, run
+from tests.support.cli import js, run
 
 
 def _page(title: str, tags: str, text: str) -> str:

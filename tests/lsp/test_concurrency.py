@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
+
+from tests.support.big_corpus import FILES, make_corpus
 
 from .conftest import (
     citations,
@@ -24,20 +25,6 @@ from .conftest import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-FILES = 2000
-PARAGRAPH = "Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor. " * 8
-
-
-def make_corpus(root: Path, files: int = FILES) -> Path:
-    for i in range(files):
-        folder = root / f"d{i % 20}"
-        folder.mkdir(parents=True, exist_ok=True)
-        body = "".join(
-            f"\n\n## Section {j} of page {i}\n\n{PARAGRAPH}topic{(i * 7 + j) % 97}\n"
-            for j in range(25)
-        )
-        (folder / f"page{i}.md").write_text(f"# Page {i}\n\nunique{i}\n{body}")
-    return root.resolve()
 
 
 @pytest.fixture
@@ -47,15 +34,13 @@ def corpus(tmp_path: Path) -> Path:
 
 async def test_searches_are_answered_while_a_large_index_runs(corpus: Path, tmp_path: Path) -> None:
     async with lsp_session([corpus], tmp_path, "neovim") as client:
-        during: list[float] = []
+        during = 0  # searches answered before the run's end was reported: none waited for it
         while ended_runs(client) == 0:
-            started = time.monotonic()
             result = await search(client, "lorem topic12")
             if ended_runs(client) == 0:
-                during.append(time.monotonic() - started)
+                during += 1
                 assert result["status"] in ("ok", "index_not_built", "index_empty")
-        assert len(during) >= 3, "the index run ended before searches could overlap it"
-        assert max(during) < 2.0
+        assert during >= 3, "the index run ended before searches could overlap it"
         await wait_idle(client)
         assert citations(await search(client, "unique1234")) == ["d14/page1234.md#0"]
 

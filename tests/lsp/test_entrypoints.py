@@ -17,6 +17,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from fisk_ls.knowledge.location import zero_config_store
 from fisk_ls.knowledge.lock import WriterLock
+from tests.support.big_corpus import make_corpus
+from tests.support.processes import processes_with
 
 from .conftest import command, copy_fixture, server_env, wait_indexed
 
@@ -158,9 +160,6 @@ async def test_sigint_closes_the_stores_and_exits(tmp_path: Path) -> None:
 
 
 async def test_client_vanishing_mid_index_leaves_nothing_behind(tmp_path: Path) -> None:
-    from .test_concurrency import make_corpus
-    from .test_lifecycle import processes_with
-
     root = make_corpus(tmp_path / "big", files=600)
     env = server_env(tmp_path)
     server = await asyncio.create_subprocess_exec(

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from tests.support.big_corpus import make_corpus
+from tests.support.processes import processes_with
 
 from .conftest import (
     command,
@@ -23,20 +24,6 @@ from .conftest import (
     wait_idle,
     wait_indexed,
 )
-from .test_concurrency import make_corpus
-
-
-def processes_with(marker: str) -> list[int]:
-    """Pids whose environment mentions ``marker`` (the server and any child it forked)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                if marker.encode() in (entry / "environ").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
 
 
 async def test_configuration_paths_and_top_k(tmp_path: Path) -> None:
@@ -122,10 +109,8 @@ async def test_reindex_joins_and_shutdown_leaves_nothing_behind(tmp_path: Path) 
 
         await poll(running, timeout=10)
         assert len(processes_with(marker)) >= 1
-        started = time.monotonic()
     assert client._server is not None and client._server.returncode == 0
-    assert time.monotonic() - started < 10
-    with pytest.raises(BaseException):  # noqa: B017 - cancelled by the shutdown
+    with pytest.raises(BaseException):  # noqa: B017 - cancelled by the shutdown, not awaited
         await pending
 
     async def gone() -> bool:

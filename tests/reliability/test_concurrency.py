@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from fisk_ls.knowledge import (
     index,
     open_writer,
 )
+from fisk_ls.knowledge.lock import WriterLock
 
 pytestmark = pytest.mark.slow
 
@@ -79,7 +79,7 @@ def test_readers_during_rebuilds(settings: Settings, project: Path) -> None:
             elif not json.loads(out.stdout)["results"]:
                 empties.append("cli")
 
-    from tests.reliability.test_lsp_robustness import RawClient, command
+    from tests.support.raw_lsp import RawClient, command
 
     lsp = RawClient(project, env)
     lsp.request(
@@ -121,20 +121,29 @@ def test_readers_during_rebuilds(settings: Settings, project: Path) -> None:
     assert all(c > 0 for c in counts[:2])
 
 
-def test_two_writers(settings: Settings) -> None:
+def test_two_writers(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     index(settings)
+    refused = threading.Event()
+    try_lock = WriterLock._try
+
+    def observed(lock: WriterLock) -> bool:
+        got = try_lock(lock)
+        if not got and threading.current_thread() is not threading.main_thread():
+            refused.set()
+        return got
+
     with open_writer(settings.store_dir):
         with pytest.raises(IndexLocked):
             index(settings)
-        t0 = time.monotonic()
+        monkeypatch.setattr(WriterLock, "_try", observed)
         result: list[object] = []
 
         def waiter() -> None:
-            result.append(index(settings, wait=10))
+            result.append(index(settings, wait=60))
 
         th = threading.Thread(target=waiter)
         th.start()
-        time.sleep(0.5)
-        assert not result  # still waiting while the first writer holds the lock
-    th.join(15)
-    assert result and time.monotonic() - t0 < 15
+        assert refused.wait(60)  # the waiter found the lock held and is waiting for it
+        assert not result
+    th.join(60)
+    assert result

@@ -1,4 +1,4 @@
-"""The language server under abuse (issue 17): bad frame headers, requests out of order,
+"""The language server under abuse: bad frame headers, requests out of order,
 folder churn, overly broad folders, over-long queries, Neovim's empty-table arguments."""
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ import pytest
 
 from fisk_ls.knowledge.settings_schema import QUERY
 from fisk_ls.lsp.frames import MAX_FRAME_BYTES, FrameError, check_header
-
-from .test_lsp_robustness import RawClient, command
+from tests.support.raw_lsp import RawClient, command
 
 HANG_GUARD = 60.0
 

@@ -114,7 +114,7 @@ def test_kill_minus_nine_of_the_language_server_mid_run_leaves_no_descendant(
     """The real ``fisk-ls`` indexing a workspace large enough for the chunking worker: caught
     while the worker runs, frozen there (SIGSTOP, so the family cannot change under the test),
     killed with SIGKILL; every descendant (the worker, the resource tracker) must go."""
-    from .test_lsp_robustness import RawClient, command
+    from tests.support.raw_lsp import RawClient, command
 
     project = tmp_path / "many"
     project.mkdir()

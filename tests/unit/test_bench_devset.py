@@ -214,6 +214,7 @@ def test_compare_pairs_questions_and_flags_noise() -> None:
     assert "noise" in devset_compare.render(rows)
 
 
+@pytest.mark.corpus
 def test_real_question_files_are_valid() -> None:
     for corpus in dq.CORPORA.values():
         if not corpus.root.is_dir():
@@ -222,6 +223,7 @@ def test_real_question_files_are_valid() -> None:
         assert {q.kind for q in questions} == set(dq.KINDS)
 
 
+@pytest.mark.corpus
 def test_held_out_questions_are_valid_and_new() -> None:
     corpus = dq.CORPORA["otel"]
     if not corpus.root.is_dir():

@@ -97,6 +97,7 @@ def test_headings_match_markdown_it(lines: list[str]) -> None:
     assert ours(text) == reference_headings(text)
 
 
+@pytest.mark.corpus
 def test_real_documentation_agrees(corpora: Path) -> None:
     files = sorted((corpora / "opentelemetry-io" / "content" / "en").rglob("*.md"))[:400]
     if not files:

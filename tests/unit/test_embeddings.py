@@ -12,7 +12,6 @@ import logging
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -38,6 +37,8 @@ from tests.support.fake_embed_server import FakeEmbedServer, fake_embedding, unu
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-test-9f8e7d6c5b4a"
+HANG_GUARD = 20.0
+"""How long a test waits for what takes milliseconds before it fails instead of hanging."""
 Connect = Callable[..., EmbeddingsClient]
 fake_embed = embed_fixtures.fake_embed  # a conftest may register the plugin instead
 
@@ -525,10 +526,8 @@ def test_query_faults_are_classified_fast(
 ) -> None:
     fake_embed.set_mode(mode, **options)
     client = connect(query_timeout=0.3)
-    started = time.monotonic()
     with pytest.raises(EmbeddingsError) as caught:
         client.embed_query("where is the config")
-    assert time.monotonic() - started < 2.0
     assert caught.value.kind == kind
     assert_clean_reason(caught.value)
     assert fake_embed.stats()["requests"] == 1  # no retries at query time
@@ -549,10 +548,8 @@ def test_document_faults_are_classified_and_only_transient_ones_retried(
         monkeypatch.setattr(openai, "MAX_RESPONSE_BYTES", 1024 * 1024)
     fake_embed.set_mode(mode, **options)
     client = connect(timeout=0.3)
-    started = time.monotonic()
     with pytest.raises(EmbeddingsError) as caught:
         client.embed_documents(["first chunk", "second chunk"])
-    assert time.monotonic() - started < 4 * 0.3 + 2.0
     assert caught.value.kind == kind
     assert_clean_reason(caught.value)
     expected_requests = 4 if kind == "transient" else 1
@@ -575,11 +572,10 @@ def test_connection_refused(connect: Connect, sleeps: list[float]) -> None:
 
 def test_hang_is_cut_at_the_query_timeout(fake_embed: FakeEmbedServer, connect: Connect) -> None:
     fake_embed.set_mode("hang")
-    started = time.monotonic()
     with pytest.raises(EmbeddingsError) as caught:
-        connect(query_timeout=0.2).embed_query("x")
-    assert 0.15 < time.monotonic() - started < 1.0
-    assert caught.value.reason.startswith("timed out after 0.2s")
+        connect(query_timeout=0.2, timeout=30.0).embed_query("x")
+    assert caught.value.reason.startswith("timed out after 0.2s")  # not the 30 s document one
+    assert fake_embed.stats()["requests"] == 1
 
 
 def test_missing_v1_says_to_fix_the_base_url(fake_embed: FakeEmbedServer, connect: Connect) -> None:
@@ -732,10 +728,8 @@ def test_breaker_fails_fast_then_recovers(fake_embed: FakeEmbedServer, connect: 
     fake_embed.set_mode("ok")
     before = fake_embed.stats()["requests"]
 
-    started = time.monotonic()
     with pytest.raises(EmbeddingsError) as second:
         client.embed_query("x")
-    assert time.monotonic() - started < 0.05
     assert (second.value.kind, second.value.reason) == (first.value.kind, first.value.reason)
     assert fake_embed.stats()["requests"] == before
 
@@ -895,13 +889,12 @@ def test_fake_server_stops_promptly_while_a_request_hangs(connect: Connect) -> N
 
     thread = threading.Thread(target=query)
     thread.start()
-    time.sleep(0.2)
-    started = time.monotonic()
+    assert server.asked.wait(HANG_GUARD)  # the request is in, and hanging
     server.stop()
-    thread.join(timeout=5)
-    assert time.monotonic() - started < 2.0
+    thread.join(timeout=HANG_GUARD)  # well under the 30 s query timeout
     assert not thread.is_alive()
     assert errors and errors[0].kind == "transient"
+    assert not errors[0].reason.startswith("timed out")  # cut by stop(), not by the timeout
 
 
 def test_fake_server_as_a_script() -> None:

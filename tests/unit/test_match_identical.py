@@ -131,6 +131,7 @@ def test_locate_is_identical_to_the_reference_on_any_text(
     check(body, "S", start, 0, query)
 
 
+@pytest.mark.corpus
 def test_real_documentation_gives_identical_matches(corpora: Path) -> None:
     """Chunks of real docs (PowerShell's and OpenTelemetry's: code fences, tables, lists, merged
     sections, a few non-ASCII pages), each with a question-like query and three of its own words."""

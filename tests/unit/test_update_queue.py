@@ -20,6 +20,7 @@ from fisk_ls.knowledge import (
     resolve_settings,
     update_paths,
 )
+from fisk_ls.knowledge.index.ignore import IgnoreRules
 from fisk_ls.knowledge.index.queue import QueueHooks, RunReporter, UpdateQueue, watch
 
 
@@ -145,6 +146,27 @@ def test_a_locked_store_keeps_changes_and_retries(
         assert hits(settings, "puffin") == []
     wait_until(lambda: hits(settings, "puffin") == ["notes.txt#0"])
     assert queue.wait_idle(20)
+
+
+def test_save_passes_and_full_runs_ask_the_queues_own_ignore_rules(
+    queue: UpdateQueue, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The queue's rules stay current by themselves; no run rebuilds them (nor spawns git)."""
+    built: list[Path] = []
+    for_project = IgnoreRules.for_project.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[IgnoreRules], root: Path, exclude: Iterable[str] = ()) -> IgnoreRules:
+        built.append(root)
+        return for_project(cls, root, exclude)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(IgnoreRules, "for_project", classmethod(counted))
+    path = project / "notes.txt"
+    path.write_text("Notes about the kingfisher.\n")
+    queue.add([path])
+    assert queue.wait_idle(20)
+    queue.request_full().result(timeout=30)
+    assert hits(queue.settings, "kingfisher") == ["notes.txt#0"]
+    assert built == []
 
 
 def test_a_failing_pass_keeps_its_paths_and_reports_once(

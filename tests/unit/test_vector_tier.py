@@ -3,7 +3,6 @@ the improvements: safe rebuilds, vector cache, classified query failures, breake
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -127,9 +126,9 @@ def test_query_failure_degrades_fast(settings: Settings, fake_embed: FakeEmbedSe
     assert res.status == "ok" and res.degraded and res.hits
     assert res.reason and "\n" not in res.reason and len(res.reason) <= 120
     assert res.tier.startswith("degraded:")
-    t = time.perf_counter()
+    asked = fake_embed.stats()["requests"]
     res2 = kb.search("backpressure")
-    assert time.perf_counter() - t < 0.05 and res2.degraded  # circuit breaker: no new wait
+    assert res2.degraded and fake_embed.stats()["requests"] == asked  # the breaker: no new wait
     kb.close()
 
 
@@ -140,9 +139,10 @@ def test_hanging_server_costs_one_query_timeout(
     index(h)
     kb = Knowledge(h)
     fake_embed.set_mode("hang", hang_seconds=10)
-    t = time.perf_counter()
-    assert kb.search("backpressure").degraded
-    assert time.perf_counter() - t < 2.0
+    fake_embed.reset_stats()
+    res = kb.search("backpressure")
+    assert res.degraded and res.reason and "timed out after 0.5s" in res.reason  # query timeout
+    assert fake_embed.stats()["requests"] == 1
     kb.close()
 
 

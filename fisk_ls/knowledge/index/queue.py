@@ -108,7 +108,8 @@ class UpdateQueue:
         self.settings = settings
         self.rules = ignore_rules(settings)
         """The project's ignore rules, kept current (a watcher filters with ``rules.ignored``);
-        a changed ignore file among the added paths brings a full run (``add``)."""
+        every run of this queue asks them too, so no pass rebuilds them (or spawns ``git``). A
+        changed ignore file among the added paths brings a full run (``add``)."""
         self.roots = roots
         self.hooks = hooks or QueueHooks()
         self.delay = delay
@@ -305,6 +306,7 @@ class UpdateQueue:
                 embedder=self._embedder,
                 cancel=self._stop,
                 drain=False,
+                ignore=self.rules,
             )
         except IndexLocked:
             self._requeue(batch)
@@ -362,6 +364,7 @@ class UpdateQueue:
                     cancel=run.cancel,
                     embedder=self._embedder,
                     drain=False,
+                    ignore=self.rules,
                 )
                 self._kick_backfill()
                 return stats

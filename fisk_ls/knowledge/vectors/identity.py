@@ -74,11 +74,6 @@ class VectorIdentity:
             manifest.normalized,
         )
 
-    def with_dimension(self, dimension: int) -> VectorIdentity:
-        return VectorIdentity(
-            self.model, dimension, self.query_prefix, self.document_prefix, self.normalized
-        )
-
     def manifest(self, generation: int) -> Manifest:
         """The manifest that pins this identity for ``generation``."""
         return Manifest(

@@ -139,18 +139,10 @@ class VectorTier:
         self.target, self.key = target, wanted.cache_key()
         return target
 
-    def embed(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
-        """Vectors (packed float32) for (chunk hash, embedding text, title) items, by hash.
-
-        Cached vectors are reused; only misses go to the embedder (and are remembered)."""
-        found = self.compute(items)
-        with self.writer.transaction() as conn:
-            self.remember(conn, found)
-        return found
-
     def compute(self, items: Sequence[tuple[str, str, str]]) -> dict[str, bytes]:
-        """Like ``embed`` but writes nothing: the caller stores the vectors and calls
-        ``remember`` in one transaction. Runs outside any transaction (slow)."""
+        """Vectors (packed float32) for (chunk hash, embedding text, title) items, by hash:
+        cached ones reused, misses from the embedder. Writes nothing: the caller stores the
+        vectors and calls ``remember`` in one transaction. Runs outside any transaction (slow)."""
         found = self.cached(list(dict.fromkeys(h for h, _, _ in items)))
         found.update(self.embed_missing([item for item in items if item[0] not in found]))
         return found
