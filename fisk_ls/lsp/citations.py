@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
-from ..knowledge import KnowledgeError
-from ..knowledge.citations import CitedChunk
+from ..knowledge import CitedChunk, KnowledgeError
 from .convert import (
     chunk_lines,
     file_uri,
