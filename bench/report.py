@@ -201,11 +201,21 @@ def beir_section(results: dict[str, Any]) -> list[str]:
     ]
     for name, r in results.items():
         a = ANCHORS[name]
-        for kind in ("lexical", "vector", "hybrid", "hybrid_rrf60"):
-            if kind not in r:
+        for kind in (
+            "lexical",
+            "vector",
+            "hybrid",
+            "hybrid_rrf60",
+            "lexical_agent",
+            "hybrid_agent",
+        ):
+            if kind not in r or not r[kind]:
                 continue
             v = r[kind]
-            if kind == "lexical":
+            if kind.endswith("_agent"):  # the query with its agent strings, against it alone
+                tier = kind.removesuffix("_agent")
+                anchor, label = r[tier]["ndcg@10"], f"our {tier}, the query alone"
+            elif kind == "lexical":
                 anchor, label = a["bm25"], "BM25 (Anserini flat)"
             elif kind == "vector":
                 anchor, label = a["minilm"], "all-MiniLM-L6-v2"
@@ -574,6 +584,73 @@ def devset_section(d: dict[str, Any]) -> list[str]:
     return out
 
 
+AGENT_GOALS = {"powershell": "lexical", "otel": "hybrid"}
+"""Where the cost of three agent strings is measured (the corpus and its tier)."""
+AGENT_LATENCY_GOAL = 2.0
+"""p50 of a search with three ``also`` strings, at most this many times a single search's."""
+
+
+def _pair(plain: dict[str, Any], agent: dict[str, Any], name: str) -> str:
+    return f"{_ci(plain, name)} → {_ci(agent, name)}"
+
+
+def agent_section(plain: dict[str, Any], agent: dict[str, Any], cost: list[Any]) -> list[str]:
+    """The dev sets with and without each question's agent strings (``also``), per kind, and
+    what the strings cost."""
+    out = [
+        "## Agents' own words: each question with its three agent strings (bench/devset.py --agent)",
+        "",
+        "The same questions as the dev-set table, asked alone and then with the three strings an "
+        "agent wrote from the question text alone (a keyword query, a hypothetical answer, a "
+        "rephrasing; bench/devset/agent-strings.md says how they were made), sent as `also` and "
+        "fused by `search.fuse_strings`. Cells: alone → with the strings.",
+        "",
+        "| corpus | run | slice | n | MRR@10 | Hit@5 | file Hit@5 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for corpus, c in agent.get("corpora", {}).items():
+        base = plain.get("corpora", {}).get(corpus, {}).get("runs", {})
+        for run, r in c["runs"].items():
+            p = base.get(run)
+            if p is None:
+                continue
+            rows = [("overall", p["overall"], r["overall"])]
+            rows += [(f"lang {k}", p["by_lang"][k], v) for k, v in r["by_lang"].items()]
+            rows = rows if len(r["by_lang"]) > 1 else rows[:1]
+            rows += [(f"kind {k}", p["by_kind"][k], v) for k, v in r["by_kind"].items()]
+            out += [
+                f"| {corpus} | {run} | {label} | {v['n']} | {_pair(a, v, 'mrr@10')} | "
+                f"{_pair(a, v, 'hit@5')} | {a['file_hit@5']:.3f} → {v['file_hit@5']:.3f} |"
+                for label, a, v in rows
+            ]
+    if cost:
+        out += [
+            "",
+            "What three strings cost (bench/agent_latency.py: in-process `Knowledge.search` of the "
+            "English questions alone and with their strings, alternated in one process after a "
+            f"warm-up; goal: p50 at most {AGENT_LATENCY_GOAL:g}x a single search):",
+            "",
+            "| corpus | tier | alone p50 / p95 ms | with three strings p50 / p95 ms | p50 ratio | meets |",
+            "|---|---|---|---|---|---|",
+        ]
+        for c in cost:
+            a, f = c["query_alone_ms"], c["with_three_also_ms"]
+            out.append(
+                f"| {c['corpus']} | {c['tier'].split(':')[0]} | {a['p50']} / {a['p95']} | "
+                f"{f['p50']} / {f['p95']} | {c['ratio_p50']}x | "
+                f"{ok(c['ratio_p50'] <= AGENT_LATENCY_GOAL)} |"
+            )
+    return out
+
+
+def _agent(folder: Path) -> list[str]:
+    plain, agent = load(folder, "devset.json"), load(folder, "devset-agent.json")
+    if not (plain and agent):
+        return []
+    cost = [c for n in AGENT_GOALS if (c := load(folder, f"agent-latency-{n}.json"))]
+    return agent_section(plain, agent, cost)
+
+
 def lsp_embed_section(le: dict[str, Any]) -> list[str]:
     w, s_, a = le["rss_while_embedding_mb"], le["search_while_embedding_ms"], le["search_after_ms"]
     return [
@@ -630,6 +707,7 @@ SECTIONS: list[Section] = [
     _knn,
     _beir,
     _one("devset.json", devset_section),
+    _agent,
 ]
 """The generated sections in the order they appear: a new result gets a function and a line here."""
 

@@ -53,12 +53,18 @@ $PY bench/lsp_speed.py > "$OUT/lsp.json"
 $PY bench/match_speed.py --store "$CACHE/match-store" --rounds 10 > "$OUT/match.json"
 $PY bench/topk.py --store "$CACHE/match-store" > "$OUT/topk.json"
 $PY bench/embed_speed.py > "$OUT/embed_speed.json"   # built-in provider: model alone vs ours
-$PY bench/beir.py scifact --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-scifact.json"
+$PY bench/beir.py scifact --cache "$CACHE" "${EMBED_ARGS[@]}" --agent bench/devset/scifact-agent.jsonl > "$OUT/beir-scifact.json"
 $PY bench/beir.py arguana --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-arguana.json"
 # Both dev sets run lexically; hybrid runs on the OpenTelemetry docs only (its 15k chunks are
 # cached; the PowerShell docs are ~150k chunks, hours of CPU embedding: add powershell to
 # --embed-corpora to include it).
 $PY bench/devset.py --store-base "$CACHE/devset" --embed-corpora otel "${EMBED_ARGS[@]}" > "$OUT/devset.json"
+# The same questions with their blind agent strings as `also`, and what the strings cost.
+$PY bench/devset.py --store-base "$CACHE/devset" --embed-corpora otel "${EMBED_ARGS[@]}" --agent > "$OUT/devset-agent.json"
+$PY bench/agent_latency.py --store-base "$CACHE/devset" --corpus powershell --out "$OUT/agent-latency-powershell.json" > /dev/null
+if [ ${#EMBED_ARGS[@]} -gt 0 ]; then
+  $PY bench/agent_latency.py --store-base "$CACHE/devset" --corpus otel --builtin "${EMBED_ARGS[1]}" --out "$OUT/agent-latency-otel.json" > /dev/null
+fi
 if [ ${#EMBED_ARGS[@]} -gt 0 ]; then   # exact vs quantized KNN over the real OTel vectors
   $PY bench/knn_store.py --store-base "$CACHE/devset" "${EMBED_ARGS[@]}" > "$OUT/knn-store.json"
   $PY bench/lsp_embed.py > "$OUT/lsp-embed.json"   # the language server's RSS while embedding

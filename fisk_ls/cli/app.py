@@ -20,6 +20,7 @@ import click
 from ..knowledge import (
     ALSO,
     SHOW_CONTEXT,
+    TAGS,
     TOP_K,
     KnowledgeError,
     absolute_roots,
@@ -175,6 +176,14 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     metavar="PATH",
     help="Leave out documents matching PATH (same syntax); repeatable.",
 )
+@click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    metavar="TAG",
+    help="Only documents whose front matter has this tag (case and a leading # ignored); "
+    f"repeatable (a union, at most {TAGS.max_items}), together with --path.",
+)
 @knowledge_command
 def search_cmd(
     obj: Context,
@@ -184,10 +193,12 @@ def search_cmd(
     full: bool,
     paths: tuple[str, ...],
     excludes: tuple[str, ...],
+    tags: tuple[str, ...],
 ) -> None:
-    """Search the index for QUERY (within --path, minus --exclude, when given)."""
+    """Search the index for QUERY (within --path, minus --exclude, with a --tag, when given)."""
     reader = environment_language(os.environ)  # a query in no language is the reader's
-    scope = search_scope(obj.settings(), paths, excludes) if paths or excludes else None
+    scoped = paths or excludes or tags
+    scope = search_scope(obj.settings(), paths, excludes, tags=tags) if scoped else None
     _, result = obj.read(lambda kb: kb.search(query, top_k, reader, also, scope=scope))
     if obj.as_json:
         emit_json(render.search_json(result))
@@ -252,12 +263,18 @@ def stats_cmd(obj: Context) -> None:
 
 
 @knowledge.command("doctor")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Compare the full-text index with all the chunks' text however long it takes "
+    "(else the comparison stops after a few seconds and says so).",
+)
 @knowledge_command
-def doctor_cmd(obj: Context) -> None:
+def doctor_cmd(obj: Context, full: bool) -> None:
     """Check the index, its files, the lock and the embeddings server."""
     with obj.project() as project:
         settings = project.settings
-        checks = project.doctor()
+        checks = project.doctor(full=full)
     broken = any(c.broken for c in checks)
     if obj.as_json:
         emit_json(render.doctor_json(settings, checks, broken))

@@ -26,6 +26,7 @@ from ..knowledge import (
     check_also,
     check_query,
     check_scope,
+    check_tags,
     check_top_k,
     resolve_settings,
     store_error,
@@ -183,11 +184,16 @@ def check_query_argument(ctx: click.Context, param: click.Parameter, value: str)
 
 
 def search_scope(
-    settings: Settings, paths: tuple[str, ...], excludes: tuple[str, ...], cwd: Path | None = None
+    settings: Settings,
+    paths: tuple[str, ...],
+    excludes: tuple[str, ...],
+    cwd: Path | None = None,
+    *,
+    tags: tuple[str, ...] = (),
 ) -> Scope | None:
-    """``--path`` / ``--exclude`` as the core's scope: each relative to the current folder (an
-    absolute path is taken as it is), which must lead inside the project root; a usage error
-    naming the flag otherwise."""
+    """``--path`` / ``--exclude`` / ``--tag`` as the core's scope: each path relative to the
+    current folder (an absolute path is taken as it is), which must lead inside the project
+    root; a usage error naming the flag otherwise (also for a tag past the limits)."""
     from ..knowledge import Scope
 
     here = os.path.realpath(cwd or Path.cwd())
@@ -198,13 +204,19 @@ def search_scope(
         return [os.path.relpath(p, here) if os.path.isabs(p) else p for p in items]
 
     try:
+        check_tags(list(tags), "--tag")
+    except SettingError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
         check_scope(list(paths), "--path")
         check_scope(list(excludes), "--exclude")
         return Scope.build(
             relative(paths),
             relative(excludes),
             "" if base == "." else base,
+            tags=tags,
             names=("--path", "--exclude"),
+            tag_name="--tag",
         )
     except SettingError as exc:
         raise click.UsageError(f"{exc} (project root: {root})") from None

@@ -77,16 +77,24 @@ class CitedChunk:
 
 def check_freshness(chunk: CitedChunk, file_path: Path, indexed_hash: str) -> CitedChunk:
     """Mark ``chunk`` stale when its file changed, and find where its text is now."""
+    return check_freshness_all([chunk], file_path, indexed_hash)[0]
+
+
+def check_freshness_all(
+    chunks: list[CitedChunk], file_path: Path, indexed_hash: str
+) -> list[CitedChunk]:
+    """:func:`check_freshness` for chunks of one file (a chunk and its neighbours), reading it
+    once."""
     from dataclasses import replace
 
     try:
         raw = file_path.read_bytes()
     except OSError:
-        return replace(chunk, stale=True, moved_to=None)
+        return [replace(c, stale=True, moved_to=None) for c in chunks]
     if hashlib.sha256(raw).hexdigest() == indexed_hash:
-        return chunk
+        return chunks
     text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-    return replace(chunk, stale=True, moved_to=locate(text, chunk.text))
+    return [replace(c, stale=True, moved_to=locate(text, c.text)) for c in chunks]
 
 
 def locate(text: str, body: str) -> tuple[int, int] | None:

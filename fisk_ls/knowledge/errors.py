@@ -42,6 +42,10 @@ class FormatTooNew(KnowledgeError):
     """The index was written by a newer fisk-ls."""
 
 
+class IndexOutdated(KnowledgeError):
+    """The index's format predates what a request needs (the next index run rebuilds it)."""
+
+
 class StoreError(KnowledgeError):
     """The store cannot be opened or is unsafe (a symlink at the store path, bad modes…)."""
 

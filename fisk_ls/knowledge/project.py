@@ -194,12 +194,13 @@ class Project:
         with self.errors():
             return reset(self.settings, force=force, notes=notes)
 
-    def doctor(self) -> list[Check]:
-        """The health checks (read-only), the embeddings server's included."""
+    def doctor(self, *, full: bool = False) -> list[Check]:
+        """The health checks (read-only), the embeddings server's included; ``full``: the
+        full-text comparison however long it takes (``doctor.run_checks``)."""
         from .doctor import run_checks
 
         with self.errors():
-            return run_checks(self.settings, self.embedder())
+            return run_checks(self.settings, self.embedder(), full=full)
 
     def updates(
         self,

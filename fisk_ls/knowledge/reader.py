@@ -16,6 +16,7 @@ from typing import Any
 from .citations import (
     CitedChunk,
     check_freshness,
+    check_freshness_all,
     format_citation,
     parse_citation,
 )
@@ -244,9 +245,8 @@ class Knowledge:
                 "document, or the document has fewer chunks since the last index; run "
                 "`fisk-ai knowledge sources` to list documents"
             )
-        out: list[CitedChunk] = []
-        for n, section, body, start, end, digest in rows:
-            chunk = CitedChunk(
+        chunks = [
+            CitedChunk(
                 citation=format_citation(path, int(n)),
                 path=path,
                 ordinal=int(n),
@@ -255,9 +255,11 @@ class Knowledge:
                 start_line=int(start),
                 end_line=int(end),
             )
-            file = self.settings.project_root / path
-            out.append(check_freshness(chunk, file, str(digest)) if check_file else chunk)
-        return out
+            for n, section, body, start, end, _ in rows
+        ]
+        if not check_file:
+            return chunks
+        return check_freshness_all(chunks, self.settings.project_root / path, str(rows[0][5]))
 
     def sources(self) -> list[Source] | None:
         """Indexed documents sorted by path; None when not built."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import NamedTuple
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 """Bumped when the layout changes; readers refuse a newer one, and the next writer rebuilds an
 older one into a new generation (readers keep the old one until the switch).
 
@@ -31,7 +31,10 @@ older one into a new generation (readers keep the old one until the switch).
    (``documents_N.doc``), and a contentless full-text index (``contentless_delete``: a delete
    needs no copy of the old text, so no stale value can corrupt it). The chunk rows are
    ``chunk_rows_N``; ``chunks_N`` is a view with the chunk columns of formats 2-3, so readers
-   read every format alike. The PowerShell docs' index shrank from 218 to 120 MB."""
+   read every format alike. The PowerShell docs' index shrank from 218 to 120 MB.
+5: each document's front-matter tags (``tags_N``: tag, document id), the tag filter of a
+   search (scope.py); otherwise format 4. A format-4 store answers every search but one with
+   tags until the next writer rebuilds it."""
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -63,6 +66,8 @@ class Tables(NamedTuple):
     there), ``chunks`` itself before."""
     texts: str
     """The distinct chunk bodies (format 4; the name is unused before)."""
+    tags: str
+    """Each document's front-matter tags (format 5; "" before: that layout has none)."""
 
 
 def names(generation: int, format_version: int = FORMAT_VERSION) -> Tables:
@@ -78,6 +83,7 @@ def names(generation: int, format_version: int = FORMAT_VERSION) -> Tables:
         pending=f"chunks_pending_{g}",
         rows=f"chunk_rows_{g}" if format_version >= 4 else f"chunks_{g}",
         texts=f"texts_{g}",
+        tags=f"tags_{g}" if format_version >= 5 else "",
     )
 
 
@@ -91,12 +97,14 @@ def required(generation: int, hybrid: bool, format_version: int = FORMAT_VERSION
     triggers = [f"{r}_ai", f"{r}_ad", f"{r}_au"]
     pending = [n.pending] if format_version >= 3 else []
     shared = [n.texts, r, f"{n.documents}_au"] if format_version >= 4 else []
+    tags = [n.tags] if n.tags else []
     return [
         n.documents,
         n.chunks,
         n.fts,
         *pending,
         *shared,
+        *tags,
         *triggers,
         *([n.vec] if hybrid else []),
     ]
@@ -117,6 +125,9 @@ def generation_ddl(generation: int) -> str:
     Japanese are searchable with the unicode61 tokenizer; see fts.py. ``documents.doc`` holds
     what names the whole document (title, front-matter description, path), indexed with each
     of its chunks, so words that name a page rank its chunks (BM25 weights in search.py).
+    ``tags`` holds each document's front-matter tags (normalised: settings_schema.normal_tag),
+    keyed by tag first, so a tag filter reads only its documents; removing a document removes
+    its tags (the foreign key).
     ``chunk_rows.embedded`` is set in the same transaction that writes the chunk's vec0 row (the
     backlog's partial index is made with the vector tables, vec_ddl). ``hash`` (the chunk's
     digest, the vector cache's key) and ``near`` (collapse.py's key) are stored as bytes and
@@ -153,6 +164,12 @@ CREATE TABLE IF NOT EXISTS {d} (
   indexed_at REAL NOT NULL DEFAULT 0,
   doc TEXT NOT NULL DEFAULT ''
 );
+CREATE TABLE IF NOT EXISTS {n.tags} (
+  tag TEXT NOT NULL,
+  document_id INTEGER NOT NULL REFERENCES {d}(id) ON DELETE CASCADE,
+  PRIMARY KEY (tag, document_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS {n.tags}_doc ON {n.tags}(document_id);
 CREATE TABLE IF NOT EXISTS {t} (
   id INTEGER PRIMARY KEY,
   key BLOB NOT NULL UNIQUE,
@@ -257,5 +274,6 @@ def drop_generation_sql(generation: int, views: frozenset[str] = frozenset()) ->
     """Drop every table of a generation, of any format (``views``: which of its names are
     views in this database: ``chunks_N`` from format 4)."""
     n = names(generation)
-    every = (n.vocab, n.vq, n.vec, n.chunks, n.fts, n.pending, n.rows, n.texts, n.documents)
+    tags = f"tags_{int(generation)}"  # of format 5 on; IF EXISTS covers the older ones
+    every = (n.vocab, n.vq, n.vec, n.chunks, n.fts, n.pending, tags, n.rows, n.texts, n.documents)
     return [f"DROP {'VIEW' if t in views else 'TABLE'} IF EXISTS {t}" for t in every]

@@ -1,11 +1,14 @@
-"""A search's scope: the documents it may return (folders, files or globs; ``--exclude``).
+"""A search's scope: the documents it may return (folders, files or globs; ``--exclude``;
+front-matter tags).
 
 Patterns are .gitignore syntax (``**`` allowed, compiled by the same matcher as the ignore rules,
 ``index/ignore.py``), relative to a folder of the project (the current folder on the command
 line, else the root) and anchored there: ``guides`` is the folder ``guides`` beside you, not
 every folder of that name, and ``**/*.md`` every markdown file below you. A document is in
 scope when it, or a folder above it, matches an include pattern (none: every document) and no
-exclude pattern. A pattern that leaves the project root (``../other``) is refused.
+exclude pattern. A pattern that leaves the project root (``../other``) is refused. Tags
+(``--tag``, ``tags``) narrow it further: with any given, only documents whose front matter has at
+least one of them (a union of tags, intersected with the paths).
 
 The scope is applied inside each retriever before its top-k cut (lexical: the SQL of
 ``topk.scored``; vectors: the KNN candidates, ``vectors/knn.py``), so a scoped search returns
@@ -22,7 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .settings_schema import SettingError
+from .errors import IndexOutdated
+from .settings_schema import SettingError, check_tags
 
 if TYPE_CHECKING:
     from .store import Snapshot
@@ -59,13 +63,15 @@ def _prefix(pattern: str) -> str:
 
 @dataclass(frozen=True)
 class Scope:
-    """Root-anchored include and exclude patterns (build one with :meth:`build`), compiled once.
+    """Root-anchored include and exclude patterns (build one with :meth:`build`), compiled once,
+    and tags (normalised: ``settings_schema.check_tags``).
 
-    ``include`` empty means every document; a scope whose patterns match no document is valid
-    and answers no hits."""
+    ``include`` empty means every document, ``tags`` empty any tags or none; a scope that
+    matches no document is valid and answers no hits."""
 
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
     _matchers: tuple[re.Pattern[str] | None, re.Pattern[str] | None] = field(
         init=False, repr=False, compare=False
     )
@@ -87,19 +93,24 @@ class Scope:
         exclude: Iterable[str] = (),
         base: str = "",
         *,
+        tags: Iterable[str] = (),
         names: tuple[str, str] = ("paths", "exclude"),
+        tag_name: str = "tags",
     ) -> Scope | None:
         """The scope of ``include`` minus ``exclude``, each relative to ``base`` (a folder of
-        the project, relative to its root, "" for the root); None when both are empty (no
-        scope). SettingError (named after ``names``) for a pattern outside the root."""
+        the project, relative to its root, "" for the root), kept to documents with one of
+        ``tags``; None when all are empty (no scope). SettingError (named after ``names`` and
+        ``tag_name``) for a pattern outside the root or a tag past the contract's limits."""
         inc = tuple(_anchored(p, base, names[0]) for p in include)
         exc = tuple(_anchored(p, base, names[1]) for p in exclude)
-        if not inc and not exc:
+        kept = check_tags(list(tags), tag_name)
+        if not inc and not exc and not kept:
             return None
-        return cls(inc, exc)
+        return cls(inc, exc, kept)
 
     def contains(self, path: str) -> bool:
-        """Is the document ``path`` (relative to the root) in scope?"""
+        """Is the document ``path`` (relative to the root) inside the scope's paths (its tags
+        are the index's to know: :func:`documents`)?"""
         inc, exc = self._matchers
         if inc is not None and inc.search(path) is None:
             return False
@@ -116,7 +127,38 @@ class Scope:
 def documents(snap: Snapshot, scope: Scope) -> list[int] | None:
     """The ids of the documents in ``scope`` (ascending; None when that is all of them). The
     unique index on ``path`` narrows the candidates to the patterns' literal prefixes first, so a
-    folder scope reads only that folder's rows."""
+    folder scope reads only that folder's rows; tags read only their own documents (the tag
+    table's key) and intersect with the paths. IndexOutdated for tags on an index built before
+    tags were stored."""
+    tagged = _tagged(snap, scope.tags) if scope.tags else None
+    if not scope.include and not scope.exclude and tagged is not None:
+        return sorted(tagged)
+    paths = _in_paths(snap, scope)
+    if tagged is None:
+        return paths
+    return [i for i in paths if i in tagged] if paths is not None else sorted(tagged)
+
+
+def _tagged(snap: Snapshot, tags: tuple[str, ...]) -> set[int]:
+    """The ids of the documents with at least one of ``tags``."""
+    t = snap.tables.tags
+    if not t:
+        raise IndexOutdated(
+            f"the index was built before tags were stored (format {snap.manifest.format_version})"
+            ": run `fisk-ai knowledge index` (or let the editor's next index run) rebuild it; "
+            "searches without tags keep working meanwhile"
+        )
+    rows = snap.conn.execute(
+        f"SELECT DISTINCT document_id FROM {t} WHERE tag IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(tags)),),
+    )
+    return {int(r[0]) for r in rows}
+
+
+def _in_paths(snap: Snapshot, scope: Scope) -> list[int] | None:
+    """The ids of the documents inside the scope's paths (None: every document)."""
+    if not scope.include and not scope.exclude:
+        return None
     d = snap.tables.documents
     rows: list[Any] = []
     prefixes = scope.prefixes()

@@ -148,6 +148,17 @@ SCOPE = Setting(
     max_items=16,
     item_max_length=1000,
 )
+TAGS = Setting(
+    "tags",
+    "tags",
+    "array",
+    "Front-matter tags a search keeps to: only documents with at least one of them (several "
+    "are a union; case and a leading # ignored), together with the paths "
+    "(CLI --tag, language server and knowledge_search `tags`).",
+    items="string",
+    max_items=16,
+    item_max_length=100,
+)
 SHOW_CONTEXT = Setting(
     "show_context",
     "context",
@@ -430,6 +441,36 @@ def check_scope(value: object, name: str = "paths") -> tuple[str, ...]:
     return tuple(value)
 
 
+def normal_tag(text: str) -> str:
+    """A tag as the index stores it and a filter compares it: no leading ``#``, inner whitespace
+    collapsed, case-folded ("#Getting Started" and "getting started" are one tag)."""
+    return " ".join(text.strip().lstrip("#").split()).casefold()
+
+
+def check_tags(value: object, name: str = "tags") -> tuple[str, ...]:
+    """A search's tag filter: None or a list of at most 16 tags of at most 100 characters each,
+    returned as the index stores them (no leading ``#``, case-folded, blank ones dropped);
+    SettingError otherwise, naming the limit (an empty list is no filter)."""
+    if value is None:
+        return ()
+    most, longest = TAGS.max_items, TAGS.item_max_length
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise SettingError(f"{name}: expected a list of at most {most} strings, got {shown(value)}")
+    if most is not None and len(value) > most:
+        raise SettingError(f"{name}: at most {most} tags, got {len(value)}")
+    out: list[str] = []
+    for i, text in enumerate(value):
+        tag = normal_tag(text)
+        if longest is not None and len(tag) > longest:
+            raise SettingError(
+                f"{name}[{i}]: expected a tag of at most {longest:,} characters, got "
+                f"{len(tag):,} characters"
+            )
+        if tag:
+            out.append(tag)
+    return tuple(dict.fromkeys(out))
+
+
 def check_context(value: object, setting: Setting = SHOW_CONTEXT, name: str = "context") -> int:
     """A neighbour count (``setting``: the CLI's 0-5 or the tool's 0-2); None is 0."""
     if value is None:
@@ -472,6 +513,7 @@ def json_schema() -> dict[str, Any]:
             "query": QUERY.json_schema(),
             "also": ALSO.json_schema(),
             "scope": SCOPE.json_schema(),
+            "tags": TAGS.json_schema(),
             "showContext": SHOW_CONTEXT.json_schema(),
             "toolContext": TOOL_CONTEXT.json_schema(),
             **{s.wire: s.json_schema() for s in AGENT_ONLY},

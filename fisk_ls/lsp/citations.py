@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
-from ..knowledge import CitedChunk, KnowledgeError
+from ..knowledge import CitedChunk, KnowledgeError, parse_citation
 from .convert import (
     chunk_lines,
     file_uri,
@@ -74,15 +74,25 @@ def definition(
 
 
 def hover(ls: FiskLanguageServer, params: types.HoverParams) -> types.Hover | None:
+    """The cited chunk's heading path and first lines, then the next chunk's first lines (what
+    comes after it in the document, bounded: convert.HOVER_NEXT_LINES)."""
     doc = ls.workspace.get_text_document(params.text_document.uri)
-    if (found := _resolve_at(ls, doc, params.position)) is None:
+    token = _token_at(doc, params.position)
+    if token is None:
         return None
-    token, _, chunk = found
+    ls.wait_ready()
+    try:
+        _, chunks = ls.projects.around(token.citation, 1, prefer=uri_path(doc.uri))
+    except KnowledgeError:
+        return None
+    ordinal = parse_citation(token.citation)[1]
+    chunk = next(c for c in chunks if c.ordinal == ordinal)
+    following = next((c for c in chunks if c.ordinal == ordinal + 1), None)
     if _hover_kind(ls) == types.MarkupKind.PlainText:
-        contents = types.MarkupContent(kind=types.MarkupKind.PlainText, value=hover_plain(chunk))
+        value, kind = hover_plain(chunk, following), types.MarkupKind.PlainText
     else:
-        contents = types.MarkupContent(kind=types.MarkupKind.Markdown, value=hover_markdown(chunk))
-    return types.Hover(contents=contents, range=token.range)
+        value, kind = hover_markdown(chunk, following), types.MarkupKind.Markdown
+    return types.Hover(contents=types.MarkupContent(kind=kind, value=value), range=token.range)
 
 
 def _hover_kind(ls: FiskLanguageServer) -> types.MarkupKind:

@@ -16,14 +16,17 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ..knowledge import (
+    SHOW_CONTEXT,
     CitationError,
     IndexStats,
     KnowledgeError,
     Scope,
     SettingError,
     check_also,
+    check_context,
     check_query,
     check_scope,
+    check_tags,
     check_top_k,
 )
 from . import results
@@ -50,19 +53,20 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     """Arguments are checked on the event loop, so an over-long query is refused at once and
     never occupies a worker thread; the search itself runs on a thread of its lane (a long
     query never holds up a short one: lanes.py)."""
-    params = one_object(SEARCH, args, {"query", "topK", "also", "paths"})
+    params = one_object(SEARCH, args, {"query", "topK", "also", "paths", "tags"})
     try:
         query = check_query(params.get("query"), "query")
         top_k = check_top_k(params.get("topK"), "topK")
         also = check_also(params.get("also"), "also")
         paths = check_scope(params.get("paths"), "paths")
+        tags = check_tags(params.get("tags"), "tags")
         Scope.build([p for p in paths if not os.path.isabs(p)])  # traversal refused at once
     except SettingError as exc:
         raise invalid(SEARCH, str(exc)) from None
 
     def scoped() -> Merged:
         try:
-            return ls.projects.search(query, top_k, also, paths)
+            return ls.projects.search(query, top_k, also, paths, tags)
         except SettingError as exc:  # an absolute path in no open project
             raise invalid(SEARCH, str(exc)) from None
 
@@ -76,11 +80,18 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
 
 
 def show(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
-    params = one_object(SHOW, args, {"citation"})
+    params = one_object(SHOW, args, {"citation", "context"})
     citation = string_field(SHOW, params, "citation")
+    try:
+        context = check_context(params.get("context"), SHOW_CONTEXT, "context")
+    except SettingError as exc:
+        raise invalid(SHOW, str(exc)) from None
     ls.wait_ready()
-    project, chunk = failing_as_rpc(lambda: ls.projects.show(citation))
-    return results.show_result(chunk, project.root)
+    if not context:
+        project, chunk = failing_as_rpc(lambda: ls.projects.show(citation))
+        return results.show_result(chunk, project.root)
+    project, chunks = failing_as_rpc(lambda: ls.projects.around(citation, context))
+    return results.around_result(chunks, citation, project.root)
 
 
 def status(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:

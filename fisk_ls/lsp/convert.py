@@ -102,19 +102,43 @@ def unstructure(value: Any) -> Any:
     return _converter.unstructure(value)
 
 
-def hover_markdown(chunk: CitedChunk, max_lines: int = 12) -> str:
-    """Heading path and the chunk's first lines, as markdown."""
-    lines = chunk.text.strip("\n").splitlines()
-    body = "\n".join(lines[:max_lines]) + ("\n\n…" if len(lines) > max_lines else "")
+HOVER_LINES = 12
+"""A hover shows the cited chunk's first this many lines."""
+
+HOVER_NEXT_LINES = 3
+"""... and the next chunk's first this many (each cut at ``HOVER_NEXT_CHARS``)."""
+
+HOVER_NEXT_CHARS = 160
+
+
+def _first_lines(text: str, most: int, width: int | None = None) -> str:
+    lines = text.strip("\n").splitlines()
+    shown = [ln if width is None or len(ln) <= width else ln[:width] + "…" for ln in lines[:most]]
+    return "\n".join(shown) + ("\n\n…" if len(lines) > most else "")
+
+
+def hover_markdown(chunk: CitedChunk, following: CitedChunk | None = None) -> str:
+    """Heading path and the chunk's first lines, as markdown; then, when ``following`` (the
+    document's next chunk) is given, its heading path and first few lines."""
+    body = _first_lines(chunk.text, HOVER_LINES)
     title = f"**{chunk.section}**" if chunk.section else f"`{chunk.citation}`"
     stale = "  \n*(file changed since it was indexed)*" if chunk.stale else ""
-    return f"{title}  \n`{chunk.citation}`{stale}\n\n---\n\n{body}"
+    text = f"{title}  \n`{chunk.citation}`{stale}\n\n---\n\n{body}"
+    if following is not None:
+        name = f"**{following.section}**  \n" if following.section else ""
+        lines = _first_lines(following.text, HOVER_NEXT_LINES, HOVER_NEXT_CHARS)
+        text += f"\n\n---\n\n*Next:* {name}`{following.citation}`\n\n{lines}"
+    return text
 
 
-def hover_plain(chunk: CitedChunk, max_lines: int = 12) -> str:
+def hover_plain(chunk: CitedChunk, following: CitedChunk | None = None) -> str:
     """The same as ``hover_markdown`` for plaintext-only clients: no markup characters."""
-    lines = chunk.text.strip("\n").splitlines()
-    body = "\n".join(lines[:max_lines]) + ("\n\n…" if len(lines) > max_lines else "")
+    body = _first_lines(chunk.text, HOVER_LINES)
     title = chunk.section or chunk.citation
     stale = "\n(file changed since it was indexed)" if chunk.stale else ""
-    return f"{title}\n{chunk.citation}{stale}\n\n{body}"
+    text = f"{title}\n{chunk.citation}{stale}\n\n{body}"
+    if following is not None:
+        name = f"{following.section} " if following.section else ""
+        lines = _first_lines(following.text, HOVER_NEXT_LINES, HOVER_NEXT_CHARS)
+        text += f"\n\nNext: {name}({following.citation})\n{lines}"
+    return text

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from ..knowledge import (
     INDEX_EMPTY,
@@ -35,6 +36,8 @@ from ..knowledge import (
 )
 from ..knowledge import Project as CoreProject
 from .options import Options
+
+T = TypeVar("T")
 
 
 class Project(CoreProject):
@@ -139,13 +142,14 @@ class Projects:
         top_k: int | None,
         also: tuple[str, ...] = (),
         paths: Sequence[str] = (),
+        tags: Sequence[str] = (),
     ) -> Merged:
-        """The best hits of every project, merged by score; ``paths`` (see :func:`scopes`)
-        keep each project's search to them."""
+        """The best hits of every project, merged by score; ``paths`` and ``tags`` (see
+        :func:`scopes`) keep each project's search to them."""
         projects = list(self)
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
-        searched = scopes(projects, paths) if paths else [(p, None) for p in projects]
+        searched = scopes(projects, paths, tags) if paths or tags else [(p, None) for p in projects]
         k = resolve_top_k(top_k, projects[0].settings.top_k)
         merged = Merged(INDEX_NOT_BUILT, "")
         statuses: list[str] = []
@@ -181,6 +185,18 @@ class Projects:
         """The first root (in workspace order; ``prefer``'s own project first) with the chunk.
 
         ``check_file=False`` answers from the index alone (no read of the target file)."""
+        return self._first(citation, prefer, lambda kn: kn.show(citation, check_file=check_file))
+
+    def around(
+        self, citation: str, context: int, prefer: Path | None = None
+    ) -> tuple[Project, list[CitedChunk]]:
+        """As :meth:`show`, with up to ``context`` chunks of the same document before and after
+        the cited one (``Knowledge.around``: in document order)."""
+        return self._first(citation, prefer, lambda kn: kn.around(citation, context))
+
+    def _first(
+        self, citation: str, prefer: Path | None, call: Callable[[Knowledge], T]
+    ) -> tuple[Project, T]:
         parse_citation(citation)  # malformed → CitationError at once
         projects = list(self)
         if prefer is not None:
@@ -188,7 +204,7 @@ class Projects:
         failures: list[KnowledgeError] = []
         for project in projects:
             try:
-                return project, project.read(lambda kn: kn.show(citation, check_file=check_file))
+                return project, project.read(call)
             except KnowledgeError as exc:  # not in this root (or its store is broken)
                 failures.append(exc)
         broken = [f for f in failures if not isinstance(f, CitationError)]
@@ -217,11 +233,14 @@ def _search(
     return kn.search(query, k, language, also, scope=scope)
 
 
-def scopes(projects: Sequence[Project], paths: Sequence[str]) -> list[tuple[Project, Scope | None]]:
-    """Each project's scope for a search's ``paths``: a relative path is relative to every
-    project's root; an absolute one (an editor's folder) belongs to the projects whose root
-    holds it, and a project none of the paths belong to is left out. SettingError for a path
-    outside every project or one that leaves the root (``../x``)."""
+def scopes(
+    projects: Sequence[Project], paths: Sequence[str], tags: Sequence[str] = ()
+) -> list[tuple[Project, Scope | None]]:
+    """Each project's scope for a search's ``paths`` and ``tags``: a relative path is relative
+    to every project's root; an absolute one (an editor's folder) belongs to the projects whose
+    root holds it, and a project none of the paths belong to is left out (with no paths, every
+    project, kept to the tags). SettingError for a path outside every project or one that
+    leaves the root (``../x``)."""
     claimed: set[str] = set()
     out: list[tuple[Project, Scope | None]] = []
     for project in projects:
@@ -235,8 +254,8 @@ def scopes(projects: Sequence[Project], paths: Sequence[str]) -> list[tuple[Proj
             if rel != ".." and not rel.startswith("../"):
                 mine.append(rel)
                 claimed.add(p)
-        if mine:
-            out.append((project, Scope.build(mine)))
+        if mine or not paths:
+            out.append((project, Scope.build(mine, tags=tags)))
     if stray := [p for p in paths if os.path.isabs(p) and p not in claimed]:
         raise SettingError(f"paths: {stray[0]!r} is in no open project")
     return out

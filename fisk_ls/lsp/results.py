@@ -6,7 +6,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..knowledge import CitedChunk, Hit, IndexStats, KnowledgeError, Location, one_line
+from ..knowledge import (
+    CitedChunk,
+    Hit,
+    IndexStats,
+    KnowledgeError,
+    Location,
+    one_line,
+    parse_citation,
+)
 from .convert import (
     Units,
     chunk_lines,
@@ -74,6 +82,18 @@ def show_result(chunk: CitedChunk, root: Path) -> dict[str, Any]:
         "content": chunk.content,
         "location": unstructure(location_link(root / chunk.path, chunk_lines(chunk))),
         "stale": chunk.stale,
+    }
+
+
+def around_result(chunks: list[CitedChunk], citation: str, root: Path) -> dict[str, Any]:
+    """The cited chunk as :func:`show_result` gives it, with its neighbours (the same objects)
+    in ``before`` and ``after``, in document order (as the CLI's ``show --context --json``)."""
+    ordinal = parse_citation(citation)[1]
+    (cited,) = [c for c in chunks if c.ordinal == ordinal]
+    return {
+        **show_result(cited, root),
+        "before": [show_result(c, root) for c in chunks if c.ordinal < ordinal],
+        "after": [show_result(c, root) for c in chunks if c.ordinal > ordinal],
     }
 
 

@@ -1,4 +1,5 @@
-"""Citation tokens in an open document: documentLink, definition and hover."""
+"""Citation tokens in an open document: documentLink, definition and hover (with the next
+chunk's first lines); ``fisk.knowledge.show`` with ``context``."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
-from .conftest import Session, copy_fixture, lsp_session, wait_indexed
+from .conftest import Session, command, copy_fixture, lsp_session, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -79,6 +81,52 @@ async def test_hover_shows_heading_path_and_first_lines(session: Session) -> Non
     assert isinstance(hover.contents, types.MarkupContent)
     assert hover.contents.value.startswith("**Installation > Upgrading**")  # a merged chunk
     assert "marmalade" in hover.contents.value
+
+
+async def _hover(session: Session, token: str) -> str:
+    position = types.Position(line=2, character=LINE.index(token) + 1)
+    hover = await session.client.text_document_hover_async(
+        types.HoverParams(text_document=doc_id(session), position=position)
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    return hover.contents.value
+
+
+async def test_hover_also_shows_the_next_chunk_s_first_lines(session: Session) -> None:
+    text = await _hover(session, "guide.md#1")
+    cited, _, following = text.partition("Next:")
+    assert "zeppelin" in cited and "Troubleshooting" not in cited
+    assert "Guide > Troubleshooting" in following and "guide.md#2" in following
+    assert "When the index looks stale" in following
+    body = following.split("\n\n", 1)[1].rstrip()
+    assert body.endswith("…") and len(body.removesuffix("…").strip().splitlines()) == 3  # bounded
+    last = await _hover(session, "docs/install.md#0")  # the document's last chunk
+    assert "marmalade" in last and "Next:" not in last
+
+
+async def test_show_takes_context_and_returns_the_neighbours(session: Session) -> None:
+    shown = await command(
+        session.client, "fisk.knowledge.show", {"citation": "guide.md#1", "context": 1}
+    )
+    assert shown["citation"] == "guide.md#1" and "zeppelin" in shown["content"]
+    assert [c["citation"] for c in shown["before"]] == ["guide.md#0"]
+    assert [c["citation"] for c in shown["after"]] == ["guide.md#2"]
+    assert shown["after"][0]["location"]["targetUri"] == (session.root / "guide.md").as_uri()
+    assert shown["after"][0]["location"]["targetRange"]["start"]["line"] == 16
+    last = await command(
+        session.client, "fisk.knowledge.show", {"citation": "guide.md#2", "context": 5}
+    )
+    assert [c["citation"] for c in last["before"]] == ["guide.md#0", "guide.md#1"]
+    assert last["after"] == []
+    plain = await command(
+        session.client, "fisk.knowledge.show", {"citation": "guide.md#1", "context": 0}
+    )
+    assert "before" not in plain and plain["citation"] == "guide.md#1"
+    for bad in (6, -1, "1", True):
+        with pytest.raises(JsonRpcInvalidParams, match="context: expected an integer from 0 to 5"):
+            await command(
+                session.client, "fisk.knowledge.show", {"citation": "guide.md#1", "context": bad}
+            )
 
 
 async def test_nothing_for_unknown_citation_or_plain_text(session: Session) -> None:

@@ -1,5 +1,6 @@
 """``fisk.knowledge.search`` with ``paths``: relative to each project's root, or an editor's
-absolute folder (which picks the project that holds it); bad paths are InvalidParams."""
+absolute folder (which picks the project that holds it); with ``tags``: pages whose front matter
+lists one of them, in every project; bad paths and tags are InvalidParams."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ async def session(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Ses
     second = copy_fixture("other", base / "other")
     (second / "docs").mkdir()
     (second / "docs" / "upgrade.md").write_text("# Upgrade\n\nUpgrading the narwhal.\n")
+    (first / "tagged.md").write_text("---\ntags: [Beta]\n---\n\nThe walrus tagged page.\n")
+    (second / "docs" / "walrus.md").write_text("---\ntags: beta api\n---\n\nA walrus here.\n")
+    (second / "walrus.md").write_text("# Walrus\n\nThe walrus, untagged.\n")
     async with lsp_session([first, second], base, "vscode") as client:
         await wait_indexed(client, runs=2)
         yield Session(client, first, base)
@@ -64,3 +68,32 @@ async def test_an_empty_scope_answers_no_hits(session: Session) -> None:
 async def test_bad_paths_are_invalid_params(session: Session, paths: object, message: str) -> None:
     with pytest.raises(JsonRpcInvalidParams, match=message):
         await search(session.client, "upgrading", paths=paths)
+
+
+async def test_tags_keep_to_tagged_pages_in_every_project(session: Session) -> None:
+    every = await search(session.client, "walrus", topK=10)
+    assert len(every["results"]) == 3
+    beta = await search(session.client, "walrus", topK=10, tags=["#BETA"])
+    assert {r["location"]["targetUri"] for r in beta["results"]} == {
+        (session.root / "tagged.md").as_uri(),
+        (session.base / "other" / "docs" / "walrus.md").as_uri(),
+    }
+    both = await search(session.client, "walrus", topK=10, tags=["beta"], paths=["docs"])
+    assert [r["location"]["targetUri"] for r in both["results"]] == [
+        (session.base / "other" / "docs" / "walrus.md").as_uri()
+    ]
+    none = await search(session.client, "walrus", tags=["nothing"])
+    assert none["status"] == "ok" and none["results"] == []
+
+
+@pytest.mark.parametrize(
+    ("tags", "message"),
+    [
+        ("beta", "tags: expected a list"),
+        (["x"] * 17, "tags: at most 16 tags"),
+        (["x" * 101], r"tags\[0\]: expected a tag of at most 100"),
+    ],
+)
+async def test_bad_tags_are_invalid_params(session: Session, tags: object, message: str) -> None:
+    with pytest.raises(JsonRpcInvalidParams, match=message):
+        await search(session.client, "walrus", tags=tags)

@@ -192,6 +192,24 @@ async def test_fts5_syntax_never_errors(built: Path) -> None:
                 assert res["status"] == "ok" and res["results"]
 
 
+async def test_tags_keep_a_call_to_tagged_pages(kb: Path) -> None:
+    (kb / "docs" / "tagged.md").write_text(
+        "---\ntitle: Tagged\ntags: [restarts]\n---\n\nHow to restart the tagged service.\n",
+        encoding="utf-8",
+    )
+    index(kb)
+    async with stdio(kb) as client:
+        tools = (await client.list_tools()).tools
+        assert tools[0].input_schema["properties"]["tags"]["maxItems"] == 16
+        args = {"query": "restart", "tags": ["Restarts"]}
+        tagged = outcome(await client.call_tool(NAME, args))
+        assert [r["citation"].split("#")[0] for r in tagged["results"]] == ["docs/tagged.md"]
+        args = {"query": "restart", "tags": ["restarts"], "paths": ["docs/ops"]}
+        assert outcome(await client.call_tool(NAME, args))["results"] == []
+        text = error_text(await client.call_tool(NAME, {"query": "q", "tags": ["x"] * 17}))
+        assert text.startswith("invalid knowledge_search input") and "at most 16 tags" in text
+
+
 async def test_paths_keep_a_call_to_them_and_traversal_is_refused(built: Path) -> None:
     async with stdio(built) as client:
         tools = (await client.list_tools()).tools

@@ -138,3 +138,38 @@ def test_userinfo_in_url_is_refused(project: Path, store_base: Path) -> None:
     agent_yaml(project, "https://user:pw@embeddings.invalid/v1")
     out = cli(project, {"FISK_AI_STORE_DIR": str(store_base)}, "search", "x")
     assert out.returncode == 1 and "pw" not in out.stderr
+
+
+def hostile_documents(docs: Path) -> None:
+    """Documents that make a full-text index large for their size: random CJK (every bigram a
+    new term), a million characters of distinct tokens, one token as long as a file, one word
+    repeated, and thousands of one-word sections."""
+    import random
+
+    rnd = random.Random(7)
+    size = 900_000
+    docs.mkdir(exist_ok=True)
+    cjk = "".join(chr(0x4E00 + rnd.randrange(20_000)) for _ in range(size // 3))
+    (docs / "cjk.md").write_text(f"# 中文\n\n{cjk}\n")
+    (docs / "distinct.md").write_text("# D\n\n" + " ".join(f"t{j:07d}" for j in range(size // 9)))
+    (docs / "one-token.md").write_text("# O\n\n" + "x" * size + "\n")
+    (docs / "repeat.md").write_text("# R\n\n" + "walrus " * (size // 7) + "\n")
+    (docs / "tiny.md").write_text("".join(f"# H{k}\n\nw{k}\n\n" for k in range(size // 16)))
+
+
+def test_doctor_on_hostile_documents_returns(project: Path, store_base: Path) -> None:
+    """doctor's full-text comparison is FTS5's own, bounded by a CPU budget: on documents
+    built to blow up an index it answers, sound, with a clear line if it stopped early."""
+    hostile_documents(project / "docs")
+    env = {"FISK_AI_STORE_DIR": str(store_base)}
+    assert cli(project, env, "index").returncode == 0
+    for args in (["doctor", "--json"], ["doctor", "--full", "--json"]):
+        out = cli(project, env, *args)
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+        report = json.loads(out.stdout)
+        checks = {c["name"]: c for c in report["checks"]}
+        assert report["ok"] and checks["FTS consistency"]["ok"]
+        stopped = checks.get("FTS comparison")
+        assert stopped is None or "doctor --full" in stopped["detail"]
+        if args[1] == "--full":
+            assert stopped is None and "agree" in checks["FTS consistency"]["detail"]

@@ -113,3 +113,50 @@ def test_model_file_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
             file_sha256(model / "model.onnx")
     finally:
         os.close(keep)
+
+
+def test_a_model_file_swapped_for_a_fifo_after_its_check_degrades_search(
+    project: Path, store_base: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model file passes ``check_model_dir`` and is then replaced by a FIFO before it is
+    hashed: the hash's refusal is a model-load fault, so search answers lexically with the
+    reason and doctor names the file, as for a damaged file (not a traceback, not a switch)."""
+    from fisk_ls.knowledge import Knowledge
+    from fisk_ls.knowledge.doctor import run_checks
+    from fisk_ls.knowledge.vectors import builtin
+    from fisk_ls.knowledge.vectors.providers import make_embedder
+    from tests.cli.test_first_hour import one_line_config, real_model
+
+    model = real_model(tmp_path)
+    onnx = model / "model.onnx"
+    weights = onnx.read_bytes()
+    one_line_config(project, model)
+    settings = resolve_settings(cwd=project, store_base=store_base)
+    index(settings)  # hybrid, with the good file
+    real_check = builtin.check_model_dir
+
+    def check_then_swap(path: Path) -> Path:
+        onnx.unlink(missing_ok=True)
+        onnx.write_bytes(weights)
+        checked = real_check(path)
+        onnx.unlink()
+        os.mkfifo(onnx)
+        return checked
+
+    monkeypatch.setattr(builtin, "check_model_dir", check_then_swap)
+    kb = Knowledge(settings)
+    try:
+        found = kb.search("backpressure")
+    finally:
+        kb.close()
+    assert found.status == "ok" and found.hits and found.degraded
+    assert found.reason is not None and str(onnx) in found.reason and "FIFO" in found.reason
+    embedder = make_embedder(settings)
+    assert embedder is not None
+    try:
+        checks = run_checks(settings, embedder)
+    finally:
+        embedder.close()
+    bad = [c for c in checks if not c.ok]
+    assert [c.name for c in bad] == ["embeddings reachable"] and str(onnx) in bad[0].detail
+    assert not any(c.broken for c in checks)

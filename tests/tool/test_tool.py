@@ -256,3 +256,40 @@ def test_context_adds_the_neighbours_of_the_best_hits_within_the_budget(
         tool.close()
     with pytest.raises(ToolInputError, match="`context`: expected an integer from 0 to 2"):
         parse_args({"query": "x", "context": 3})
+
+
+@pytest.mark.parametrize(
+    ("tags", "message"),
+    [
+        ("ops", "`tags`: expected a list"),
+        ([1], "`tags`: expected a list"),
+        (["x"] * 17, "`tags`: at most 16 tags"),
+        (["x" * 101], r"`tags`\[0\]: expected a tag of at most 100"),
+    ],
+)
+def test_tags_are_checked(tags: object, message: str) -> None:
+    assert INPUT_SCHEMA["properties"]["tags"]["maxItems"] == 16
+    with pytest.raises(ToolInputError, match=message):
+        parse_args({"query": "x", "tags": tags})
+
+
+def test_tags_keep_the_search_to_tagged_pages(settings: Settings) -> None:
+    tagged = settings.project_root / "docs" / "tagged.md"
+    tagged.write_text(
+        "---\ntitle: Tagged\ntags: [Ops, beta]\n---\n\nBackpressure in the tagged page.\n",
+        encoding="utf-8",
+    )
+    index(settings)
+    tool = KnowledgeTool(settings)
+    try:
+        everywhere = tool.call({"query": "backpressure"})
+        assert {r["citation"].split("#")[0] for r in everywhere["results"]} - {"docs/tagged.md"}
+        ops = tool.call({"query": "backpressure", "tags": ["#ops"]})
+        assert [r["citation"].split("#")[0] for r in ops["results"]] == ["docs/tagged.md"]
+        both = tool.call({"query": "backpressure", "tags": ["beta"], "paths": ["docs/ops"]})
+        assert both["status"] == "ok" and both["results"] == []
+        none = tool.call({"query": "backpressure", "tags": ["nothing"]})
+        assert none["status"] == "ok" and none["results"] == []
+        assert trace({"query": "q", "tags": ["Ops"]}) == 'knowledge_search("q", tags=["ops"])'
+    finally:
+        tool.close()

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import pytest
+
 from fisk_ls.knowledge import Settings, index, open_writer
 from fisk_ls.knowledge.doctor import Check, run_checks
+from fisk_ls.knowledge.fts_check import SOUND, Deadline, Stopped, fts_mismatch
+from fisk_ls.knowledge.store import connect_reader, db_path
 
 
 def by_name(settings: Settings) -> dict[str, object]:
@@ -50,8 +54,6 @@ def test_a_full_text_index_that_disagrees_with_its_chunks_is_reported(settings: 
     (bodies are never updated in place, so no trigger watches them). A count cannot see it; a
     fresh index of the chunks' text compared with the store's does, and doctor builds it
     without writing to the store."""
-    from fisk_ls.knowledge.store import db_path
-
     index(settings)
     with open_writer(settings.store_dir) as w:
         t = w.manifest.tables.texts
@@ -64,3 +66,67 @@ def test_a_full_text_index_that_disagrees_with_its_chunks_is_reported(settings: 
     assert db_path(settings.store_dir).read_bytes() == before  # doctor wrote nothing
     index(settings, rebuild=True)  # the recovery it names works
     assert by_name(settings)["FTS consistency"].ok  # type: ignore[attr-defined]
+
+
+def test_a_comparison_past_its_budget_stops_with_a_non_fatal_line(settings: Settings) -> None:
+    """The full-text comparison runs on a CPU budget (the clock is injected): past it, doctor
+    says the comparison stopped and how to finish it, and a sound index is not called broken."""
+    index(settings)
+    calls = iter(range(10**6))
+    checks = run_checks(settings, clock=lambda: 1000.0 * next(calls))  # past it at once
+    named = {c.name: c for c in checks}
+    assert named["FTS consistency"].ok
+    stopped = named["FTS comparison"]
+    assert not stopped.ok and not stopped.fatal and not any(c.broken for c in checks)
+    assert "stopped after 5 s of CPU" in stopped.detail
+    assert "did not finish" in stopped.detail and "doctor --full" in stopped.detail
+    full = {c.name: c for c in run_checks(settings, full=True, clock=lambda: 1000.0 * next(calls))}
+    assert "FTS comparison" not in full and "agree" in full["FTS consistency"].detail
+
+
+class PassesOnceSound(Deadline):
+    """A deadline that passes as soon as the index has been found internally sound."""
+
+    def passed(self) -> bool:
+        return self.done == SOUND
+
+
+def test_a_damaged_index_is_found_within_the_budget(settings: Settings) -> None:
+    """The index's own soundness is checked first, so a damaged index is found even when the
+    budget runs out right after; the comparison with the text is what a budget cuts short."""
+    index(settings)
+    with open_writer(settings.store_dir) as w:
+        tables = w.manifest.tables
+        t = tables.texts
+        w.conn.execute(f"UPDATE {t} SET body = 'walrus words' WHERE id = (SELECT min(id) FROM {t})")
+    conn = connect_reader(db_path(settings.store_dir))
+    try:
+        with pytest.raises(Stopped) as stop:  # changed text: in the part the budget cut off
+            fts_mismatch(conn, tables, PassesOnceSound(5.0))
+        assert stop.value.done == SOUND
+        assert fts_mismatch(conn, tables) is not None  # found without a budget
+    finally:
+        conn.close()
+    with open_writer(settings.store_dir) as w:
+        w.conn.execute(
+            f"UPDATE {tables.fts}_data SET block = zeroblob(length(block)) "
+            f"WHERE id = (SELECT max(id) FROM {tables.fts}_data)"
+        )
+    conn = connect_reader(db_path(settings.store_dir))
+    try:
+        found = fts_mismatch(conn, tables, PassesOnceSound(5.0))
+    finally:
+        conn.close()
+    assert found is not None and found.startswith("FTS5 integrity-check: ")
+
+
+def test_an_index_with_deleted_rows_is_sound(settings: Settings) -> None:
+    """Deletes leave tombstones in a contentless_delete index; the copy FTS5 compares with the
+    text reads them as the store does, so an edited and shrunk index still agrees."""
+    index(settings)
+    docs = settings.project_root / "docs"
+    (docs / "design.md").write_text("# Design\n\nNothing but walruses now.\n")
+    (docs / "ops" / "runbook.md").unlink()
+    index(settings)
+    fts = by_name(settings)["FTS consistency"]
+    assert isinstance(fts, Check) and fts.ok and "agree" in fts.detail

@@ -210,7 +210,7 @@ def test_a_format_2_index_is_written_through_its_triggers_then_rebuilt(
     stats = update_paths(settings, [project / "notes.txt"])
     assert stats.first_build  # rebuilt whole into the new layout
     with open_writer(settings.store_dir) as w:
-        assert not w.outdated and w.manifest.format_version == schema.FORMAT_VERSION == 4
+        assert not w.outdated and w.manifest.format_version == schema.FORMAT_VERSION == 5
         assert_consistent(w.conn, w.manifest.tables)
         assert fts_ids(w.conn, w.manifest.tables, "cats")
         assert fts_ids(w.conn, w.manifest.tables, "backpressure")

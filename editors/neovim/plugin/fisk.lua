@@ -10,8 +10,15 @@ end
 
 local command = vim.api.nvim_create_user_command
 command("FiskSearch", function(a)
-  commands().search(a.args, a.bang)
-end, { nargs = "*", bang = true, desc = "fisk: search the docs (! = quickfix list)" })
+  commands().search_command(a.fargs, a.bang)
+end, {
+  nargs = "*",
+  bang = true,
+  complete = function(arglead)
+    return commands().complete_search(arglead)
+  end,
+  desc = "fisk: search the docs (! = quickfix list; path={dir} keeps it to a folder, path=%:h: this buffer's)",
+})
 command("FiskShow", function(a)
   commands().show(a.args)
 end, {

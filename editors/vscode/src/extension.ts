@@ -5,6 +5,7 @@ import { ServerCommands } from './common/constants';
 import { createLog } from './common/log';
 import { ShowResult } from './common/protocol';
 import { FiskServer } from './common/server';
+import { onDidChangePicker } from './common/search';
 import { needsRestart } from './common/settings';
 import { StatusBar } from './common/status';
 import { registerKnowledgeTool } from './common/tool';
@@ -36,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): FiskApi {
   );
   void fisk.restart();
   return {
-    search: (query, topK, also) => searchKnowledge(fisk, status, { query, topK, also }),
+    search: (query, topK, also, paths) => searchKnowledge(fisk, status, { query, topK, also, paths }),
     show: (citation) => fisk.request<ShowResult>(ServerCommands.show, { citation }),
     status: () => status.refresh(),
     get serverState() {
@@ -45,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): FiskApi {
     onDidChangeServerState: fisk.onDidChangeState,
     onDidSearch,
     statusBar: { snapshot: () => status.snapshot(), onDidChange: status.onDidChange },
+    searchPicker: { onDidChange: onDidChangePicker },
   };
 }
 

@@ -1,8 +1,9 @@
 """Markdown/text → chunks with line spans. Pure: no I/O, no database.
 
 Sections come from the block scanner (``blocks.py``: CommonMark's headings, fences, HTML blocks
-and containers); YAML/TOML front matter is skipped (its ``title`` is used), BOM and CR/CRLF line
-endings are handled here.
+and containers); YAML/TOML front matter is not body text: it is read once (``title``,
+``description``, ``tags``: :func:`front_matter`), and BOM and CR/CRLF line endings are handled
+here.
 
 Packing: blocks of one section are packed up to ``TARGET_CHARS``; a paragraph longer than
 ``MAX_CHARS`` is split on sentence, then line, then word boundaries; a long fence is split at line
@@ -16,10 +17,16 @@ is called); the block scanner is in blocks.py.
 
 from __future__ import annotations
 
+import datetime
 import re
+import sys
 from dataclasses import dataclass
+from typing import Any
+
+import yaml
 
 from ..display import display_text
+from ..settings_schema import TAGS, normal_tag
 from .blocks import MAX_HEADING_CHARS, Block, Heading, clean_heading, label_text, scan
 
 TARGET_CHARS = 1200
@@ -63,6 +70,20 @@ class Document:
     chunks: list[Chunk]
     description: str = ""
     """The front matter's ``description`` (a one-line summary many doc sites keep)."""
+    tags: tuple[str, ...] = ()
+    """The front matter's ``tags``, normalised (``settings_schema.normal_tag``): a search
+    filter."""
+
+
+@dataclass(frozen=True, slots=True)
+class FrontMatter:
+    """What a document's front matter says (the fields fisk-ls reads)."""
+
+    lines: int = 0
+    """How many lines it takes (0: there is none)."""
+    title: str = ""
+    description: str = ""
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -90,28 +111,100 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+MAX_FRONT_CHARS = 65536
+"""Front matter longer than this is not parsed as YAML/TOML (only its one-line fields are read)."""
+
+MAX_DOCUMENT_TAGS = 64
+"""A document's first this many distinct tags are kept."""
+
+
+def front_matter(lines: list[str]) -> FrontMatter:
+    """The YAML (``---``) or TOML (``+++``) front matter at the top of ``lines``.
+
+    Parsed with PyYAML's safe loader (or tomllib) for ``title`` (a folded one too) and
+    ``tags``: a list, or a string of tags separated by commas or spaces (Jekyll's form). When
+    it does not parse (a template, a tab), only its one-line ``title:`` is read. The
+    ``description`` is the one-line ``description:`` alone: the folded ones (265 OTel pages)
+    ranked the English dev set lower (bench/tuning.md, "Frontmatter tags"). ``aliases`` are
+    not read: Hugo's are a page's old URLs, and as title words they ranked lower too."""
+    if not lines or lines[0].rstrip() not in ("---", "+++"):
+        return FrontMatter()
+    yaml_form = lines[0].rstrip() == "---"
+    closers = ("---", "...") if yaml_form else ("+++",)
+    end = next((i for i in range(1, min(len(lines), 2000)) if lines[i].rstrip() in closers), None)
+    if end is None:
+        return FrontMatter()
+    inner = lines[1:end]
+    fields = _line_fields(inner)
+    data = _parse(inner, yaml_form)
+    if data is None:
+        return FrontMatter(end + 1, fields.get("title", ""), fields.get("description", ""))
+    title = _one_line(data.get("title"))
+    return FrontMatter(end + 1, title, fields.get("description", ""), _tags(data.get("tags")))
+
+
+def _parse(inner: list[str], yaml_form: bool) -> dict[str, Any] | None:
+    """The front matter as a mapping, None when it is not one (or is too long to parse)."""
+    text = "\n".join(inner)
+    if len(text) > MAX_FRONT_CHARS:
+        return None
+    data: object
+    try:
+        if yaml_form:
+            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+            data = yaml.load(text, Loader=loader)  # a safe loader (C when libyaml is there)
+        elif sys.version_info >= (3, 11):
+            import tomllib
+
+            data = tomllib.loads(text)
+        else:  # pragma: no cover - Python 3.10 has no TOML parser
+            return None
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _one_line(value: object) -> str:
+    """A scalar field as one line of at most ``MAX_LABEL_CHARS`` ("" for a list, a map)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float | datetime.date):
+        return ""
+    return " ".join(str(value).split())[:MAX_LABEL_CHARS]
+
+
+def _listed(value: object) -> list[object]:
+    if isinstance(value, list):
+        return value
+    return [value] if isinstance(value, str) else []
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    """Normalised distinct tags (a list's items whole, a string split on commas and spaces);
+    longer ones than a request may name are dropped."""
+    items = _listed(value)
+    if isinstance(value, str):
+        items = [t for t in re.split(r"[,\s]+", value) if t]
+    longest = TAGS.item_max_length or MAX_LABEL_CHARS
+    found = (normal_tag(_one_line(t)) for t in items if not isinstance(t, bool | list | dict))
+    return tuple(dict.fromkeys(t for t in found if t and len(t) <= longest))[:MAX_DOCUMENT_TAGS]
+
+
 def _front_matter(lines: list[str]) -> tuple[int, str]:
     """(number of lines the front matter takes, its title)."""
-    n, fields = _front_fields(lines)
-    return n, fields.get("title", "")
+    front = front_matter(lines)
+    return front.lines, front.title
 
 
-def _front_fields(lines: list[str]) -> tuple[int, dict[str, str]]:
-    """(number of lines the front matter takes, its one-line ``title`` and ``description``)."""
-    if not lines or lines[0].rstrip() not in ("---", "+++"):
-        return 0, {}
-    closers = ("---", "...") if lines[0].rstrip() == "---" else ("+++",)
+def _line_fields(inner: list[str]) -> dict[str, str]:
+    """The one-line ``title:`` and ``description:`` lines of front matter (as written, quotes
+    stripped; a folded value, ``>`` or ``|``, is not read)."""
     fields: dict[str, str] = {}
-    for i in range(1, min(len(lines), 2000)):
-        stripped = lines[i].rstrip()
-        if stripped in closers:
-            return i + 1, fields
-        m = _FRONT_FIELD.match(stripped)
+    for line in inner:
+        m = _FRONT_FIELD.match(line.rstrip())
         if m and m.group("k") not in fields:
             value = m.group("t").strip()
             if value and value not in (">", "|", ">-", "|-"):
                 fields[m.group("k")] = value[:MAX_LABEL_CHARS]
-    return 0, {}
+    return fields
 
 
 def _sections(lines: list[str], first: int, title: str) -> list[_Section]:
@@ -262,9 +355,9 @@ def headings(text: str) -> list[tuple[int, str, int]]:
 def chunk_document(text: str) -> Document:
     """Split markdown or plain text into chunks (see the module docstring)."""
     lines = split_lines(text)
-    skip, fields = _front_fields(lines)
-    front_title = fields.get("title", "")
-    sections = _sections(lines, skip, clean_heading(front_title))
+    front = front_matter(lines)
+    front_title = front.title
+    sections = _sections(lines, front.lines, clean_heading(front_title))
     title = front_title or next(
         (s.names[-1] for s in sections if s.heading_line and s.level == 1 and s.names), ""
     )
@@ -274,7 +367,12 @@ def chunk_document(text: str) -> Document:
     for section in sections:
         packer.add_section(section)
     packer.flush()
-    return Document(title=title, chunks=packer.chunks, description=fields.get("description", ""))
+    return Document(
+        title=title,
+        chunks=packer.chunks,
+        description=front.description,
+        tags=front.tags,
+    )
 
 
 MIN_INTRO_ROOM = 300

@@ -63,6 +63,8 @@ class Prepared:
     rows: list[ChunkRow] = field(default_factory=list)
     about: str = ""
     """What names the whole document (``documents.doc``, a full-text field of each chunk)."""
+    tags: tuple[str, ...] = ()
+    """Its front-matter tags (``tags``), normalised."""
 
 
 OutcomeKind = Literal["unchanged", "touched", "unreadable", "changing", "changed"]
@@ -116,7 +118,7 @@ def examine(key: str, cand: Candidate, existing: Existing | None) -> Outcome:
         )
         for ch in doc.chunks
     ]
-    prep = Prepared(key, cand, digest, doc.title, existing, rows, about)
+    prep = Prepared(key, cand, digest, doc.title, existing, rows, about, doc.tags)
     return Outcome(key, cand, existing, "changed", prepared=prep)
 
 

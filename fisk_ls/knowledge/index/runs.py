@@ -460,7 +460,14 @@ class Indexer:
                 if self._has_vec:
                     delete_vectors(conn, tables, doc_id)
                 conn.execute(f"DELETE FROM {r} WHERE document_id = ?", (doc_id,))
+                if tables.tags:
+                    conn.execute(f"DELETE FROM {tables.tags} WHERE document_id = ?", (doc_id,))
             insert_chunks(conn, tables, doc_id, prep.rows)
+            if tables.tags and prep.tags:
+                conn.executemany(
+                    f"INSERT INTO {tables.tags}(tag, document_id) VALUES (?, ?)",
+                    [(tag, doc_id) for tag in prep.tags],
+                )
             if vectors:
                 store_chunk_vectors(conn, tables, doc_id, vectors)
 

@@ -12,9 +12,10 @@ priority on the caller's thread, so a search is never queued behind an indexing 
 
 The identity (``model``) is ``builtin:NAME@SHA12``: the name and the first 12 hex digits of the
 weights' SHA-256, so other weights (int8 vs fp32, a retrained model) never share vectors. A file
-that cannot be loaded (damaged, truncated, the runtime missing) is a load fault
-(``misconfigured=False``): :meth:`BuiltinEmbedder.verify` raises it, so the identity check calls
-it a fault rather than a model switch, and a search degrades to lexical with the reason.
+that cannot be loaded or even read (damaged, truncated, swapped for a FIFO after the check, the
+runtime missing) is a load fault (``misconfigured=False``): :meth:`BuiltinEmbedder.verify` raises
+it, so the identity check calls it a fault rather than a model switch, and a search degrades to
+lexical with the reason.
 """
 
 from __future__ import annotations
@@ -158,14 +159,17 @@ class BuiltinEmbedder:
         if model_dir is None and spec is None:
             raise ConfigError("the builtin provider needs a model_path or a known model name")
         files: ModelFiles | None
+        self._fault: str | None = None
+        """Why the model file could not even be read: raised as a load fault when it is used."""
         if model_dir is not None:
             model_dir = check_model_dir(model_dir)
-            files = ModelFiles(
-                model_dir / MODEL_FILE,
-                model_dir / TOKENIZER_FILE,
-                file_sha256(model_dir / MODEL_FILE),
-                "model_path",
-            )
+            onnx = model_dir / MODEL_FILE
+            try:
+                weights_sha256 = file_sha256(onnx)
+            except OSError as exc:  # swapped for a FIFO, removed or unreadable since the check
+                self._fault = f"cannot read {onnx}: {exc.strerror or exc}"
+                weights_sha256 = "unreadable"
+            files = ModelFiles(onnx, model_dir / TOKENIZER_FILE, weights_sha256, "model_path")
         else:
             assert spec is not None
             files = cached_files(spec, cache) or packaged_files(spec)
@@ -265,7 +269,10 @@ class BuiltinEmbedder:
 
     def model_files(self) -> ModelFiles:
         """The model's files, downloaded into the user cache on first use if needed, and
-        checked against their pinned SHA-256 (packaged files) once."""
+        checked against their pinned SHA-256 (packaged files) once. A model file that could
+        not be read is a load fault here."""
+        if self._fault is not None:
+            raise load_fault(self._fault)
         if self._files is None:
             assert self._spec is not None
             directory = ensure_model(self._spec, self._cache, self._progress)

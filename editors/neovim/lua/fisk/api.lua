@@ -43,12 +43,14 @@ end
 --- `opts.also`: extra search strings (up to 4; the server checks them) searched beside the query
 --- and fused into one ranking: a keyword query in the docs' words, a hypothetical answer, a
 --- rephrasing. Each result's `foundBy` names the strings that found it ("query", "also[0]", ...).
+--- `opts.paths`: folders, files or globs (.gitignore syntax) to search in, relative to the
+--- project root or absolute, sent unchanged; the results are the best inside them.
 ---@param query string
----@param opts? {top_k?: integer, bufnr?: integer, also?: string[]}
+---@param opts? {top_k?: integer, bufnr?: integer, also?: string[], paths?: string[]}
 ---@param cb fisk.Callback
 function M.search(query, opts, cb)
   opts = opts or {}
-  execute("search", { query = query, topK = opts.top_k, also = opts.also }, opts.bufnr, cb)
+  execute("search", { query = query, topK = opts.top_k, also = opts.also, paths = opts.paths }, opts.bufnr, cb)
 end
 
 --- {citation, section, content, location, stale}

@@ -25,23 +25,24 @@ local function open(link, client, what, opts)
   return ok and jumped
 end
 
-local function show_items(items, query, quickfix, client)
+-- title: the query, with the `path=` words as typed.
+local function show_items(items, query, quickfix, client, title)
   if quickfix then
     vim.fn.setqflist({}, " ", {
-      title = "FiskSearch " .. query,
+      title = "FiskSearch " .. title,
       items = picker.qf_items(items, true),
       context = { fisk = { query = query } },
     })
     vim.cmd("botright copen")
     return
   end
-  picker.pick(items, { title = "Fisk: " .. query }, function(item)
+  picker.pick(items, { title = "Fisk: " .. title }, function(item)
     open(item.location, client, item.citation, { matched = true })
   end)
 end
 
-local function run_search(query, quickfix, also)
-  api.search(query, { also = also }, function(err, result, client)
+local function run_search(query, quickfix, also, paths, title)
+  api.search(query, { also = also, paths = paths }, function(err, result, client)
     if err then
       return notify.error("search failed: " .. err)
     end
@@ -52,29 +53,106 @@ local function run_search(query, quickfix, also)
     end, items)
     if #items == 0 then
       local why = status_messages[result.status]
-      return why and notify.warn(why) or notify.info(("no results for %q"):format(query))
+      return why and notify.warn(why) or notify.info(("no results for %q"):format(title))
     end
-    show_items(items, query, quickfix, client)
+    show_items(items, query, quickfix, client, title)
   end)
 end
 
 --- :FiskSearch[!] [query]: picker, or with bang the quickfix list (each result on its matched
 --- lines, followed by its near-identical copies). Prompts without a query. `also`: extra search
---- strings sent beside the query (fisk.api.search).
+--- strings sent beside the query; `paths`: folders, files or globs to search in, as the server
+--- takes them (relative to the project root, or absolute) (fisk.api.search).
 ---@param query? string
 ---@param quickfix? boolean
 ---@param also? string[]
-function M.search(query, quickfix, also)
+---@param paths? string[]
+---@param title? string the list's title (default: the query); before a prompted query, its prefix
+function M.search(query, quickfix, also, paths, title)
   query = vim.trim(query or "")
   if query ~= "" then
-    return run_search(query, quickfix, also)
+    return run_search(query, quickfix, also, paths, title or query)
   end
   vim.ui.input({ prompt = "Fisk search: " }, function(input)
     input = vim.trim(input or "")
     if input ~= "" then
-      run_search(input, quickfix, also)
+      run_search(input, quickfix, also, paths, (title or "") .. input)
     end
   end)
+end
+
+local PATH_USAGE = "path= takes a folder, file or glob, relative to the current directory or absolute (path=%:h: the current buffer's folder)"
+
+--- A `path=` value as the server takes it: absolute (the server searches the projects that hold
+--- it), so a path relative to the current directory works from any folder. `%` and `#` forms are
+--- expanded (`%:h`: the current buffer's folder), `~` and `$VAR` too; globs are kept.
+---@param value string
+---@return string? path, string? err
+function M.server_path(value)
+  local p = value
+  if p == "" then
+    return nil, PATH_USAGE
+  end
+  if p:match("^[%%#]") then
+    p = vim.fn.expand(p)
+    if p == "" then
+      return nil, ("path=%s: the buffer has no file name"):format(value)
+    end
+  end
+  p = vim.fn.fnamemodify(vim.fs.normalize(p), ":p")
+  if #p > 1 then
+    p = p:gsub("/+$", "")
+  end
+  return p
+end
+
+--- Splits :FiskSearch's words into the query and its `path=` values (repeatable, in any place),
+--- each converted by server_path. Returns query, paths and the `path=` words as typed, or nil and
+--- an error message.
+---@param fargs string[]
+---@return string? query, string[]|string paths_or_err, string? label
+function M.parse_search(fargs)
+  local words, paths, given = {}, {}, {}
+  for _, word in ipairs(fargs) do
+    local value = word:match("^path=(.*)$")
+    if value then
+      local p, err = M.server_path(value)
+      if not p then
+        return nil, err
+      end
+      paths[#paths + 1] = p
+      given[#given + 1] = word .. " "
+    else
+      words[#words + 1] = word
+    end
+  end
+  return table.concat(words, " "), paths, table.concat(given)
+end
+
+--- :FiskSearch[!] [path={path}]... [query] as typed.
+---@param fargs string[]
+---@param quickfix boolean
+function M.search_command(fargs, quickfix)
+  local query, paths, label = M.parse_search(fargs)
+  if not query then
+    return notify.error(paths --[[@as string]])
+  end
+  -- The title is the command's words as typed; a prompted query follows the path= words.
+  local title = query ~= "" and table.concat(fargs, " ") or label
+  M.search(query, quickfix, nil, #paths > 0 and paths --[[@as string[] ]] or nil, title)
+end
+
+--- :FiskSearch completion: folders after `path=`.
+---@param arglead string
+---@return string[]
+function M.complete_search(arglead)
+  local value = arglead:match("^path=(.*)$")
+  if not value then
+    return {}
+  end
+  return vim.tbl_map(function(dir)
+    return "path=" .. dir
+  end, vim.fn.getcompletion(value, "dir"))
 end
 
 --- The `relpath#ordinal` token under the cursor, if any.

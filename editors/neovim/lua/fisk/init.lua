@@ -20,10 +20,12 @@ end
 --- Search; results go to the picker, or to the quickfix list with { quickfix = true }. `also`:
 --- up to 4 extra search strings in the docs' likely words (a keyword query, a one- or
 --- two-sentence hypothetical answer, a rephrasing), searched beside the query and fused with it.
+--- `paths`: folders, files or globs to search in, relative to the project root or absolute.
 ---@param query? string prompts when empty
----@param opts? {quickfix?: boolean, also?: string[]}
+---@param opts? {quickfix?: boolean, also?: string[], paths?: string[]}
 function M.search(query, opts)
-  require("fisk.commands").search(query, opts and opts.quickfix, opts and opts.also)
+  opts = opts or {}
+  require("fisk.commands").search(query, opts.quickfix, opts.also, opts.paths)
 end
 
 --- Open the lines a citation (`relpath#ordinal`) points to.

@@ -122,6 +122,14 @@ return {
       },
       maxItems = 16,
     },
+    tags = {
+      type = "array",
+      items = {
+        type = "string",
+        maxLength = 100,
+      },
+      maxItems = 16,
+    },
     showContext = {
       type = "integer",
       minimum = 0,

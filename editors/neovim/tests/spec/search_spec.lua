@@ -275,6 +275,67 @@ H.run("search_spec", function()
     assert(ok, err)
   end)
 
+  H.test(":FiskSearch path= keeps the search to folders, files or globs (relative to the cwd, %:h, a union); fisk.api passes paths through", function()
+    local lsp = require("fisk.lsp")
+    local orig = lsp.request
+    local sent = {}
+    lsp.request = function(c, method, params, ...)
+      if params.command == "fisk.knowledge.search" then
+        sent[#sent + 1] = params.arguments[1]
+      end
+      return orig(c, method, params, ...)
+    end
+    local function files(qf)
+      local out = {}
+      for _, e in ipairs(qf) do
+        out[#out + 1] = e.filename
+      end
+      table.sort(out)
+      return vim.fn.uniq(out)
+    end
+    local ok, err = pcall(function()
+      H.eq({ guide, meeting }, files(H.search_qf("quokka")), "unscoped: both files")
+      H.eq({ meeting }, files(H.search_qf("path=notes quokka")), "a folder")
+      H.eq({ query = "quokka", paths = { root .. "/notes" } }, sent[#sent], "sent as an absolute path")
+      H.eq({ guide, meeting }, files(H.search_qf("path=notes path=docs/guide.md quokka")), "a union of a folder and a file")
+      H.eq({ meeting }, files(H.search_qf("quokka path=**/meeting.md")), "a glob, after the query")
+      vim.cmd.cd("docs")
+      H.eq({ guide }, files(H.search_qf("path=. quokka")), "relative to the current directory (a subfolder)")
+      vim.cmd.cd(root)
+      vim.cmd.edit(meeting)
+      H.eq({ meeting }, files(H.search_qf("path=%:h quokka")), "%:h: the current buffer's folder")
+      H.eq({ root .. "/notes" }, sent[#sent].paths, "%:h expanded")
+
+      local from = #H.notes
+      vim.cmd("FiskSearch! path= quokka")
+      H.assert(H.note("^fisk: path= takes a folder", from), "an empty path=: " .. H.notes_text(from))
+      local outside = vim.fn.tempname()
+      vim.cmd("FiskSearch! path=" .. outside .. " quokka")
+      local n = H.wait(15000, function()
+        return H.note("^fisk: search failed", from)
+      end, "a folder outside the project")
+      H.match(n.msg, "no open project", "the server's message")
+
+      local result
+      require("fisk.api").search("quokka", { paths = { "notes" } }, function(e, r)
+        result = e and { error = e } or r
+      end)
+      H.wait(15000, function()
+        return result
+      end, "fisk.api.search with paths")
+      H.assert(not result.error, result.error)
+      H.eq({ "notes" }, sent[#sent].paths, "fisk.api sends paths unchanged (relative to the project root)")
+      H.assert(#result.results > 0, "results in notes/")
+      for _, r in ipairs(result.results) do
+        H.match(r.citation, "^notes/", "every result is in notes/")
+      end
+      H.eq({ "path=notes/" }, vim.fn.getcompletion("FiskSearch path=not", "cmdline"), "path= completes folders")
+    end)
+    lsp.request = orig
+    vim.cmd.cd(root)
+    assert(ok, err)
+  end)
+
   H.test(":FiskReindex updates (nothing changed: all skipped) and :FiskReindex! rebuilds (all added)", function()
     local pattern = "^fisk: indexed (%d+) files %((%d+) added, %d+ updated, (%d+) skipped, %d+ removed%), %d+ chunks"
     local from = #H.notes

@@ -1,13 +1,17 @@
 import * as vscode from 'vscode';
 import type { SearchEvent } from './commands';
 import { IndexStatus, SearchResult, ShowResult } from './protocol';
+import type { PickerView } from './search';
 import { ServerState } from './server';
 import { StatusView } from './status';
 
 /** What `activate()` returns: other extensions (and the integration tests) can search through it. */
 export interface FiskApi {
-  /** topK: absent, the server's configured number; also: up to 4 extra search strings fused with the query's. */
-  search(query: string, topK?: number, also?: string[]): Promise<SearchResult>;
+  /**
+   * topK: absent, the server's configured number; also: up to 4 extra search strings fused with the
+   * query's; paths: folders, files or globs to search in (relative to each project root, or absolute).
+   */
+  search(query: string, topK?: number, also?: string[], paths?: string[]): Promise<SearchResult>;
   show(citation: string): Promise<ShowResult>;
   /** Asks the server for the index status and updates the status bar. */
   status(): Promise<IndexStatus | undefined>;
@@ -16,4 +20,6 @@ export interface FiskApi {
   readonly onDidSearch: vscode.Event<SearchEvent>;
   readonly onDidChangeServerState: vscode.Event<ServerState>;
   readonly statusBar: { snapshot(): StatusView; readonly onDidChange: vscode.Event<StatusView> };
+  /** The search picker's list once the workbench shows it (its active row). */
+  readonly searchPicker: { readonly onDidChange: vscode.Event<PickerView> };
 }

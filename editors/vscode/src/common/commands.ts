@@ -1,10 +1,11 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { citationFromEditor, openLocation, openMatch, parseCitation } from './citation';
 import { Commands, INSTALL_COMMAND, ServerCommands } from './constants';
 import { expandQuery, readsAsQuestion } from './expand';
 import { errorMessage, getLog, logError, logInfo } from './log';
 import { IndexStatus, ReindexResult, SearchArgs, SearchHit, SearchResult, ServerNotRunningError, ShowResult } from './protocol';
-import { SearchPicker } from './search';
+import { folderScope, SearchPicker, SearchScope } from './search';
 import { Notice, otherItems, otherTitle } from './searchItems';
 import { FiskServer } from './server';
 import { getSettings } from './settings';
@@ -24,9 +25,22 @@ export function registerCommands(server: FiskServer, status: StatusBar): vscode.
     act: async (notice) => runNotice(notice),
   });
   return [
+    // The scope toggle offers the active file's folder; Search in Folder… starts in the folder given.
     vscode.commands.registerCommand(Commands.search, async (query?: unknown) =>
-      picker.show(typeof query === 'string' ? query : selectedText(vscode.window.activeTextEditor)),
+      picker.show(typeof query === 'string' ? query : selectedText(vscode.window.activeTextEditor), {
+        scope: editorFolder(vscode.window.activeTextEditor),
+      }),
     ),
+    vscode.commands.registerCommand(Commands.searchInFolder, async (folder?: unknown) => {
+      const scope = folder instanceof vscode.Uri ? folderScope(folder) : editorFolder(vscode.window.activeTextEditor);
+      if (scope === undefined) {
+        const what = folder instanceof vscode.Uri ? folder.fsPath : 'The active editor';
+        void vscode.window.showErrorMessage(`Fisk: ${what} is not in a workspace folder; Search in Folder searches the folders of the workspace.`);
+        return undefined;
+      }
+      return picker.show(selectedText(vscode.window.activeTextEditor), { scope, scoped: true });
+    }),
+    vscode.commands.registerCommand(Commands.toggleSearchScope, () => picker.toggleScope()),
     vscode.commands.registerCommand(Commands.openAlso, (hit?: unknown) => guarded(() => openAlso(asHit(hit)))),
     vscode.commands.registerCommand(Commands.openCitation, (citation?: unknown) =>
       guarded(() => openCitation(server, typeof citation === 'string' ? citation : undefined)),
@@ -50,13 +64,16 @@ export const onDidSearch: vscode.Event<SearchEvent> = searched.event;
 
 /** `fisk.knowledge.search`, used by the picker, the language model tool and the API; the status bar sees each result. */
 export async function searchKnowledge(server: FiskServer, status: StatusBar, args: SearchArgs, token?: vscode.CancellationToken): Promise<SearchResult> {
-  // topK and also only when given: without topK the server's configured number of results applies.
+  // topK, also and paths only when given: without topK the server's configured number of results applies.
   const sent: SearchArgs = { query: args.query };
   if (args.topK !== undefined) {
     sent.topK = args.topK;
   }
   if (args.also !== undefined && args.also.length > 0) {
     sent.also = args.also;
+  }
+  if (args.paths !== undefined && args.paths.length > 0) {
+    sent.paths = args.paths;
   }
   let result: SearchResult;
   try {
@@ -68,6 +85,12 @@ export async function searchKnowledge(server: FiskServer, status: StatusBar, arg
   status.noteSearch(result);
   searched.fire({ args: sent, result });
   return result;
+}
+
+/** The folder of the active editor's file, when it is in a workspace folder. */
+export function editorFolder(editor: vscode.TextEditor | undefined): SearchScope | undefined {
+  const uri = editor?.document.uri;
+  return uri?.scheme === 'file' ? folderScope(vscode.Uri.file(path.dirname(uri.fsPath))) : undefined;
 }
 
 /** A short one-line selection becomes the initial query. */

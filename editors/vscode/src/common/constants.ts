@@ -17,6 +17,10 @@ export const PROGRESS_TITLE = 'Indexing docs';
 /** Commands this extension contributes (package.json `contributes.commands`). */
 export const Commands = {
   search: 'fisk.search',
+  /** The explorer's context menu on a folder (argument: its Uri): the picker kept to that folder. */
+  searchInFolder: 'fisk.searchInFolder',
+  /** The search picker's scope button: the whole workspace or the folder (hidden from the palette). */
+  toggleSearchScope: 'fisk.toggleSearchScope',
   openCitation: 'fisk.openCitation',
   reindex: 'fisk.reindex',
   rebuild: 'fisk.rebuild',

@@ -103,6 +103,8 @@ export interface SearchArgs {
   topK?: number;
   /** Up to 4 extra search strings in the docs' likely words, fused with the query's results. */
   also?: string[];
+  /** Folders, files or globs to search in (relative to each project root, or absolute); absent: everything. */
+  paths?: string[];
 }
 
 /** Error thrown when a request needs the server but it is not running; `message` says why. */

@@ -131,6 +131,14 @@ export const DEFS = {
     },
     "maxItems": 16
   },
+  "tags": {
+    "type": "array",
+    "items": {
+      "type": "string",
+      "maxLength": 100
+    },
+    "maxItems": 16
+  },
   "showContext": {
     "type": "integer",
     "minimum": 0,

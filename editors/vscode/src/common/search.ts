@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
 import { SearchArgs, SearchHit, SearchResult } from './protocol';
-import { failureNotice, HitButton, hitItem, Notice, noticeFor, noticeItem, PickItem, searchTitle } from './searchItems';
+import { failureNotice, HitButton, hitItem, Notice, noticeFor, noticeItem, PickItem, searchPlaceholder, searchTitle } from './searchItems';
 
 export const SEARCH_DELAY_MS = 150;
+/** Context key: a search picker with a scope toggle is open. */
+export const SCOPE_CONTEXT = 'fisk.searchPickerHasScope';
 
 export interface SearchPickerDeps {
   search(args: SearchArgs, token: vscode.CancellationToken): Promise<SearchResult>;
@@ -19,6 +21,52 @@ export interface SearchPickerDeps {
   delayMs?: number;
 }
 
+/** A folder the picker can keep its search to: sent as `paths`, named by `label` in its title. */
+export interface SearchScope {
+  folder: vscode.Uri;
+  /** The folder relative to its workspace folder (the workspace folder's name for its root). */
+  label: string;
+}
+
+/** The scope for `uri` (a folder), or undefined when it is in no workspace folder. */
+export function folderScope(uri: vscode.Uri): SearchScope | undefined {
+  const root = vscode.workspace.getWorkspaceFolder(uri);
+  if (root === undefined) {
+    return undefined;
+  }
+  const multi = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+  const label = root.uri.toString() === uri.toString() ? root.name : vscode.workspace.asRelativePath(uri, multi);
+  return { folder: uri, label };
+}
+
+/** How the picker opens: the folder its scope toggle switches to, and whether it starts there. */
+export interface ShowOptions {
+  scope?: SearchScope;
+  scoped?: boolean;
+}
+
+/** What the search picker shows once the workbench has its list (FiskApi.searchPicker). */
+export interface PickerView {
+  query: string;
+  title: string;
+  placeholder: string;
+  /** The `paths` its searches send (empty: the whole workspace). */
+  paths: string[];
+  /** The citations of the rows, in order (hits only). */
+  citations: string[];
+  /** The citation of the row the workbench made active (undefined on a notice row). */
+  active?: string;
+  /** True when the list is the one refined with the language model's strings. */
+  refined: boolean;
+}
+
+const views = new vscode.EventEmitter<PickerView>();
+/**
+ * Fires when the workbench reports the picker's active row, that is once a new list has reached
+ * it: a row accepted after this event is one of that list's.
+ */
+export const onDidChangePicker: vscode.Event<PickerView> = views.event;
+
 const COPY_BUTTON: HitButton = { iconPath: new vscode.ThemeIcon('copy'), tooltip: 'Copy citation', action: 'copy' };
 
 /**
@@ -26,13 +74,40 @@ const COPY_BUTTON: HitButton = { iconPath: new vscode.ThemeIcon('copy'), tooltip
  * newer query cancels the older request; only the newest answer is shown.
  */
 export class SearchPicker {
+  private toggle: (() => void) | undefined;
+
   constructor(private readonly deps: SearchPickerDeps) {}
 
-  /** Shows the picker; resolves with the citation it opened (an accepted hit, or one of its other locations) or undefined. */
-  show(initialQuery = ''): Promise<string | undefined> {
+  /** The open picker's scope toggle (its title button; `fisk.toggleSearchScope`); false when there is none. */
+  toggleScope(): boolean {
+    this.toggle?.();
+    return this.toggle !== undefined;
+  }
+
+  /**
+   * Shows the picker; resolves with the citation it opened (an accepted hit, or one of its other
+   * locations) or undefined. With a scope, a title button switches between the whole workspace and
+   * that folder, and the title and placeholder name the folder while the search is kept to it.
+   */
+  show(initialQuery = '', options: ShowOptions = {}): Promise<string | undefined> {
     const picker = vscode.window.createQuickPick<PickItem>();
-    picker.title = searchTitle();
-    picker.placeholder = 'Search the workspace docs';
+    const { scope } = options;
+    let scoped = scope !== undefined && options.scoped === true;
+    const label = () => (scoped ? scope?.label : undefined);
+    const paths = (): string[] => (scoped && scope !== undefined ? [scope.folder.fsPath] : []);
+    const withPaths = (args: SearchArgs): SearchArgs => (scoped && scope !== undefined ? { ...args, paths: paths() } : args);
+    const decorate = () => {
+      picker.placeholder = searchPlaceholder(label());
+      if (scope !== undefined) {
+        picker.buttons = [
+          scoped
+            ? { iconPath: new vscode.ThemeIcon('root-folder'), tooltip: 'Search the whole workspace' }
+            : { iconPath: new vscode.ThemeIcon('folder'), tooltip: `Search only in ${scope.label}` },
+        ];
+      }
+    };
+    picker.title = searchTitle(undefined, label());
+    decorate();
     picker.matchOnDescription = false;
     picker.matchOnDetail = false;
     picker.value = initialQuery;
@@ -40,7 +115,11 @@ export class SearchPicker {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let inFlight: vscode.CancellationTokenSource | undefined;
     let generation = 0;
+    // The query last run or waiting to run: the workbench reports the value it was given (the initial
+    // query) back as a change, which must not search that query a second time.
+    let latest = initialQuery;
     let opening: Promise<string | undefined> = Promise.resolve(undefined);
+    let shown: { query: string; refined: boolean; paths: string[] } = { query: '', refined: false, paths: [] };
 
     const run = (query: string): void => {
       inFlight?.cancel();
@@ -48,6 +127,7 @@ export class SearchPicker {
       inFlight = undefined;
       const mine = ++generation;
       if (query.trim() === '') {
+        shown = { query, refined: false, paths: paths() };
         picker.items = [];
         picker.busy = false;
         return;
@@ -64,11 +144,12 @@ export class SearchPicker {
         }
       };
       const show = (result: SearchResult) => {
+        shown = { query, refined, paths: paths() };
         const notice = noticeFor(result, query);
-        picker.title = searchTitle(result);
+        picker.title = searchTitle(result, label());
         picker.items = notice ? [noticeItem(notice)] : result.results.map((hit) => hitItem(hit, COPY_BUTTON));
       };
-      this.deps.search({ query }, source.token).then(
+      this.deps.search(withPaths({ query }), source.token).then(
         (result) => {
           if (mine === generation && !refined) {
             show(result);
@@ -77,7 +158,8 @@ export class SearchPicker {
         },
         (error: unknown) => {
           if (mine === generation && !refined && !source.token.isCancellationRequested) {
-            picker.title = searchTitle();
+            shown = { query, refined: false, paths: paths() };
+            picker.title = searchTitle(undefined, label());
             picker.items = [noticeItem(failureNotice(error))];
           }
           settle();
@@ -88,7 +170,7 @@ export class SearchPicker {
         this.deps
           .expand(query, source.token)
           .then((also) =>
-            also === undefined || also.length === 0 || mine !== generation ? undefined : this.deps.search({ query, also }, source.token),
+            also === undefined || also.length === 0 || mine !== generation ? undefined : this.deps.search(withPaths({ query, also }), source.token),
           )
           .then(
             (result) => {
@@ -104,11 +186,48 @@ export class SearchPicker {
       }
     };
 
+    const toggle = () => {
+      if (scope === undefined) {
+        return;
+      }
+      scoped = !scoped;
+      picker.title = searchTitle(undefined, label());
+      decorate();
+      clearTimeout(timer);
+      latest = picker.value;
+      run(picker.value);
+    };
+    this.toggle = scope !== undefined ? toggle : undefined;
+    // The toggle's keybinding (package.json) applies while a picker with a scope is open.
+    void vscode.commands.executeCommand('setContext', SCOPE_CONTEXT, scope !== undefined);
+
     return new Promise<string | undefined>((resolve) => {
       const subscriptions: vscode.Disposable[] = [
+        picker.onDidTriggerButton(() => toggle()),
         picker.onDidChangeValue((value) => {
+          if (value === latest) {
+            return;
+          }
+          latest = value;
           clearTimeout(timer);
           timer = setTimeout(() => run(value), this.deps.delayMs ?? SEARCH_DELAY_MS);
+        }),
+        picker.onDidChangeActive((active) => {
+          const rows = picker.items;
+          const row = active[0];
+          if (row === undefined || !rows.includes(row)) {
+            return;
+          }
+          const citations = rows.flatMap((item) => ('hit' in item ? [item.hit.citation] : []));
+          views.fire({
+            query: shown.query,
+            title: picker.title ?? '',
+            placeholder: picker.placeholder ?? '',
+            paths: shown.paths,
+            citations,
+            active: 'hit' in row ? row.hit.citation : undefined,
+            refined: shown.refined,
+          });
         }),
         picker.onDidTriggerItemButton((event) => {
           if (!('hit' in event.item)) {
@@ -137,6 +256,10 @@ export class SearchPicker {
           picker.hide();
         }),
         picker.onDidHide(() => {
+          if (this.toggle === toggle) {
+            this.toggle = undefined;
+            void vscode.commands.executeCommand('setContext', SCOPE_CONTEXT, false);
+          }
           clearTimeout(timer);
           generation++;
           inFlight?.cancel();

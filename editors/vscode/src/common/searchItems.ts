@@ -153,13 +153,19 @@ export function failureNotice(error: unknown): Notice {
   return { label: '$(error) Search failed', detail: `${errorMessage(error)} (press Enter to show the log)`, action: 'showLog' };
 }
 
-/** Title of the picker: the tier, with the reason when degraded. */
-export function searchTitle(result?: SearchResult): string {
+/** Title of the picker: the scope (a folder's label) when there is one, then the tier, with the reason when degraded. */
+export function searchTitle(result?: SearchResult, scope?: string): string {
+  const title = scope === undefined ? SEARCH_TITLE : `${SEARCH_TITLE} in ${scope}`;
   if (result === undefined) {
-    return SEARCH_TITLE;
+    return title;
   }
   if (result.degraded) {
-    return `${SEARCH_TITLE} — ⚠ degraded: ${result.reason ?? result.tier}`;
+    return `${title} — ⚠ degraded: ${result.reason ?? result.tier}`;
   }
-  return `${SEARCH_TITLE} — ${result.tier}`;
+  return `${title} — ${result.tier}`;
+}
+
+/** The picker's placeholder: what it searches. */
+export function searchPlaceholder(scope?: string): string {
+  return scope === undefined ? 'Search the workspace docs' : `Search the docs in ${scope}`;
 }

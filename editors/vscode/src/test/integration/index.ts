@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FiskApi } from '../../common/api';
+import type { PickerView } from '../../common/search';
 import type { LocationLink, ReindexResult, ShowResult, IndexStatus } from '../../common/protocol';
 import { note, runAll, test, waitFor } from './harness';
 
@@ -22,9 +23,21 @@ function root(): vscode.Uri {
   return folder.uri;
 }
 
-/** Accepts the first QuickPick row as soon as the picker has one; resolves with the command's result. */
-function searchAndAccept(query: string): Promise<string | undefined> {
-  return acceptFirst('fisk.search', query);
+/**
+ * Runs Fisk: Search Knowledge with `query`, waits until the workbench shows a list for it with a row
+ * active, and accepts that row; resolves with the command's result.
+ */
+async function searchAndAccept(query: string): Promise<string | undefined> {
+  const views: PickerView[] = [];
+  const sub = api.searchPicker.onDidChange((view) => views.push(view));
+  try {
+    const result = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', query));
+    await waitFor(`the picker to list results for "${query}"`, () => views.some((v) => v.query === query && v.active !== undefined));
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    return await result;
+  } finally {
+    sub.dispose();
+  }
 }
 
 /** Runs `command`, accepting the first row of the QuickPick it shows; resolves with the command's result. */
@@ -111,6 +124,72 @@ test('Fisk: Search Knowledge opens the first hit and selects its lines', async (
   assert.equal(citation, expected.citation);
   // A hit opens on the part of the chunk that matched (docs/lsp-protocol.md: select targetSelectionRange).
   assertShowsLocation(expected.location, expected.location.targetSelectionRange);
+}, 40000);
+
+/** Collects the search picker's views while `body` runs. */
+async function watchingPicker<T>(body: (views: PickerView[]) => Promise<T>): Promise<T> {
+  const views: PickerView[] = [];
+  const sub = api.searchPicker.onDidChange((view) => views.push(view));
+  try {
+    return await body(views);
+  } finally {
+    sub.dispose();
+  }
+}
+
+/** The first view after the `after`th with a row active that `match` accepts. */
+function nextView(views: PickerView[], after: number, what: string, match: (v: PickerView) => boolean): Promise<PickerView> {
+  return waitFor(what, () => views.slice(after).find((v) => v.active !== undefined && match(v)));
+}
+
+test('Search in Folder… keeps the search to the folder; the scope button widens it to the workspace and back', async () => {
+  const releases = vscode.Uri.joinPath(root(), 'docs/releases');
+  const query = 'Lighthouse';
+  const scoped = (await api.search(query, undefined, undefined, [releases.fsPath])).results.map((r) => r.citation);
+  assert.ok(scoped.length > 0 && scoped.every((c) => c.startsWith('docs/releases/')), `scoped hits: ${scoped.join(', ')}`);
+  const whole = (await api.search(query)).results.map((r) => r.citation);
+  assert.ok(whole.some((c) => !c.startsWith('docs/releases/')), `unscoped, other files rank too: ${whole.join(', ')}`);
+  // The explorer's context menu runs the command with the folder's Uri; the query is the editor's selection.
+  const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.joinPath(root(), 'docs/install.md')));
+  editor.selection = new vscode.Selection(2, 0, 2, query.length);
+  assert.equal(editor.document.getText(editor.selection), query);
+  await watchingPicker(async (views) => {
+    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.searchInFolder', releases));
+    const first = await nextView(views, 0, 'the list kept to docs/releases', () => true);
+    assert.deepEqual([first.query, first.paths, first.citations], [query, [releases.fsPath], scoped]);
+    assert.match(first.title, /^Fisk: Search Knowledge in docs\/releases — /);
+    assert.equal(first.placeholder, 'Search the docs in docs/releases');
+    await vscode.commands.executeCommand('fisk.toggleSearchScope');
+    const wide = await nextView(views, views.indexOf(first) + 1, 'the whole workspace', (v) => v.paths.length === 0);
+    assert.deepEqual(wide.citations, whole);
+    assert.equal(wide.placeholder, 'Search the workspace docs');
+    assert.match(wide.title, /^Fisk: Search Knowledge — /);
+    await vscode.commands.executeCommand('fisk.toggleSearchScope');
+    const narrow = await nextView(views, views.indexOf(wide) + 1, 'docs/releases again', (v) => v.paths.length === 1);
+    assert.deepEqual(narrow.citations, scoped);
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    assert.equal(await picked, scoped[0]);
+  });
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+}, 40000);
+
+test('Fisk: Search Knowledge offers the active file\'s folder as its scope', async () => {
+  const file = vscode.Uri.joinPath(root(), 'docs/releases/2.1/upgrading.md');
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file));
+  const folder = path.dirname(file.fsPath);
+  await watchingPicker(async (views) => {
+    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', 'Lighthouse'));
+    const first = await nextView(views, 0, 'the workspace list', () => true);
+    assert.deepEqual(first.paths, [], 'the picker starts on the whole workspace');
+    await vscode.commands.executeCommand('fisk.toggleSearchScope');
+    const here = await nextView(views, views.indexOf(first) + 1, 'the file\'s folder', (v) => v.paths.length === 1);
+    assert.deepEqual(here.paths, [folder]);
+    assert.equal(here.placeholder, 'Search the docs in docs/releases/2.1');
+    assert.ok(here.citations.length > 0 && here.citations.every((c) => c.startsWith('docs/releases/2.1/')), here.citations.join(', '));
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    assert.equal(await picked, here.active);
+  });
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 }, 40000);
 
 test('a hit lands on the paragraph that matched, with its words highlighted; its copies open on the same lines', async () => {
@@ -317,25 +396,25 @@ test('fisk.search.languageModelExpansion: a question asks the registered chat mo
   const question = 'why are my notifications held back at night?';
   const events: { also?: string[]; citation?: string; error?: string }[] = [];
   const sub = api.onDidSearch((e) => events.push({ also: e.args.also, citation: e.result?.results[0]?.citation, error: e.error ? String(e.error) : undefined }));
+  const views: PickerView[] = [];
+  const viewSub = api.searchPicker.onDidChange((view) => views.push(view));
   try {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await config.update('search.languageModelExpansion', true, vscode.ConfigurationTarget.Workspace);
     const before = requests.length;
-    let done = false;
-    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', question)).finally(() => (done = true));
+    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', question));
     const refined = await waitFor('the search with the model\'s strings', () => events.find((e) => e.also !== undefined));
+    // The refined search's event comes before the picker shows its list, and the workbench gets the
+    // list after that: accept only once the workbench has made a row of the final list active.
+    const final = await waitFor('the picker to show its final list', () =>
+      views.find((v) => (refined.error === undefined ? v.refined : v.active === events[0].citation)),
+    );
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    const citation = await picked;
     assert.equal(requests.length - before, 1, 'one request to the model');
     assert.ok(requests[before].includes(question), 'the request carries the question');
-    assert.equal(events[0].also, undefined, 'the plain search went first');
-    assert.equal(refined.also?.length, 3);
-    await waitFor('the picker to accept a result', async () => {
-      if (!done) {
-        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-        await new Promise((r) => setTimeout(r, 150));
-      }
-      return done;
-    });
-    const citation = await picked;
+    assert.deepEqual(events.map((e) => e.also?.length), [undefined, 3], 'one plain search, then one with the three strings');
+    assert.equal(citation, final.active, 'the accepted row is the active row of the list shown');
     if (refined.error !== undefined) {
       // A server without `also` refuses the refined search: the plain results stay.
       note(`the refined search was refused (${refined.error.slice(0, 120)}); the plain results stayed`);
@@ -346,6 +425,7 @@ test('fisk.search.languageModelExpansion: a question asks the registered chat mo
     }
   } finally {
     sub.dispose();
+    viewSub.dispose();
     await config.update('search.languageModelExpansion', undefined, vscode.ConfigurationTarget.Workspace);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   }

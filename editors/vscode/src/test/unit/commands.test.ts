@@ -215,6 +215,44 @@ test('fisk.openAlso refuses an argument that is not a search result', async () =
   assert.equal(mock.shownPicks.length, 0);
 });
 
+test('Search in Folder… keeps the picker to the folder (its absolute path as paths), starting from the selection', async () => {
+  nodeMock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const { client } = await activateWith();
+    mock.workspaceFolders = [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }];
+    mock.activeTextEditor = {
+      document: new FakeDocument(Uri.file('/ws/README.md'), 'upgrade notes'),
+      selection: new Selection(new Position(0, 0), new Position(0, 7)),
+    };
+    FakeLanguageClient.handlers.set('fisk.knowledge.search', () => result([hit('docs/releases/2.1/upgrading.md#0', 0)]));
+    void run('fisk.searchInFolder', Uri.file('/ws/docs/releases'));
+    await flush();
+    const searches = () => client.requests.filter((r) => r.command === 'fisk.knowledge.search').map((r) => r.args[0]);
+    assert.deepEqual(searches(), [{ query: 'upgrade', paths: ['/ws/docs/releases'] }]);
+    const picker = mock.quickPicks[0];
+    assert.equal(picker.title, 'Fisk: Search Knowledge in docs/releases — lexical');
+    assert.equal(picker.placeholder, 'Search the docs in docs/releases');
+    await run('fisk.toggleSearchScope');
+    await flush();
+    assert.deepEqual(searches().at(-1), { query: 'upgrade' }, 'the toggle widens it to the workspace');
+    picker.hide();
+
+    // Fisk: Search Knowledge offers the active file's folder; the workspace folder itself is named by its name.
+    void run('fisk.search', 'upgrade');
+    await run('fisk.toggleSearchScope');
+    await flush();
+    assert.deepEqual(searches().at(-1), { query: 'upgrade', paths: ['/ws'] });
+    assert.equal(mock.quickPicks[1].placeholder, 'Search the docs in ws');
+    mock.quickPicks[1].hide();
+
+    assert.equal(await run('fisk.searchInFolder', Uri.file('/elsewhere')), undefined);
+    assert.equal(mock.quickPicks.length, 2, 'no picker for a folder outside the workspace');
+    assert.match(mock.messages.at(-1)?.text ?? '', /^Fisk: \/elsewhere is not in a workspace folder/);
+  } finally {
+    nodeMock.timers.reset();
+  }
+});
+
 test('search starts from a short one-line selection', async () => {
   await activateWith();
   mock.activeTextEditor = {

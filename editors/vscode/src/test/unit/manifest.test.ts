@@ -7,6 +7,7 @@ import { mock, window } from './mock/vscode';
 import { reset } from './helpers';
 import { registerCommands } from '../../common/commands';
 import { Commands, DEFAULT_SERVER_COMMAND, TOOL_NAME } from '../../common/constants';
+import { SCOPE_CONTEXT } from '../../common/search';
 import { FiskServer } from '../../common/server';
 import { DEFAULT_TOP_K, getSettings } from '../../common/settings';
 import { StatusBar } from '../../common/status';
@@ -29,9 +30,23 @@ test('every contributed command is registered, and every registered command is c
   FakeLanguageClient.reset();
 });
 
-test('fisk.openAlso (a search result\'s "also in N files" button) is hidden from the command palette', () => {
+test('the commands that need a result, a folder or an open picker are hidden from the command palette', () => {
   const hidden = (manifest.contributes.menus?.commandPalette ?? []).filter((m: { when?: string }) => m.when === 'false');
-  assert.deepEqual(hidden.map((m: { command: string }) => m.command), [Commands.openAlso]);
+  assert.deepEqual(hidden.map((m: { command: string }) => m.command).sort(), [Commands.openAlso, Commands.searchInFolder, Commands.toggleSearchScope].sort());
+});
+
+test('Search in Folder… is on the explorer\'s context menu of folders, beside the built-in Find in Folder', () => {
+  assert.deepEqual(manifest.contributes.menus['explorer/context'], [
+    { command: Commands.searchInFolder, when: 'explorerResourceIsFolder', group: '4_search@10' },
+  ]);
+  const title = manifest.contributes.commands.find((c: { command: string }) => c.command === Commands.searchInFolder).title;
+  assert.equal(title, 'Search in Folder…');
+});
+
+test('the scope toggle has a keybinding while a search picker with a scope is open', () => {
+  assert.deepEqual(manifest.contributes.keybindings, [
+    { command: Commands.toggleSearchScope, key: 'alt+d', when: `inQuickOpen && ${SCOPE_CONTEXT}` },
+  ]);
 });
 
 test('every setting the code reads is contributed with a description', () => {

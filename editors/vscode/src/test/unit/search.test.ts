@@ -1,13 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { beforeEach, mock as nodeMock, test } from 'node:test';
-import { FakeQuickPick, mock } from './mock/vscode';
+import { FakeQuickPick, mock, Uri } from './mock/vscode';
 import { deferred, flush, hit, reset, result } from './helpers';
 import { SearchHit, SearchResult, ServerNotRunningError } from '../../common/protocol';
-import { SEARCH_DELAY_MS, SearchPicker } from '../../common/search';
+import { onDidChangePicker, PickerView, SEARCH_DELAY_MS, SearchPicker } from '../../common/search';
 import { Notice } from '../../common/searchItems';
 
 interface Call {
   query: string;
+  paths?: string[];
   token: { isCancellationRequested: boolean };
   answer: ReturnType<typeof deferred<SearchResult>>;
 }
@@ -19,9 +20,9 @@ function setup() {
   const copied: string[] = [];
   const acted: Notice[] = [];
   const picker = new SearchPicker({
-    search: ({ query }, token) => {
+    search: ({ query, paths }, token) => {
       const answer = deferred<SearchResult>();
-      calls.push({ query, token, answer });
+      calls.push({ query, paths, token, answer });
       return answer.promise;
     },
     open: async (h) => opened.push(h),
@@ -84,6 +85,21 @@ test('an initial query searches at once; accepting opens the hit and resolves wi
   assert.equal(await shown, 'docs/b.md#2');
   assert.deepEqual(opened.map((h) => h.citation), ['docs/b.md#2']);
   assert.equal(current().disposed, true);
+  nodeMock.timers.reset();
+});
+
+test('the workbench reporting the initial query back as a value change does not search it again', async () => {
+  const { picker, calls, expansions } = setupExpanding();
+  void picker.show('how do I stop retries');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.deepEqual(calls.map((c) => c.query), ['how do I stop retries'], 'one search');
+  assert.equal(expansions.length, 1, 'one expansion');
+  assert.equal(calls[0].token.isCancellationRequested, false, 'the first search is not cancelled');
+  current().type('how do I stop retrying');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  current().type('how do I stop retries');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.equal(calls.length, 3, 'typing back to an earlier query searches it');
   nodeMock.timers.reset();
 });
 
@@ -167,7 +183,7 @@ function setupExpanding() {
     search: (args, token) => {
       alsoCalls.push({ also: args.also });
       const answer = deferred<SearchResult>();
-      base.calls.push({ query: args.query, token, answer });
+      base.calls.push({ query: args.query, paths: args.paths, token, answer });
       return answer.promise;
     },
     expand: (query, token) => {
@@ -199,6 +215,30 @@ test('with expansion: the plain results show at once, then the list is refined w
   await flush();
   assert.deepEqual(current().items.map((i) => i.description), ['docs/refined.md:1', 'docs/plain.md:1']);
   assert.equal(current().busy, false);
+  nodeMock.timers.reset();
+});
+
+test('the picker view follows the list the workbench shows: its active row, and whether it is the refined one', async () => {
+  const { picker, calls, expansions } = setupExpanding();
+  const seen: PickerView[] = [];
+  const sub = onDidChangePicker((view) => seen.push(view));
+  void picker.show('how do I stop retries');
+  calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)]));
+  await flush();
+  expansions[0].answer.resolve(['k']);
+  await flush();
+  calls[1].answer.resolve(result([hit('docs/refined.md#3', 0), hit('docs/plain.md#1', 0)]));
+  await flush();
+  sub.dispose();
+  assert.deepEqual(
+    seen.map((v) => [v.active, v.refined, v.citations]),
+    [
+      ['docs/plain.md#1', false, ['docs/plain.md#1']],
+      ['docs/refined.md#3', true, ['docs/refined.md#3', 'docs/plain.md#1']],
+    ],
+  );
+  assert.equal(seen[1].query, 'how do I stop retries');
+  assert.equal(seen[1].title, 'Fisk: Search Knowledge — lexical');
   nodeMock.timers.reset();
 });
 
@@ -241,5 +281,52 @@ test('with expansion: a newer query cancels the older expansion and its late str
   expansions[0].answer.resolve(['late']);
   await flush();
   assert.deepEqual(calls.map((c) => c.query), ['how do I stop retries', 'how do I start retries'], 'no search for the old strings');
+  nodeMock.timers.reset();
+});
+
+const RELEASES = { folder: Uri.file('/ws/docs/releases'), label: 'docs/releases' };
+
+test('a scope: the title button switches between the whole workspace and the folder, and searches again', async () => {
+  const { picker, calls } = setup();
+  const shown = picker.show('upgrade', { scope: RELEASES as never });
+  assert.deepEqual([calls[0].query, calls[0].paths], ['upgrade', undefined], 'starts on the whole workspace');
+  assert.equal(current().placeholder, 'Search the workspace docs');
+  assert.deepEqual(current().buttons.map((b: any) => [b.iconPath.id, b.tooltip]), [['folder', 'Search only in docs/releases']]);
+  current().titleButton.fire(current().buttons[0]);
+  assert.equal(calls[0].token.isCancellationRequested, true, 'the unscoped search is cancelled');
+  assert.deepEqual([calls[1].query, calls[1].paths], ['upgrade', ['/ws/docs/releases']], 'the folder, as an absolute path');
+  assert.equal(current().placeholder, 'Search the docs in docs/releases');
+  assert.equal(current().title, 'Fisk: Search Knowledge in docs/releases');
+  assert.deepEqual(current().buttons.map((b: any) => [b.iconPath.id, b.tooltip]), [['root-folder', 'Search the whole workspace']]);
+  calls[1].answer.resolve(result([hit('docs/releases/2.1/upgrading.md#0', 0)]));
+  await flush();
+  assert.equal(current().title, 'Fisk: Search Knowledge in docs/releases — lexical');
+  assert.equal(picker.toggleScope(), true, 'the command does what the button does');
+  assert.deepEqual(calls[2].paths, undefined);
+  assert.equal(current().placeholder, 'Search the workspace docs');
+  current().acceptItem(0);
+  await shown;
+  assert.equal(picker.toggleScope(), false, 'no picker, nothing to toggle');
+  assert.deepEqual(
+    mock.executed.filter((e) => e.command === 'setContext').map((e) => e.args),
+    [['fisk.searchPickerHasScope', true], ['fisk.searchPickerHasScope', false]],
+  );
+  nodeMock.timers.reset();
+});
+
+test('a picker opened on its scope keeps every search to it, the refined one too; without a scope there is no button', async () => {
+  const { picker, calls, expansions } = setupExpanding();
+  void picker.show('how do I upgrade', { scope: RELEASES as never, scoped: true });
+  expansions[0].answer.resolve(['k']);
+  await flush();
+  assert.deepEqual(calls.map((c) => c.paths), [['/ws/docs/releases'], ['/ws/docs/releases']]);
+  current().type('how do I downgrade');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.deepEqual(calls[2].paths, ['/ws/docs/releases'], 'typing keeps the scope');
+  current().hide();
+  void picker.show('x');
+  assert.deepEqual(current().buttons, []);
+  assert.equal(picker.toggleScope(), false);
+  assert.equal(current().title, 'Fisk: Search Knowledge');
   nodeMock.timers.reset();
 });

@@ -66,7 +66,7 @@ test('an unknown provider or negative threads fall back with the field named', (
   const settings = getSettings();
   assert.deepEqual(settings.problems, [
     'fisk.embeddings.provider (expected one of openai, builtin, got "ollama")',
-    'fisk.embeddings.threads (expected an integer of at least 0, got -1)',
+    'fisk.embeddings.threads (expected an integer from 0 to 256, got -1)',
   ]);
   assert.equal(toServerSettings(settings).embeddings, undefined, 'openai without a base URL: lexical');
 });

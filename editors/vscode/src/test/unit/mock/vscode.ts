@@ -146,14 +146,20 @@ export class FakeDocument {
   }
 }
 
+/**
+ * A QuickPick as the workbench drives it: showing a picker with a value reports that value back
+ * through onDidChangeValue (VS Code's main thread echoes the value it was given), and new items make
+ * the first one active (onDidChangeActive).
+ */
 export class FakeQuickPick<T> {
-  items: T[] = [];
+  private shownItems: T[] = [];
   activeItems: T[] = [];
   selectedItems: T[] = [];
   value = '';
   title: string | undefined;
   placeholder: string | undefined;
   busy = false;
+  buttons: unknown[] = [];
   matchOnDescription = true;
   matchOnDetail = true;
   visible = false;
@@ -162,12 +168,27 @@ export class FakeQuickPick<T> {
   readonly accept = new EventEmitter<void>();
   readonly hideEmitter = new EventEmitter<void>();
   readonly button = new EventEmitter<{ item: T; button: unknown }>();
+  readonly titleButton = new EventEmitter<unknown>();
+  readonly changeActive = new EventEmitter<readonly T[]>();
   readonly onDidChangeValue = this.changeValue.event;
   readonly onDidAccept = this.accept.event;
   readonly onDidHide = this.hideEmitter.event;
   readonly onDidTriggerItemButton = this.button.event;
+  readonly onDidTriggerButton = this.titleButton.event;
+  readonly onDidChangeActive = this.changeActive.event;
+  get items(): T[] {
+    return this.shownItems;
+  }
+  set items(items: T[]) {
+    this.shownItems = items;
+    this.activeItems = items.slice(0, 1);
+    this.changeActive.fire(this.activeItems);
+  }
   show(): void {
     this.visible = true;
+    if (this.value !== '') {
+      this.changeValue.fire(this.value);
+    }
   }
   hide(): void {
     if (this.visible) {
@@ -360,6 +381,16 @@ export const workspace = {
   }),
   get workspaceFolders() {
     return mock.workspaceFolders;
+  },
+  getWorkspaceFolder: (uri: Uri) =>
+    mock.workspaceFolders?.find((f) => uri.scheme === f.uri.scheme && (uri.path === f.uri.path || uri.path.startsWith(`${f.uri.path}/`))),
+  asRelativePath: (uri: Uri, includeWorkspaceFolder?: boolean) => {
+    const folder = workspace.getWorkspaceFolder(uri);
+    if (folder === undefined) {
+      return uri.fsPath;
+    }
+    const relative = uri.path.slice(folder.uri.path.length + 1);
+    return includeWorkspaceFolder ? `${folder.name}/${relative}` : relative;
   },
   openTextDocument: (uri: Uri) => {
     const text = mock.documents.get(uri.fsPath);
