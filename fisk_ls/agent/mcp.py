@@ -37,11 +37,15 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from ..knowledge import ConfigError, KnowledgeError, resolve_settings
-from ..knowledge.config import KNOWLEDGE_SEARCH
-from ..knowledge.errors import KnowledgeDisabled
-from ..knowledge.fts import is_long_query
-from ..knowledge.sanitize import one_line
+from ..knowledge import (
+    KNOWLEDGE_SEARCH,
+    ConfigError,
+    KnowledgeDisabled,
+    KnowledgeError,
+    is_long_query,
+    one_line,
+    resolve_settings,
+)
 from .tool import (
     DESCRIPTION,
     INPUT_SCHEMA,

@@ -17,28 +17,41 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..knowledge import (
+    ALSO,
+    KNOWLEDGE_SEARCH,
+    QUERY,
+    SCOPE,
+    TAGS,
+    TOOL_CONTEXT,
+    TOP_K,
     CitationError,
+    CitedChunk,
     Knowledge,
     KnowledgeError,
+    Project,
+    Scope,
     SearchResult,
+    SettingError,
     Settings,
+    check_also,
+    check_context,
+    check_query,
+    check_scope,
+    check_tags,
+    check_top_k,
+    environment_language,
+    one_line,
 )
-from ..knowledge import settings_schema as contract
-from ..knowledge.citations import CitedChunk
-from ..knowledge.config import KNOWLEDGE_SEARCH
-from ..knowledge.languages import environment_language
-from ..knowledge.sanitize import one_line
-from ..knowledge.scope import Scope
 
 NAME = KNOWLEDGE_SEARCH
 CHARS_PER_TOKEN = 4
-MAX_QUERY_CHARS = int(contract.QUERY.max_length or 0)
-TOP_K_MIN = int(contract.TOP_K.minimum or 1)
-TOP_K_MAX = int(contract.TOP_K.maximum or 0)
-MAX_ALSO = int(contract.ALSO.max_items or 0)
-MAX_PATHS = int(contract.SCOPE.max_items or 0)
-MAX_TAGS = int(contract.TAGS.max_items or 0)
-MAX_CONTEXT = int(contract.TOOL_CONTEXT.maximum or 0)
+MAX_QUERY_CHARS = int(QUERY.max_length or 0)
+TOP_K_MIN = int(TOP_K.minimum or 1)
+TOP_K_MAX = int(TOP_K.maximum or 0)
+MAX_ALSO = int(ALSO.max_items or 0)
+MAX_PATHS = int(SCOPE.max_items or 0)
+MAX_TAGS = int(TAGS.max_items or 0)
+MAX_CONTEXT = int(TOOL_CONTEXT.maximum or 0)
 MIN_TRIMMED_CHARS = 120
 """A hit trimmed to fit keeps at least this much text, else it is left out."""
 
@@ -94,7 +107,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         "paths": {
             "type": "array",
-            "items": {"type": "string", "maxLength": contract.SCOPE.item_max_length},
+            "items": {"type": "string", "maxLength": SCOPE.item_max_length},
             "maxItems": MAX_PATHS,
             "description": (
                 "Only search these folders, files or globs (.gitignore-style, ** allowed), "
@@ -103,7 +116,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         "tags": {
             "type": "array",
-            "items": {"type": "string", "maxLength": contract.TAGS.item_max_length},
+            "items": {"type": "string", "maxLength": TAGS.item_max_length},
             "maxItems": MAX_TAGS,
             "description": (
                 "Only search pages whose front matter lists one of these tags (case and a "
@@ -176,14 +189,14 @@ def parse_args(raw: Mapping[str, Any] | str | None) -> ToolArgs:
     if extra:
         raise ToolInputError(f"invalid {NAME} input: unknown field(s) {', '.join(extra)}")
     try:
-        query = contract.check_query(raw.get("query"), "`query`")
-        top_k = contract.check_top_k(raw.get("top_k"), "`top_k`")
-        also = contract.check_also(raw.get("also"), "`also`")
-        paths = contract.check_scope(raw.get("paths"), "`paths`")
-        tags = contract.check_tags(raw.get("tags"), "`tags`")
+        query = check_query(raw.get("query"), "`query`")
+        top_k = check_top_k(raw.get("top_k"), "`top_k`")
+        also = check_also(raw.get("also"), "`also`")
+        paths = check_scope(raw.get("paths"), "`paths`")
+        tags = check_tags(raw.get("tags"), "`tags`")
         scope = Scope.build(paths, tags=tags, names=("`paths`", "`paths`"), tag_name="`tags`")
-        context = contract.check_context(raw.get("context"), contract.TOOL_CONTEXT, "`context`")
-    except contract.SettingError as exc:
+        context = check_context(raw.get("context"), TOOL_CONTEXT, "`context`")
+    except SettingError as exc:
         raise ToolInputError(f"invalid {NAME} input: {exc}") from None
     if not query.strip():
         raise ToolInputError(f"invalid {NAME} input: `query` must be a non-empty string")
@@ -315,7 +328,8 @@ class KnowledgeTool:
 
     def __init__(self, settings: Settings, knowledge: Knowledge | None = None) -> None:
         self.settings = settings
-        self.knowledge = knowledge or Knowledge(settings)
+        self.project = Project(settings, reader=knowledge)
+        self.knowledge = self.project.reader
         self.budget_chars = settings.max_injected_tokens * CHARS_PER_TOKEN
         self.reader_language = environment_language(os.environ)
         """The locale's language: a query in no language (an identifier) prefers its pages."""
@@ -323,8 +337,10 @@ class KnowledgeTool:
     def call(self, raw: Mapping[str, Any] | str | None) -> dict[str, Any]:
         """Run the tool; ToolInputError for bad arguments, KnowledgeError for real failures."""
         args = parse_args(raw)
-        result = self.knowledge.search(
-            args.query, args.top_k, self.reader_language, args.also, scope=args.scope
+        result = self.project.read(
+            lambda kn: kn.search(
+                args.query, args.top_k, self.reader_language, args.also, scope=args.scope
+            )
         )
         neighbours = {
             hit.citation: self._around(hit.citation, args.context)
@@ -334,7 +350,7 @@ class KnowledgeTool:
 
     def _around(self, citation: str, context: int) -> list[CitedChunk]:
         try:
-            return self.knowledge.around(citation, context, check_file=False)
+            return self.project.read(lambda kn: kn.around(citation, context, check_file=False))
         except CitationError:  # re-indexed since the search: the hit stands alone
             return []
 
@@ -342,7 +358,7 @@ class KnowledgeTool:
         return _dumps(self.call(raw))
 
     def close(self) -> None:
-        self.knowledge.close()
+        self.project.close()
 
 
 __all__ = [

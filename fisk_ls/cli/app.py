@@ -17,9 +17,15 @@ from typing import Any
 
 import click
 
-from ..knowledge import KnowledgeError
-from ..knowledge import settings_schema as contract
-from ..knowledge.languages import environment_language
+from ..knowledge import (
+    ALSO,
+    SHOW_CONTEXT,
+    TAGS,
+    TOP_K,
+    KnowledgeError,
+    absolute_roots,
+    environment_language,
+)
 from . import render
 from .options import (
     Context,
@@ -90,9 +96,6 @@ def index_cmd(
     obj: Context, paths: tuple[Path, ...], reindex: bool, dry_run: bool, wait: bool
 ) -> None:
     """Index PATHS (default: the configured paths, or the project root)."""
-    from ..knowledge import index
-    from ..knowledge.location import absolute_roots
-    from ..knowledge.vectors.providers import make_embedder
     from .progress import IndexProgress
 
     settings = obj.settings()
@@ -106,21 +109,15 @@ def index_cmd(
         _, vectors = obj.read(lambda kb: kb.stats().vectors)
         if not vectors:  # no vector cache to rebuild from: every chunk is embedded
             click.echo(render.first_hybrid_build(settings), err=True)
-    embedder = make_embedder(settings, progress=None if obj.as_json else render.download_progress())
-    try:
-        with IndexProgress(enabled=not obj.as_json) as progress:
-            stats = index(
-                settings,
-                roots,
-                rebuild=reindex,
-                dry_run=dry_run,
-                wait=WAIT_SECONDS if wait else 0.0,
-                reporter=progress,
-                embedder=embedder,
-            )
-    finally:
-        if embedder is not None:
-            embedder.close()
+    with obj.project() as project, IndexProgress(enabled=not obj.as_json) as progress:
+        stats = project.index(
+            roots,
+            rebuild=reindex,
+            dry_run=dry_run,
+            wait=WAIT_SECONDS if wait else 0.0,
+            reporter=progress,
+            progress=None if obj.as_json else render.download_progress(),
+        )
     if obj.as_json:
         emit_json(
             {"tier": render.tier(settings), "store": str(settings.store_dir), **stats.as_dict()}
@@ -137,11 +134,11 @@ def index_cmd(
 def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: bool) -> None:
     """Index, then keep the index fresh as files change (Ctrl-C to stop). With --json, one
     JSON object per line ({"event": ...})."""
-    from ..knowledge.location import absolute_roots
     from .watch import run_watch
 
     roots = absolute_roots([str(p) for p in paths]) if paths else None
-    run_watch(obj.settings(), roots, debounce, no_initial, as_json=obj.as_json)
+    with obj.project() as project:
+        run_watch(project, roots, debounce, no_initial, as_json=obj.as_json)
 
 
 @knowledge.command("search")
@@ -150,7 +147,7 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     "--top-k",
     type=TopK(),
     default=None,
-    help=f"Hits, {contract.TOP_K.limits().removeprefix('an integer ')} (default: configured).",
+    help=f"Hits, {TOP_K.limits().removeprefix('an integer ')} (default: configured).",
 )
 @click.option(
     "--also",
@@ -159,7 +156,7 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     metavar="TEXT",
     callback=check_also_option,
     help=(
-        f"Another search string, fused with QUERY (repeatable, at most {contract.ALSO.max_items}):"
+        f"Another search string, fused with QUERY (repeatable, at most {ALSO.max_items}):"
         " keywords in the docs' words, a short hypothetical answer, a rephrasing."
     ),
 )
@@ -185,7 +182,7 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     multiple=True,
     metavar="TAG",
     help="Only documents whose front matter has this tag (case and a leading # ignored); "
-    f"repeatable (a union, at most {contract.TAGS.max_items}), together with --path.",
+    f"repeatable (a union, at most {TAGS.max_items}), together with --path.",
 )
 @knowledge_command
 def search_cmd(
@@ -216,9 +213,7 @@ def search_cmd(
 @click.option(
     "--context",
     "context",
-    type=click.IntRange(
-        int(contract.SHOW_CONTEXT.minimum or 0), int(contract.SHOW_CONTEXT.maximum or 0)
-    ),
+    type=click.IntRange(int(SHOW_CONTEXT.minimum or 0), int(SHOW_CONTEXT.maximum or 0)),
     default=0,
     metavar="N",
     help="Also print N chunks of the same document before and after it (0-5).",
@@ -277,16 +272,9 @@ def stats_cmd(obj: Context) -> None:
 @knowledge_command
 def doctor_cmd(obj: Context, full: bool) -> None:
     """Check the index, its files, the lock and the embeddings server."""
-    from ..knowledge.doctor import run_checks
-    from ..knowledge.vectors.providers import make_embedder
-
-    settings = obj.settings()
-    embedder = make_embedder(settings)
-    try:
-        checks = run_checks(settings, embedder, full=full)
-    finally:
-        if embedder is not None:
-            embedder.close()
+    with obj.project() as project:
+        settings = project.settings
+        checks = project.doctor(full=full)
     broken = any(c.broken for c in checks)
     if obj.as_json:
         emit_json(render.doctor_json(settings, checks, broken))
@@ -303,9 +291,8 @@ def doctor_cmd(obj: Context, full: bool) -> None:
 @knowledge_command
 def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
     """Remove documents (files or folders) from the index."""
-    from ..knowledge import remove
-
-    done = remove(obj.settings(), paths)
+    with obj.project() as project:
+        done = project.remove(paths)
     if done is None:
         _soft(obj, "the knowledge index is not built; nothing to remove", removed=[])
         return
@@ -328,10 +315,9 @@ def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
 @knowledge_command
 def reset_cmd(obj: Context, force: bool) -> None:
     """Empty the index (asks for --force)."""
-    from ..knowledge import reset
-
     notes: list[str] = []
-    counts = reset(obj.settings(), force=force, notes=notes)
+    with obj.project() as project:
+        counts = project.reset(force=force, notes=notes)
     if counts is None:
         _soft(obj, "no knowledge index to reset", documents=0, chunks=0)
         return

@@ -17,12 +17,23 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ..knowledge import Cancelled, KnowledgeError, Settings, resolve_settings
-from ..knowledge import settings_schema as contract
+from ..knowledge import (
+    TOP_K,
+    Cancelled,
+    KnowledgeError,
+    SettingError,
+    Settings,
+    check_also,
+    check_query,
+    check_scope,
+    check_tags,
+    check_top_k,
+    resolve_settings,
+    store_error,
+)
 
 if TYPE_CHECKING:
-    from ..knowledge import Knowledge
-    from ..knowledge.scope import Scope
+    from ..knowledge import Knowledge, Project, Scope
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -41,16 +52,17 @@ class Context:
     def settings(self) -> Settings:
         return resolve_settings(self.config, store_base=self.store_dir)
 
+    def project(self) -> Project:
+        """The command's project (the caller closes it); one query per process: exact KNN is
+        cheaper than loading the coarse index."""
+        from ..knowledge import Project
+
+        return Project(self.settings(), coarse_knn=False)
+
     def read(self, fn: Callable[[Knowledge], T]) -> tuple[Settings, T]:
         """Open the index read-only, call ``fn`` with it, close it."""
-        from ..knowledge import Knowledge
-
-        settings = self.settings()
-        kb = Knowledge(settings, coarse_knn=False)  # one query per process: exact KNN is cheaper
-        try:
-            return settings, fn(kb)
-        finally:
-            kb.close()
+        with self.project() as project:
+            return project.settings, project.read(fn)
 
 
 def emit_json(obj: dict[str, Any]) -> None:
@@ -119,29 +131,20 @@ def knowledge_command(fn: F) -> F:
         except KnowledgeError as exc:
             fail(obj, str(exc))
         except Exception as exc:  # SQLite and OS errors: one line naming the fix, never a trace
-            if not _is_store_error(exc):
+            converted = store_error(exc, _store_dir(obj))
+            if converted is None:
                 raise
-            fail(obj, _store_message(obj, exc))
+            fail(obj, str(converted))
 
     functools.update_wrapper(wrapper, fn)
     return shared_options()(click.pass_context(wrapper))  # type: ignore[return-value]
 
 
-def _is_store_error(exc: BaseException) -> bool:
-    if isinstance(exc, OSError):
-        return True
-    apsw = sys.modules.get("apsw")
-    return apsw is not None and isinstance(exc, apsw.Error)
-
-
-def _store_message(obj: Context, exc: BaseException) -> str:
-    from ..knowledge.store import db_path, explain
-
+def _store_dir(obj: Context) -> Path | None:
     try:
-        path = db_path(obj.settings().store_dir)
+        return obj.settings().store_dir
     except Exception:  # the settings themselves failed: name no path
-        path = Path("knowledge.db")
-    return str(explain(exc, path))
+        return None
 
 
 def fail(obj: Context, message: str, code: int = 1) -> None:
@@ -164,10 +167,10 @@ class TopK(click.ParamType[int]):
             try:
                 number = int(str(value).strip())
             except ValueError:
-                self.fail(f"expected {contract.TOP_K.limits()}, got {value!r}", param, ctx)
+                self.fail(f"expected {TOP_K.limits()}, got {value!r}", param, ctx)
         try:
-            checked = contract.check_top_k(number, "--top-k")
-        except contract.SettingError as exc:
+            checked = check_top_k(number, "--top-k")
+        except SettingError as exc:
             self.fail(str(exc).removeprefix("--top-k: "), param, ctx)
         assert checked is not None
         return checked
@@ -175,8 +178,8 @@ class TopK(click.ParamType[int]):
 
 def check_query_argument(ctx: click.Context, param: click.Parameter, value: str) -> str:
     try:
-        return contract.check_query(value, "QUERY")
-    except contract.SettingError as exc:
+        return check_query(value, "QUERY")
+    except SettingError as exc:
         raise click.BadParameter(str(exc).removeprefix("QUERY: "), ctx, param) from None
 
 
@@ -191,7 +194,7 @@ def search_scope(
     """``--path`` / ``--exclude`` / ``--tag`` as the core's scope: each path relative to the
     current folder (an absolute path is taken as it is), which must lead inside the project
     root; a usage error naming the flag otherwise (also for a tag past the limits)."""
-    from ..knowledge.scope import Scope
+    from ..knowledge import Scope
 
     here = os.path.realpath(cwd or Path.cwd())
     root = os.path.realpath(settings.project_root)
@@ -201,12 +204,12 @@ def search_scope(
         return [os.path.relpath(p, here) if os.path.isabs(p) else p for p in items]
 
     try:
-        contract.check_tags(list(tags), "--tag")
-    except contract.SettingError as exc:
+        check_tags(list(tags), "--tag")
+    except SettingError as exc:
         raise click.UsageError(str(exc)) from None
     try:
-        contract.check_scope(list(paths), "--path")
-        contract.check_scope(list(excludes), "--exclude")
+        check_scope(list(paths), "--path")
+        check_scope(list(excludes), "--exclude")
         return Scope.build(
             relative(paths),
             relative(excludes),
@@ -215,7 +218,7 @@ def search_scope(
             names=("--path", "--exclude"),
             tag_name="--tag",
         )
-    except contract.SettingError as exc:
+    except SettingError as exc:
         raise click.UsageError(f"{exc} (project root: {root})") from None
 
 
@@ -223,8 +226,8 @@ def check_also_option(
     ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
 ) -> tuple[str, ...]:
     try:
-        return contract.check_also(list(value), "--also")
-    except contract.SettingError as exc:
+        return check_also(list(value), "--also")
+    except SettingError as exc:
         raise click.BadParameter(str(exc).removeprefix("--also: "), ctx, param) from None
 
 

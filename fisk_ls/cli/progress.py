@@ -12,8 +12,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TextIO
 
-from ..knowledge import IndexReporter
-from ..knowledge.sanitize import strip_controls
+from ..knowledge import IndexReporter, strip_controls
 
 EVERY = 5.0
 """Seconds between two progress lines when stderr is not a terminal."""

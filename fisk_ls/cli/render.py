@@ -11,13 +11,19 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..knowledge.citations import parse_citation
-from ..knowledge.sanitize import one_line, strip_controls
+from ..knowledge import one_line, parse_citation, strip_controls
 
 if TYPE_CHECKING:
-    from ..knowledge import Hit, IndexStats, SearchResult, Settings, Source, StoreStats
-    from ..knowledge.citations import CitedChunk
-    from ..knowledge.doctor import Check
+    from ..knowledge import (
+        Check,
+        CitedChunk,
+        Hit,
+        IndexStats,
+        SearchResult,
+        Settings,
+        Source,
+        StoreStats,
+    )
 
 SNIPPET_CHARS = 100
 
@@ -25,8 +31,7 @@ SNIPPET_CHARS = 100
 def tier(settings: Settings, dimension: int | None = None) -> str:
     """The tier line: from the core (it reads the index's manifest) unless ``dimension`` is
     already known."""
-    from ..knowledge import tier_line
-    from ..knowledge.reader import tier_of
+    from ..knowledge import tier_line, tier_of
 
     if settings.embeddings is None or dimension is None:
         return tier_of(settings)
@@ -306,8 +311,7 @@ def stats_tier(settings: Settings, stats: StoreStats) -> str:
     """The tier line of what ``stats`` read: the index's own identity and coverage."""
     if settings.embeddings is None:
         return tier(settings)
-    from ..knowledge import tier_line
-    from ..knowledge.vectors.backlog import Coverage
+    from ..knowledge import Coverage, tier_line
 
     cov = Coverage(stats.vectors, stats.chunks)
     if not stats.model:  # not built, or built lexical-only: vectors are still to be added
@@ -354,7 +358,7 @@ def stats_text(settings: Settings, stats: StoreStats, model_files: str | None = 
 def _waiting(stats: StoreStats) -> str:
     if not stats.model or stats.vectors >= stats.chunks:
         return ""
-    from ..knowledge.vectors.backlog import Coverage  # not needed by --help or search
+    from ..knowledge import Coverage  # not needed by --help or search
 
     return f" ({Coverage(stats.vectors, stats.chunks).describe()}; the rest is being embedded)"
 

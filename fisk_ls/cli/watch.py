@@ -1,5 +1,5 @@
-"""`fisk-ai knowledge watch`: the core's update queue and watcher, with lines on the terminal
-(``--json``: one JSON object per line)."""
+"""`fisk-ai knowledge watch`: the project's update queue and watcher (``Project.watch``), with
+lines on the terminal (``--json``: one JSON object per line)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ from typing import Any
 
 import click
 
-from ..knowledge import IndexStats, KnowledgeError, Settings
-from ..knowledge.config import parse_duration
-from ..knowledge.index.backfill import BackfillReporter
-from ..knowledge.index.queue import QueueHooks, watch
-from ..knowledge.vectors.backlog import Coverage
-from ..knowledge.vectors.providers import make_embedder
+from ..knowledge import (
+    BackfillReporter,
+    Coverage,
+    IndexStats,
+    KnowledgeError,
+    Project,
+    QueueHooks,
+    parse_duration,
+)
 from . import render
 from .options import emit_json
 
@@ -75,12 +78,13 @@ class EmbedLines(BackfillReporter):
 
 
 def run_watch(
-    settings: Settings,
+    project: Project,
     roots: tuple[Path, ...] | None,
     debounce: str,
     no_initial: bool,
     as_json: bool = False,
 ) -> None:
+    settings = project.settings
     seconds = parse_duration(debounce, "--debounce")
     lines = Lines(as_json)
     tier = render.tier(settings)
@@ -95,8 +99,6 @@ def run_watch(
         on_error=lines.failed,
         on_update=lines.updated,
     )
-    # Files are searchable at once; vectors follow in the background (the queue's backfill).
-    embedder = make_embedder(settings, progress=render.download_progress())
     watched = len(roots if roots is not None else settings.roots)
     lines.event(
         "watching",
@@ -106,21 +108,17 @@ def run_watch(
         tier=tier,
         store=str(settings.store_dir),
     )
-    try:
-        watch(
-            settings,
-            roots,
-            debounce=seconds,
-            initial=not no_initial,
-            stop=stop,
-            hooks=hooks,
-            on_initial=lambda stats: lines.emit(
-                "indexed", render.index_summary(stats), stats.as_dict()
-            ),
-            on_warn=lines.warn,
-            embedder=embedder,
-        )
-    finally:
-        if embedder is not None:
-            embedder.close()
+    # Files are searchable at once; vectors follow in the background (the queue's backfill).
+    project.watch(
+        roots,
+        debounce=seconds,
+        initial=not no_initial,
+        stop=stop,
+        hooks=hooks,
+        on_initial=lambda stats: lines.emit(
+            "indexed", render.index_summary(stats), stats.as_dict()
+        ),
+        on_warn=lines.warn,
+        progress=render.download_progress(),
+    )
     lines.event("stopped", "stopped watching")

@@ -1,9 +1,13 @@
-"""The knowledge core's public API: index runs, updates, removal, reset (operations.py), the
-long-lived reader ``Knowledge`` (reader.py), and the named errors.
+"""The knowledge core's public API, the only module the front ends import: ``Project`` (one
+project opened once: its reader, writer side, embedder and their lifetimes; project.py), the
+operations under it (operations.py), the reader ``Knowledge`` (reader.py), the named errors, the
+settings contract's limits and checks (settings_schema.py) and the types and helpers front ends
+render with.
 
 Adapters (CLI, language server, agent tool / MCP) call these and never assemble core parts
-themselves. Nothing in here imports the language server, MCP, click or rich. Names are loaded on
-first use, so a command imports only what it needs (a search never imports the indexer).
+themselves (tests/unit/test_layering.py). Nothing in here imports the language server, MCP,
+click or rich. Names are loaded on first use, so a command imports only what it needs (a search
+never imports the indexer).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from .errors import (
     FormatTooNew,
     IdentityMismatch,
     IndexLocked,
+    KnowledgeDisabled,
     KnowledgeError,
     StoreError,
 )
@@ -29,11 +34,60 @@ from .location import Settings, resolve_settings
 from . import index as _index_package  # noqa: F401  # isort: skip
 
 if TYPE_CHECKING:
+    from .citations import CitedChunk, parse_citation
+    from .config import DEFAULT_BUILTIN_MODEL, KNOWLEDGE_SEARCH, EmbeddingsConfig, parse_duration
+    from .doctor import Check
+    from .fts import is_long_query
+    from .index.backfill import BackfillReporter
+    from .index.files import read_document
     from .index.ignore import IgnoreRules
+    from .index.queue import QueueHooks, RunReporter
     from .index.runs import IndexReporter, IndexStats
+    from .languages import environment_language, locale_language
+    from .location import absolute_roots
+    from .match import Spot
     from .operations import Removal, ignore_rules, index, remove, reset, update_paths
-    from .reader import Knowledge, Source, StoreStats
-    from .search import Hit, SearchResult, tier_line
+    from .project import Project, store_error
+    from .reader import Knowledge, Source, StoreStats, tier_of
+    from .sanitize import one_line, strip_controls
+    from .scope import Scope
+    from .search import (
+        INDEX_EMPTY,
+        INDEX_NOT_BUILT,
+        NO_TERMS,
+        OK,
+        Hit,
+        Location,
+        SearchResult,
+        tier_line,
+    )
+    from .settings_schema import (
+        ALSO,
+        EDITOR_SETTINGS,
+        EMBEDDINGS,
+        EMBEDDINGS_RULE,
+        QUERY,
+        QUERY_TIMEOUT,
+        SCOPE,
+        SHOW_CONTEXT,
+        TAGS,
+        TIMEOUT,
+        TOOL_CONTEXT,
+        TOP_K,
+        Setting,
+        SettingError,
+        check_also,
+        check_context,
+        check_query,
+        check_scope,
+        check_tags,
+        check_top_k,
+        check_value,
+        resolve_top_k,
+        rule_needs,
+        rule_problems,
+    )
+    from .vectors.backlog import Coverage
     from .vectors.providers import make_embedder
     from .writer import open_writer
 else:
@@ -45,21 +99,73 @@ else:
 
 
 _LAZY = {
+    "CitedChunk": ".citations",
+    "parse_citation": ".citations",
+    "read_document": ".index.files",
+    "DEFAULT_BUILTIN_MODEL": ".config",
+    "KNOWLEDGE_SEARCH": ".config",
+    "EmbeddingsConfig": ".config",
+    "parse_duration": ".config",
+    "Check": ".doctor",
+    "is_long_query": ".fts",
+    "BackfillReporter": ".index.backfill",
     "IgnoreRules": ".index.ignore",
-    "ignore_rules": ".operations",
+    "QueueHooks": ".index.queue",
+    "RunReporter": ".index.queue",
     "IndexReporter": ".index.runs",
     "IndexStats": ".index.runs",
+    "environment_language": ".languages",
+    "locale_language": ".languages",
+    "absolute_roots": ".location",
+    "Spot": ".match",
     "Removal": ".operations",
+    "ignore_rules": ".operations",
     "remove": ".operations",
     "reset": ".operations",
     "update_paths": ".operations",
+    "Project": ".project",
+    "store_error": ".project",
     "Knowledge": ".reader",
     "Source": ".reader",
     "StoreStats": ".reader",
-    "make_embedder": ".vectors.providers",
+    "tier_of": ".reader",
+    "one_line": ".sanitize",
+    "strip_controls": ".sanitize",
+    "Scope": ".scope",
+    "INDEX_EMPTY": ".search",
+    "INDEX_NOT_BUILT": ".search",
+    "NO_TERMS": ".search",
+    "OK": ".search",
     "Hit": ".search",
+    "Location": ".search",
     "SearchResult": ".search",
     "tier_line": ".search",
+    "ALSO": ".settings_schema",
+    "EDITOR_SETTINGS": ".settings_schema",
+    "EMBEDDINGS": ".settings_schema",
+    "EMBEDDINGS_RULE": ".settings_schema",
+    "QUERY": ".settings_schema",
+    "QUERY_TIMEOUT": ".settings_schema",
+    "SCOPE": ".settings_schema",
+    "SHOW_CONTEXT": ".settings_schema",
+    "TAGS": ".settings_schema",
+    "TIMEOUT": ".settings_schema",
+    "TOOL_CONTEXT": ".settings_schema",
+    "TOP_K": ".settings_schema",
+    "Setting": ".settings_schema",
+    "SettingError": ".settings_schema",
+    "check_also": ".settings_schema",
+    "check_context": ".settings_schema",
+    "check_query": ".settings_schema",
+    "check_scope": ".settings_schema",
+    "check_tags": ".settings_schema",
+    "check_top_k": ".settings_schema",
+    "check_value": ".settings_schema",
+    "resolve_top_k": ".settings_schema",
+    "rule_needs": ".settings_schema",
+    "rule_problems": ".settings_schema",
+    "Coverage": ".vectors.backlog",
+    "make_embedder": ".vectors.providers",
     "open_writer": ".writer",
 }
 
@@ -74,9 +180,32 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ALSO",
+    "DEFAULT_BUILTIN_MODEL",
+    "EDITOR_SETTINGS",
+    "EMBEDDINGS",
+    "EMBEDDINGS_RULE",
+    "INDEX_EMPTY",
+    "INDEX_NOT_BUILT",
+    "KNOWLEDGE_SEARCH",
+    "NO_TERMS",
+    "OK",
+    "QUERY",
+    "QUERY_TIMEOUT",
+    "SCOPE",
+    "SHOW_CONTEXT",
+    "TAGS",
+    "TIMEOUT",
+    "TOOL_CONTEXT",
+    "TOP_K",
+    "BackfillReporter",
     "Cancelled",
+    "Check",
     "CitationError",
+    "CitedChunk",
     "ConfigError",
+    "Coverage",
+    "EmbeddingsConfig",
     "EmbeddingsError",
     "FormatTooNew",
     "Hit",
@@ -86,20 +215,50 @@ __all__ = [
     "IndexReporter",
     "IndexStats",
     "Knowledge",
+    "KnowledgeDisabled",
     "KnowledgeError",
+    "Location",
+    "Project",
+    "QueueHooks",
     "Removal",
+    "RunReporter",
+    "Scope",
     "SearchResult",
+    "Setting",
+    "SettingError",
     "Settings",
     "Source",
+    "Spot",
     "StoreError",
     "StoreStats",
+    "absolute_roots",
+    "check_also",
+    "check_context",
+    "check_query",
+    "check_scope",
+    "check_tags",
+    "check_top_k",
+    "check_value",
+    "environment_language",
     "ignore_rules",
     "index",
+    "is_long_query",
+    "locale_language",
     "make_embedder",
+    "one_line",
     "open_writer",
+    "parse_citation",
+    "parse_duration",
+    "read_document",
     "remove",
     "reset",
     "resolve_settings",
+    "resolve_top_k",
+    "rule_needs",
+    "rule_problems",
+    "store_error",
+    "strip_controls",
     "tier_line",
+    "tier_of",
     "update_paths",
 ]

@@ -25,9 +25,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
-from ..knowledge import KnowledgeError
-from ..knowledge.citations import CitedChunk, parse_citation
-from ..knowledge.index.files import read_document
+from ..knowledge import CitedChunk, KnowledgeError, parse_citation, read_document
 from .convert import (
     chunk_lines,
     file_uri,

@@ -15,10 +15,12 @@ from typing import Any, TypeVar
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from ..knowledge import CitationError, IndexStats, KnowledgeError
-from ..knowledge.scope import Scope
-from ..knowledge.settings_schema import (
+from ..knowledge import (
     SHOW_CONTEXT,
+    CitationError,
+    IndexStats,
+    KnowledgeError,
+    Scope,
     SettingError,
     check_also,
     check_context,
@@ -105,12 +107,12 @@ async def reindex(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
         raise invalid(REINDEX, f"rebuild must be true or false, got {rebuild!r}")
     await asyncio.to_thread(ls.wait_ready)
     projects = list(ls.projects)
-    runs = [asyncio.wrap_future(p.queue.request_full(rebuild)) for p in projects]
+    runs = [asyncio.wrap_future(p.request_full(rebuild)) for p in projects]
     protocol = ls.protocol
     assert isinstance(protocol, FiskProtocol)
     hooks = protocol.cancel_hooks  # $/cancelRequest stops the runs, not just the reply
     rid = protocol.msg_id
-    hooks[rid] = lambda: [p.queue.cancel() for p in projects]
+    hooks[rid] = lambda: [p.cancel() for p in projects]
     try:
         done = await asyncio.gather(*runs, return_exceptions=True)
     finally:

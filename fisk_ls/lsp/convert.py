@@ -17,9 +17,7 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..knowledge.citations import CitedChunk
-from ..knowledge.match import Spot
-from ..knowledge.search import Hit
+from ..knowledge import CitedChunk, Hit, Spot
 
 _converter = get_converter()
 

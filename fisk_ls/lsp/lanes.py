@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from ..knowledge.fts import is_long_query
+from ..knowledge import is_long_query
 
 T = TypeVar("T")
 

@@ -17,9 +17,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..knowledge import KnowledgeError
-from ..knowledge.index.queue import QueueHooks
-from ..knowledge.languages import environment_language, locale_language
+from ..knowledge import KnowledgeError, QueueHooks, environment_language, locale_language
 from . import symbols, sync
 from .convert import file_uri, uri_path
 from .options import (
@@ -211,9 +209,7 @@ async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, mu
     label = folder.name if multi else ""
     opened: list[Project] = []  # filled below; the cancel button cancels this project's run
     hooks = QueueHooks(
-        reporter=lambda: LspProgress(
-            ls, label, on_cancel=lambda: [p.queue.cancel() for p in opened]
-        ),
+        reporter=lambda: LspProgress(ls, label, on_cancel=lambda: [p.cancel() for p in opened]),
         embed_reporter=lambda: EmbedProgress(ls, label),
         on_locked=lambda: ls.show_once(
             f"fisk: another writer is indexing {folder}; changes are kept and retried",
@@ -234,5 +230,5 @@ async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, mu
         return
     opened.append(project)
     project.start()
-    settings = project.knowledge.settings
+    settings = project.settings
     log.info("opened %s: store %s, roots %s", folder, settings.store_dir, settings.roots)

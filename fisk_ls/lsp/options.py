@@ -13,9 +13,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..knowledge import settings_schema as contract
-from ..knowledge.config import DEFAULT_BUILTIN_MODEL, EmbeddingsConfig
-from ..knowledge.location import Settings, absolute_roots
+from ..knowledge import (
+    DEFAULT_BUILTIN_MODEL,
+    EDITOR_SETTINGS,
+    EMBEDDINGS,
+    EMBEDDINGS_RULE,
+    QUERY_TIMEOUT,
+    TIMEOUT,
+    EmbeddingsConfig,
+    Setting,
+    Settings,
+    absolute_roots,
+    check_value,
+    rule_needs,
+    rule_problems,
+)
 
 SECTION = "fisk"
 
@@ -25,8 +37,8 @@ class Embeddings:
     base_url: str = ""
     model: str = ""
     api_key_env: str = ""
-    timeout: float = contract.TIMEOUT.default
-    query_timeout: float = contract.QUERY_TIMEOUT.default
+    timeout: float = TIMEOUT.default
+    query_timeout: float = QUERY_TIMEOUT.default
     query_prefix: str = ""
     document_prefix: str = ""
     provider: str = "openai"
@@ -97,11 +109,11 @@ def parse_options(raw: object, base: Options | None = None) -> Parsed:
 _BAD = object()
 
 
-def _checked(setting: contract.Setting) -> Check:
+def _checked(setting: Setting) -> Check:
     """A field check driven by the contract: the value, or _BAD with the limit reported."""
 
     def check(value: object, key: str, errors: list[str]) -> object:
-        if problem := contract.check_value(setting, value):
+        if problem := check_value(setting, value):
             errors.append(f"{key} ({problem})")
             return _BAD
         if setting.kind == "array":
@@ -118,17 +130,15 @@ _NUMBERS = {"timeout", "query_timeout"}
 
 def _embeddings(value: object, key: str, errors: list[str]) -> object:
     if not isinstance(value, dict):
-        errors.append(
-            f"{key} (expected an object with {contract.rule_needs(contract.EMBEDDINGS_RULE)})"
-        )
+        errors.append(f"{key} (expected an object with {rule_needs(EMBEDDINGS_RULE)})")
         return _BAD
     fields: dict[str, Any] = {}
     given: dict[str, Any] = {}
-    for setting in contract.EMBEDDINGS:
+    for setting in EMBEDDINGS:
         item = value.get(setting.wire)
         if item is None:
             continue
-        if problem := contract.check_value(setting, item):
+        if problem := check_value(setting, item):
             errors.append(f"{key}.{setting.wire} ({problem})")
             return _BAD
         if isinstance(item, str) and setting.name in _STRIPPED:
@@ -137,7 +147,7 @@ def _embeddings(value: object, key: str, errors: list[str]) -> object:
             item = float(item)
         fields[setting.name] = given[setting.wire] = item
     fields["provider"] = fields.get("provider") or "openai"
-    if problems := contract.rule_problems(contract.EMBEDDINGS_RULE, given):
+    if problems := rule_problems(EMBEDDINGS_RULE, given):
         errors += [f"{key}{'.' + f if f else ''} ({problem})" for f, problem in problems]
         return _BAD
     return Embeddings(**fields)
@@ -145,7 +155,7 @@ def _embeddings(value: object, key: str, errors: list[str]) -> object:
 
 Check = Callable[[object, str, list[str]], object]
 _FIELDS: tuple[tuple[str, str, Check], ...] = (
-    *((s.wire, s.name, _checked(s)) for s in contract.EDITOR_SETTINGS),
+    *((s.wire, s.name, _checked(s)) for s in EDITOR_SETTINGS),
     ("embeddings", "embeddings", _embeddings),
 )
 

@@ -16,10 +16,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..knowledge import KnowledgeError
-from ..knowledge.index.backfill import BackfillReporter
-from ..knowledge.index.queue import RunReporter
-from ..knowledge.vectors.backlog import Coverage
+from ..knowledge import BackfillReporter, Coverage, KnowledgeError, RunReporter
 
 if TYPE_CHECKING:
     from .server import FiskLanguageServer

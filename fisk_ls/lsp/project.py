@@ -1,4 +1,5 @@
-"""Workspace folders as projects: one store, one reader, one indexing queue and watcher each.
+"""Workspace folders as projects: one core ``Project`` (store, reader, update queue, watcher) per
+project, opened for the folder with the client's options.
 
 ``Projects`` is the set the handlers talk to: it routes changed paths to the right queue, merges
 searches across roots by score and resolves a citation in the first root that has it.
@@ -14,80 +15,51 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-import apsw
-
 from ..knowledge import (
-    CitationError,
-    Hit,
-    Knowledge,
-    KnowledgeError,
-    StoreError,
-    resolve_settings,
-)
-from ..knowledge.citations import CitedChunk, parse_citation
-from ..knowledge.index.queue import QueueHooks, UpdateQueue
-from ..knowledge.index.watcher import Watcher
-from ..knowledge.scope import Scope
-from ..knowledge.search import (
     INDEX_EMPTY,
     INDEX_NOT_BUILT,
     NO_TERMS,
     OK,
+    CitationError,
+    CitedChunk,
+    Hit,
+    Knowledge,
+    KnowledgeError,
+    QueueHooks,
+    Scope,
     SearchResult,
+    SettingError,
+    Settings,
+    parse_citation,
+    resolve_settings,
+    resolve_top_k,
 )
-from ..knowledge.settings_schema import SettingError, resolve_top_k
+from ..knowledge import Project as CoreProject
 from .options import Options
 
 T = TypeVar("T")
 
 
-@dataclass
-class Project:
-    folder: Path
-    options: Options
-    knowledge: Knowledge
-    queue: UpdateQueue
-    watcher: Watcher | None = None
+class Project(CoreProject):
+    """The core project of a workspace folder, opened with the client's ``options``."""
 
-    @property
-    def root(self) -> Path:
-        return self.knowledge.settings.project_root
-
-    def start(self) -> None:
-        self.queue.start()
-        self.queue.request_full()
-        if self.watcher is not None:
-            self.watcher.start()
-
-    def read(self, call: Callable[[Knowledge], T]) -> T:
-        """A read of this project's store; OS and SQLite failures become StoreError."""
-        try:
-            return call(self.knowledge)
-        except (OSError, apsw.Error) as exc:
-            raise StoreError(f"cannot read the knowledge store of {self.folder}: {exc}") from exc
-
-    def close(self) -> None:
-        if self.watcher is not None:
-            self.watcher.stop()
-        self.queue.stop()
-        self.knowledge.close()
+    def __init__(self, folder: Path, options: Options, settings: Settings) -> None:
+        super().__init__(settings)
+        self.folder = folder
+        self.options = options
 
 
 def open_project(folder: Path, options: Options, hooks: QueueHooks) -> Project:
-    """Settings of ``folder`` (agent.yaml or zero-config) with the client's options laid over."""
-    settings = options.apply(resolve_settings(cwd=folder))
-    queue = UpdateQueue(settings, hooks)
-    watcher = None
-    if options.watch:
-        rules = queue.rules
-        watcher = Watcher(
-            settings.roots,
-            settings.store_dir,
-            queue.add,
-            ignored=rules.ignored,
-            sources=rules.is_source,
-        )
-    return Project(folder, options, Knowledge(settings), queue, watcher)
+    """Settings of ``folder`` (agent.yaml or zero-config) with the client's options laid over;
+    the writer side built (its watcher only with ``options.watch``), not started."""
+    project = Project(folder, options, options.apply(resolve_settings(cwd=folder)))
+    try:
+        project.reader  # noqa: B018 - a reader that cannot be made fails here, not at a search
+        project.updates(hooks, watch=options.watch)
+    except BaseException:
+        project.close()
+        raise
+    return project
 
 
 @dataclass(frozen=True)
@@ -130,13 +102,13 @@ class Projects:
         """Add ``project`` for its folder; the project already open with the same store and
         roots when there is one (the caller closes the unused one)."""
         with self._lock:
-            settings = project.knowledge.settings
+            settings = project.settings
             same = next(
                 (
                     p
                     for p in self._items
-                    if p.knowledge.settings.store_dir == settings.store_dir
-                    and p.knowledge.settings.roots == settings.roots
+                    if p.settings.store_dir == settings.store_dir
+                    and p.settings.roots == settings.roots
                 ),
                 None,
             )
@@ -162,7 +134,7 @@ class Projects:
 
     def add_paths(self, paths: Iterable[Path]) -> int:
         paths = list(paths)
-        return sum(p.queue.add(paths) for p in self)
+        return sum(p.add(paths) for p in self)
 
     def search(
         self,
@@ -178,7 +150,7 @@ class Projects:
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
         searched = scopes(projects, paths, tags) if paths or tags else [(p, None) for p in projects]
-        k = resolve_top_k(top_k, projects[0].knowledge.settings.top_k)
+        k = resolve_top_k(top_k, projects[0].settings.top_k)
         merged = Merged(INDEX_NOT_BUILT, "")
         statuses: list[str] = []
         tiers: list[str] = []
@@ -228,7 +200,7 @@ class Projects:
         parse_citation(citation)  # malformed → CitationError at once
         projects = list(self)
         if prefer is not None:
-            projects.sort(key=lambda p: not p.queue.covers(prefer))
+            projects.sort(key=lambda p: not p.covers(prefer))
         failures: list[KnowledgeError] = []
         for project in projects:
             try:

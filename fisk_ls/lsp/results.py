@@ -6,10 +6,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..knowledge import Hit, IndexStats, KnowledgeError
-from ..knowledge.citations import CitedChunk, parse_citation
-from ..knowledge.sanitize import one_line
-from ..knowledge.search import Location
+from ..knowledge import (
+    CitedChunk,
+    Hit,
+    IndexStats,
+    KnowledgeError,
+    Location,
+    one_line,
+    parse_citation,
+)
 from .convert import (
     Units,
     chunk_lines,
@@ -114,7 +119,7 @@ def stats_result(runs: Iterable[IndexStats]) -> dict[str, int]:
 
 def status_result(projects: Projects) -> dict[str, Any]:
     roots = [root_status(project) for project in projects]
-    tiers = [project.knowledge.tier() for project in projects]
+    tiers = [project.reader.tier() for project in projects]
     return {
         "tier": "; ".join(dict.fromkeys(tiers)) or "no workspace folder is open",
         "roots": roots,
@@ -125,14 +130,14 @@ def status_result(projects: Projects) -> dict[str, Any]:
 def root_status(project: Project) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "root": str(project.root),
-        "indexing": project.queue.busy,
-        "embedding": project.queue.embedding,
+        "indexing": project.busy,
+        "embedding": project.embedding,
     }
     try:
         stats = project.read(lambda kn: kn.stats())
         cov = project.read(lambda kn: kn.coverage())
     except KnowledgeError as exc:
-        store = str(project.knowledge.settings.store_dir)
+        store = str(project.settings.store_dir)
         return {
             **entry,
             "store": store,

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..knowledge import KnowledgeError
-from ..knowledge.settings_schema import QUERY
+from ..knowledge import QUERY, KnowledgeError
 from .convert import Units, file_uri, first_line_range, selection_range, units
 from .project import Found
 from .server import FiskLanguageServer

@@ -97,3 +97,50 @@ def test_no_import_circles() -> None:
 
     for name in sorted(graph):
         visit(name, [])
+
+
+def _front_end_problems(path: Path) -> list[str]:
+    """What a front-end file imports from the core other than the facade's exports, and apsw;
+    every import counts: at module level, under TYPE_CHECKING and inside functions."""
+    import fisk_ls.knowledge as facade
+
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    package = list(parts if path.name == "__init__.py" else parts[:-1])
+    where = path.relative_to(PACKAGE)
+    out: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "apsw" or alias.name.startswith("fisk_ls.knowledge"):
+                    out.append(f"{where}:{node.lineno}: import {alias.name}")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            if module.split(".")[0] == "apsw" or module.startswith("fisk_ls.knowledge."):
+                out.append(f"{where}:{node.lineno}: from {module} import ...")
+            elif module == "fisk_ls.knowledge":
+                out.extend(
+                    f"{where}:{node.lineno}: {a.name} is not exported by fisk_ls.knowledge"
+                    for a in node.names
+                    if a.name not in facade.__all__
+                )
+    return out
+
+
+def test_front_ends_import_only_the_facade() -> None:
+    """The front ends import the core only through ``fisk_ls.knowledge`` (its ``__all__``):
+    no core module, types included, and no apsw (the core converts SQLite errors itself)."""
+    bad = [p for a in ADAPTERS for f in (PACKAGE / a).rglob("*.py") for p in _front_end_problems(f)]
+    assert not bad, "front ends reach into the core:\n" + "\n".join(sorted(bad))
+
+
+def test_facade_exports_resolve() -> None:
+    """Every name in the facade's ``__all__`` loads (a lazy entry naming a wrong module fails
+    here, not in a front end at run time)."""
+    import fisk_ls.knowledge as facade
+
+    for name in facade.__all__:
+        assert getattr(facade, name) is not None, name

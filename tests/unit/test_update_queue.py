@@ -21,7 +21,8 @@ from fisk_ls.knowledge import (
     update_paths,
 )
 from fisk_ls.knowledge.index.ignore import IgnoreRules
-from fisk_ls.knowledge.index.queue import QueueHooks, RunReporter, UpdateQueue, watch
+from fisk_ls.knowledge.index.queue import QueueHooks, RunReporter, UpdateQueue
+from fisk_ls.knowledge.project import Project
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
@@ -274,7 +275,7 @@ def test_a_full_run_over_the_configured_paths_prunes_what_they_no_longer_cover(
 def test_watch_and_the_language_server_queue_leave_the_same_index(
     tmp_path: Path, store_base: Path
 ) -> None:
-    """Same config, same index: `fisk-ai knowledge watch` (core ``watch``) and the language
+    """Same config, same index: `fisk-ai knowledge watch` (``Project.watch``) and the language
     server (an ``UpdateQueue`` per folder) run the same engine, pruning included."""
     from tests.conftest import write_docs
 
@@ -299,7 +300,8 @@ def test_watch_and_the_language_server_queue_leave_the_same_index(
                 done.append(stats)
                 stop.set()
 
-            watch(settings, debounce=0.2, stop=stop, on_initial=initial)
+            with Project(settings) as p:
+                p.watch(debounce=0.2, stop=stop, on_initial=initial)
             assert done and done[0].removed == 1
         else:
             q = UpdateQueue(settings)

@@ -17,8 +17,9 @@ from fisk_ls.knowledge import (
     index,
     open_writer,
 )
-from fisk_ls.knowledge.index.queue import QueueHooks, watch
+from fisk_ls.knowledge.index.queue import QueueHooks
 from fisk_ls.knowledge.index.watcher import Watcher
+from fisk_ls.knowledge.project import Project
 
 
 def wait_for(cond: Callable[[], bool], timeout: float = 20.0) -> bool:
@@ -41,12 +42,12 @@ def docs(settings: Settings) -> set[str]:
 
 def test_debounce_minimum(settings: Settings) -> None:  # 48
     with pytest.raises(KnowledgeError, match="at least 100ms"):
-        watch(settings, debounce=0.01, stop=threading.Event())
+        Project(settings).watch(debounce=0.01, stop=threading.Event())
 
 
 def test_only_missing_roots(settings: Settings, tmp_path: Path) -> None:  # 50
     with pytest.raises(KnowledgeError, match="none of the knowledge paths exist"):
-        watch(settings, (tmp_path / "nope",), debounce=0.2, stop=threading.Event())
+        Project(settings).watch((tmp_path / "nope",), debounce=0.2, stop=threading.Event())
 
 
 class Runner:
@@ -69,15 +70,15 @@ class Runner:
 
         def run() -> None:
             try:
-                watch(
-                    settings,
-                    roots,
-                    debounce=0.2,
-                    stop=self.stop,
-                    hooks=hooks,
-                    on_initial=initial,
-                    on_warn=self.warnings.append,
-                )
+                with Project(settings) as project:
+                    project.watch(
+                        roots,
+                        debounce=0.2,
+                        stop=self.stop,
+                        hooks=hooks,
+                        on_initial=initial,
+                        on_warn=self.warnings.append,
+                    )
             except BaseException as exc:  # pragma: no cover - surfaced by close()
                 self.errors.append(exc)
                 self.ready.set()

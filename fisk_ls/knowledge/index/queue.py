@@ -1,7 +1,8 @@
 """The freshness engine: one update queue per project, drained by one worker thread.
 
-Every front end feeds it paths — the language server from didSave, didChangeWatchedFiles and its
-own watcher, ``fisk-ai knowledge watch`` from its watcher — and asks it for full runs (the first
+Every front end feeds it paths through its ``Project`` (project.py) — the language server from
+didSave, didChangeWatchedFiles and its own watcher, ``fisk-ai knowledge watch`` from its
+watcher — and asks it for full runs (the first
 index, a reindex). So the same configuration gives the same index from any of them:
 
 * a burst of changed paths becomes one ``update_paths`` pass over just those files, after
@@ -17,9 +18,6 @@ index, a reindex). So the same configuration gives the same index from any of th
   embeds the backlog behind them, kicked after every pass (backfill.py).
 
 Hooks tell the owner what happened; each is called on the worker thread.
-
-Over 400 lines on purpose: the queue and ``watch()``, the loop that composes it with a watcher
-for ``knowledge watch``, change together.
 """
 
 from __future__ import annotations
@@ -34,6 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import Cancelled, IndexLocked, KnowledgeError, StoreError
+from ..operations import ignore_rules, index, update_paths
+from ..vectors.providers import make_embedder
 from .backfill import Backfill, BackfillReporter
 from .runs import IndexReporter, IndexStats
 from .watcher import expand
@@ -85,7 +85,7 @@ class FullRun:
 
 
 Indexing = Callable[..., IndexStats]
-"""``index`` / ``update_paths`` of the core facade (injectable for tests)."""
+"""``operations.index`` / ``update_paths`` (injectable for tests)."""
 
 
 class UpdateQueue:
@@ -103,8 +103,6 @@ class UpdateQueue:
         clock: Callable[[], float] = time.monotonic,
         embedder: DocumentEmbedder | None = None,
     ) -> None:
-        from .. import ignore_rules, index, update_paths  # the facade (imports this module)
-
         self.settings = settings
         self.rules = ignore_rules(settings)
         """The project's ignore rules, kept current (a watcher filters with ``rules.ignored``);
@@ -131,8 +129,6 @@ class UpdateQueue:
         self._own_embedder = embedder is None
         self._embedder = embedder
         if embedder is None and settings.embeddings is not None:
-            from .. import make_embedder
-
             self._embedder = make_embedder(settings)
         # Passes write files at once (drain=False); their vectors are filled in behind them.
         self.backfill: Backfill | None = None
@@ -235,8 +231,9 @@ class UpdateQueue:
                 timeout,
             )
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Cancel a running full run, stop the worker and wait for it."""
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Cancel a running full run, stop the worker and wait for it; False when it is still
+        running after ``timeout`` (its embedder must stay open)."""
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
@@ -246,9 +243,11 @@ class UpdateQueue:
             self._thread.join(timeout)
         if self.backfill is not None:
             self.backfill.stop(timeout)
+        ended = not self._thread.is_alive()
         closer = getattr(self._embedder, "close", None)
-        if self._own_embedder and callable(closer) and not self._thread.is_alive():
+        if self._own_embedder and callable(closer) and ended:
             closer()
+        return ended
 
     # -- worker ---------------------------------------------------------------------------------
 
@@ -378,64 +377,3 @@ class UpdateQueue:
     def _kick_backfill(self) -> None:
         if self.backfill is not None:
             self.backfill.kick()
-
-
-MIN_DEBOUNCE = 0.1
-
-
-def watch(
-    settings: Settings,
-    roots: tuple[Path, ...] | None = None,
-    *,
-    debounce: float = 2.0,
-    initial: bool = True,
-    stop: threading.Event,
-    hooks: QueueHooks | None = None,
-    on_initial: Callable[[IndexStats], None] = lambda stats: None,
-    on_warn: Callable[[str], None] = lambda message: None,
-    embedder: DocumentEmbedder | None = None,
-) -> None:
-    """``fisk-ai knowledge watch``: an update queue fed by a watcher over ``roots`` (default: the
-    configured paths) until ``stop`` is set. With ``initial``, a full run first (its stats go to
-    ``on_initial``; its error is raised). Changes are coalesced for ``debounce`` seconds."""
-    if debounce < MIN_DEBOUNCE:
-        raise KnowledgeError(f"debounce must be at least {int(MIN_DEBOUNCE * 1000)}ms")
-    wanted = roots if roots is not None else settings.roots
-    existing = tuple(r for r in wanted if r.exists())
-    if not existing:
-        raise KnowledgeError("none of the knowledge paths exist: " + ", ".join(map(str, wanted)))
-    for root in wanted:
-        if not root.exists():
-            on_warn(f"skipping missing path {root}")
-    queue = UpdateQueue(
-        settings,
-        hooks,
-        roots=roots,
-        delay=debounce,
-        max_delay=max(debounce * 5, 2.0),
-        embedder=embedder,
-    )
-    from .watcher import Watcher
-
-    watcher = Watcher(
-        existing,
-        settings.store_dir,
-        queue.add,
-        ignored=queue.rules.ignored,
-        sources=queue.rules.is_source,
-        on_warn=on_warn,
-    )
-    queue.start()
-    watcher.start()  # before the first run: what changes during it is queued, not lost
-    try:
-        if initial:
-            first = queue.request_full()
-            while not first.done():  # Ctrl-C (``stop``) during the first run cancels it
-                if stop.wait(0.2):
-                    queue.cancel()
-                    return
-            on_initial(first.result())
-        stop.wait()
-    finally:
-        watcher.stop()
-        queue.stop()
