@@ -9,7 +9,7 @@ sys.path.insert(0, "bench")
 from speed import QUERIES
 
 from fisk_ls.knowledge import schema
-from fisk_ls.knowledge.fts import match_expression
+from fisk_ls.knowledge.topk import plan_of
 
 db = glob.glob(sys.argv[1] + "/*/knowledge.db")[0]
 conn = apsw.Connection(db)
@@ -21,7 +21,7 @@ gen = (
 n = schema.names(gen)
 f = n.fts
 conn.execute(f"INSERT INTO {f}({f}, rank) VALUES ('rank', 'bm25(3.0, 1.0, 1.0)')")
-exprs = [match_expression(q) for q in QUERIES]
+exprs = [plan_of(q).expression() for q in QUERIES]
 sqls = {
     "bm25() ORDER BY s, rowid": f"SELECT rowid, bm25({f}, 3.0, 1.0, 1.0) AS s FROM {f} WHERE {f} MATCH ? ORDER BY s, rowid LIMIT 50",
     "ORDER BY rank (configured)": f"SELECT rowid, rank FROM {f} WHERE {f} MATCH ? ORDER BY rank LIMIT 50",

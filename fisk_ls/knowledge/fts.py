@@ -600,25 +600,6 @@ def is_long_query(text: str) -> bool:
     return False
 
 
-def match_expression(
-    text: str, *, terms: list[str] | None = None, phrases: list[str] | None = None
-) -> str:
-    """The FTS5 MATCH string for ``text``: quoted terms joined by OR; "" when nothing is left.
-
-    ``terms`` and ``phrases`` override those taken from ``text`` (e.g. after very common terms
-    were pruned and the cost bounded: ``lexical.TermStats.bound``). At most ``MAX_TERMS``
-    terms and ``MAX_PHRASES`` phrases either way.
-    """
-    if terms is None:
-        terms = query_terms(text)
-    terms = terms[:MAX_TERMS]
-    if not terms:
-        return ""
-    if phrases is None:
-        phrases = query_phrases(text)
-    return or_expression([p for p in phrases[:MAX_PHRASES] if p not in terms], terms)
-
-
 def or_expression(phrases: Sequence[str], terms: Sequence[str]) -> str:
     """The phrases and then the terms, each quoted, joined by OR, in the order given (FTS5
     numbers a query's phrases in that order, and ``bm25()`` sums them in it)."""

@@ -30,8 +30,6 @@ from .fts import (
     heading_key,
     heading_terms,
     may_have_key,
-    query_phrases,
-    search_terms,
     stop_words,
 )
 from .languages import prefer_query_language
@@ -39,7 +37,7 @@ from .lexical import TermStats, started_headings
 from .scope import chunk_ids as scope_chunks
 from .scope import documents as scope_documents
 from .settings_schema import resolve_top_k
-from .topk import Plan, best
+from .topk import Plan, best, plan_of
 from .vectors import knn
 from .vectors.backlog import incomplete
 from .vectors.identity import VectorIdentity, dimension_error, require_match, require_unit
@@ -257,10 +255,10 @@ def query_plan(
     pasted paragraphs but ArguAna nDCG@10 fell 0.465 -> 0.406, so the first ``MAX_TERMS`` terms
     are candidates and only a posting budget (rarest first) decides; ArguAna is unchanged by it
     (bench/tuning.md, "Hostile queries")."""
-    terms, phrases = search_terms(query), query_phrases(query)
+    plan = plan_of(query)
     if term_stats is not None:
-        return term_stats.plan(snap, terms, phrases, budget)
-    return Plan.uncounted(phrases, terms)
+        return term_stats.plan(snap, list(plan.terms), list(plan.phrases), budget)
+    return plan
 
 
 def lexical_ids(

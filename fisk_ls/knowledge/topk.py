@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .fts import MAX_PHRASES, or_expression
+from .fts import MAX_PHRASES, or_expression, query_phrases, search_terms
 
 if TYPE_CHECKING:
     from .store import Snapshot
@@ -84,12 +84,18 @@ class Plan:
 
     def expression(self, terms: Sequence[str] | None = None) -> str:
         """The MATCH string of the phrases and ``terms`` (all of them, rarest first, by
-        default), as ``fts.match_expression`` builds it: "" without terms, at most
-        ``MAX_PHRASES`` phrases, none that is also a term."""
+        default): "" without terms, at most ``MAX_PHRASES`` phrases, none that is also a term.
+        The one MATCH builder: every search runs the expression of a plan."""
         if not self.terms:
             return ""
         phrases = [p for p in self.phrases[:MAX_PHRASES] if p not in self.terms]
         return or_expression(phrases, self.ordered if terms is None else terms)
+
+
+def plan_of(text: str) -> Plan:
+    """The plan of ``text`` before term statistics: its search terms (``fts.search_terms``) and
+    phrases, uncounted. ``TermStats.plan`` prunes and bounds it against an index."""
+    return Plan.uncounted(query_phrases(text), search_terms(text))
 
 
 def best(
