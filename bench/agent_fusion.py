@@ -22,12 +22,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from devset import agent_file, load_agent, score
+from devset import agent_file, load_agent, score, store_settings
 from devset_questions import CORPORA, load
 
-from fisk_ls.knowledge import Knowledge, resolve_settings
+from fisk_ls.knowledge import Knowledge
 from fisk_ls.knowledge import search as S
-from fisk_ls.knowledge.config import EmbeddingsConfig
 
 Fused = tuple[list[tuple[int, float]], dict[int, dict[str, int]], dict[int, tuple[str, ...]]]
 PRODUCT = S.fuse_strings
@@ -228,18 +227,9 @@ def main(argv: list[str] | None = None) -> int:
         questions = [q for q in questions if q.lang == args.lang]
     pick = [int(x) for x in args.strings.split(",")] if args.strings else None
     also = load_agent(agent_file(args.questions or corpus.questions), questions, pick)
-    root = corpus.root.resolve()
-    base = args.store_base / corpus.key
-    modes = [("lexical", resolve_settings(cwd=root, store_base=base, discover=False))]
+    modes = [("lexical", store_settings(corpus, args.store_base))]
     if args.builtin:
-        emb = EmbeddingsConfig(
-            base_url="",
-            provider="builtin",
-            model="all-MiniLM-L6-v2",
-            model_path=str(args.builtin.resolve()),
-        )
-        hybrid = resolve_settings(cwd=root, store_base=base / "hybrid", discover=False)
-        modes.append(("hybrid", hybrid.with_overrides(embeddings=emb)))
+        modes.append(("hybrid", store_settings(corpus, args.store_base, args.builtin)))
     out: dict[str, Any] = {"corpus": args.corpus, "questions": len(questions), "runs": {}}
     for name, settings in modes:
         k = Knowledge(settings)

@@ -20,11 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from devset import agent_file, load_agent
+from devset import agent_file, load_agent, store_settings
 from devset_questions import CORPORA, load
 
-from fisk_ls.knowledge import Knowledge, resolve_settings
-from fisk_ls.knowledge.config import EmbeddingsConfig
+from fisk_ls.knowledge import Knowledge
 
 
 def _quantiles(ms: list[float]) -> dict[str, float]:
@@ -46,18 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     corpus = CORPORA[args.corpus]
     questions = [q for q in load(corpus) if q.lang == "en"]
     also = load_agent(agent_file(corpus.questions), questions, None)
-    root = corpus.root.resolve()
-    base = args.store_base / corpus.key
-    settings = resolve_settings(cwd=root, store_base=base, discover=False)
-    if args.builtin:
-        emb = EmbeddingsConfig(
-            base_url="",
-            provider="builtin",
-            model="all-MiniLM-L6-v2",
-            model_path=str(args.builtin.resolve()),
-        )
-        hybrid = resolve_settings(cwd=root, store_base=base / "hybrid", discover=False)
-        settings = hybrid.with_overrides(embeddings=emb)
+    settings = store_settings(corpus, args.store_base, args.builtin)
     k = Knowledge(settings)
     alone: list[float] = []
     fused: list[float] = []

@@ -42,7 +42,7 @@ from typing import Any
 from devset_questions import CORPORA, KINDS, BrokenQuestion, Corpus, Question, load
 from devset_stats import RESAMPLES, SEED, TOP_K, hit_rate, summarize
 
-from fisk_ls.knowledge import Hit, Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Hit, Knowledge, Settings, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 
 
@@ -72,6 +72,22 @@ def file_match(q: Question, hit: Hit) -> bool:
 
 def _rank(q: Question, hits: list[Hit], ok: Callable[[Question, Hit], bool]) -> int | None:
     return next((i + 1 for i, h in enumerate(hits) if ok(q, h)), None)
+
+
+def store_settings(corpus: Corpus, base: Path, builtin: Path | None = None) -> Settings:
+    """The settings of a corpus's dev-set store under ``base`` (as :func:`run_corpus` builds
+    them): lexical, or with ``builtin`` (a model directory) the hybrid store beside it."""
+    root = corpus.root.resolve()
+    if builtin is None:
+        return resolve_settings(cwd=root, store_base=base / corpus.key, discover=False)
+    emb = EmbeddingsConfig(
+        base_url="",
+        provider="builtin",
+        model="all-MiniLM-L6-v2",
+        model_path=str(builtin.resolve()),
+    )
+    hybrid = resolve_settings(cwd=root, store_base=base / corpus.key / "hybrid", discover=False)
+    return hybrid.with_overrides(embeddings=emb)
 
 
 def agent_file(questions: Path) -> Path:

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings
 from fisk_ls.knowledge.scope import Scope, documents
-from fisk_ls.knowledge.search import bm25_ids, query_plan
 from fisk_ls.knowledge.settings_schema import SettingError
+from tests.support.restricted import scoped_and_restricted
 
 WORDS = ("span", "trace", "metric", "exporter", "sampler", "collector", "baggage", "resource")
 
@@ -114,20 +114,10 @@ queries = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join)
 def test_the_lexical_arm_is_the_full_ranking_restricted_to_the_scope(
     corpus: Knowledge, scope: Scope | None, query: str, limit: int
 ) -> None:
-    with corpus.store.snapshot() as snap:
-        assert snap is not None
-        paths = {
-            int(cid): str(path)
-            for cid, path in snap.conn.execute(
-                f"SELECT c.id, d.path FROM {snap.tables.rows} c"
-                f" JOIN {snap.tables.documents} d ON d.id = c.document_id"
-            )
-        }
-        plan = query_plan(snap, query, corpus.term_stats)
-        docs = documents(snap, scope) if scope is not None else None
-        scoped = bm25_ids(snap, plan, limit, docs)
-        full = bm25_ids(snap, plan, len(paths))
-    assert scoped == [(cid, s) for cid, s in full if _in(scope, paths[cid])][:limit]
+    scoped, restricted = scoped_and_restricted(
+        corpus, scope, query, limit, lambda path: _in(scope, path)
+    )
+    assert scoped == restricted
 
 
 @settings(

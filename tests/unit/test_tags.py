@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from fisk_ls.knowledge import Knowledge, Settings, index, remove, resolve_settings, schema
 from fisk_ls.knowledge.errors import IndexOutdated
 from fisk_ls.knowledge.index.chunker import chunk_document
-from fisk_ls.knowledge.scope import Scope, documents
-from fisk_ls.knowledge.search import bm25_ids, query_plan
+from fisk_ls.knowledge.scope import Scope
 from fisk_ls.knowledge.settings_schema import SettingError, check_tags
 from fisk_ls.knowledge.store import db_path
 from fisk_ls.knowledge.writer import open_writer
+from tests.support.restricted import scoped_and_restricted
 
 WORDS = ("span", "trace", "metric", "exporter", "sampler", "collector")
 TAGS = ("api", "guide", "go", "java", "beta")
@@ -127,20 +127,10 @@ queries = st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join)
 def test_the_lexical_arm_is_the_full_ranking_restricted_to_the_tags(
     corpus: Knowledge, scope: Scope | None, query: str, limit: int
 ) -> None:
-    with corpus.store.snapshot() as snap:
-        assert snap is not None
-        paths = {
-            int(cid): str(path)
-            for cid, path in snap.conn.execute(
-                f"SELECT c.id, d.path FROM {snap.tables.rows} c"
-                f" JOIN {snap.tables.documents} d ON d.id = c.document_id"
-            )
-        }
-        plan = query_plan(snap, query, corpus.term_stats)
-        docs = documents(snap, scope) if scope is not None else None
-        scoped = bm25_ids(snap, plan, limit, docs)
-        full = bm25_ids(snap, plan, len(paths))
-    assert scoped == [(cid, s) for cid, s in full if _in(scope, paths[cid])][:limit]
+    scoped, restricted = scoped_and_restricted(
+        corpus, scope, query, limit, lambda path: _in(scope, path)
+    )
+    assert scoped == restricted
 
 
 @settings(
