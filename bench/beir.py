@@ -28,6 +28,7 @@ from devset_questions import CORPORA_DIR as CORPORA
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
+from fisk_ls.knowledge.query import SearchString
 from fisk_ls.knowledge.search import (
     TermStats,
     fuse,
@@ -195,7 +196,8 @@ def evaluate(
                 runs["hybrid_rrf60"][qid] = to_docs(by_rank, chunk_doc, skip)
             if qid in strings:
                 texts = [text, *strings[qid]]
-                deeps = [lexical_arm(snap, x, stats_cache) for x in texts]
+                parsed = [SearchString.parse(x) for x in texts]
+                deeps = [lexical_arm(snap, x, query_plan(snap, x, stats_cache)) for x in parsed]
                 lexical_only = [(d, []) for d in deeps]
                 fused_ids = [cid for cid, _ in fuse_strings(lexical_only)[0]]
                 runs["lexical_agent"][qid] = to_docs(fused_ids, chunk_doc, skip)

@@ -26,6 +26,7 @@ from speed import QUERIES
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.match import fts_tokenizer, locate, query_tokens
+from fisk_ls.knowledge.query import Query
 from fisk_ls.knowledge.search import run_search
 
 PS = CORPORA / "windows-powershell-docs"
@@ -54,7 +55,8 @@ def main() -> None:
             for query in QUERIES:
                 with kb.store.snapshot() as snap:
                     t0 = time.perf_counter()
-                    result = run_search(snap, query, args.top_k, term_stats=kb.term_stats)
+                    parsed = Query.parse(query, args.top_k)
+                    result = run_search(snap, parsed, term_stats=kb.term_stats)
                     t1 = time.perf_counter()
                     tokenize = fts_tokenizer(snap.conn)  # type: ignore[union-attr]
                     terms = query_tokens(query, tokenize)  # as Knowledge.search: once

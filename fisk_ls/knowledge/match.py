@@ -178,9 +178,15 @@ def fts_tokenizer(conn: Any) -> Tokenizer:
 
 def query_tokens(query: str, tokenize: Tokenizer) -> tuple[set[str], set[str]]:
     """(stemmed tokens, CJK bigrams) of a query, as the index would match them."""
+    return terms_tokens(search_terms(query), tokenize)
+
+
+def terms_tokens(terms: Sequence[str], tokenize: Tokenizer) -> tuple[set[str], set[str]]:
+    """(stemmed tokens, CJK bigrams) of search terms (``fts.search_terms``, parsed once:
+    query.py), as the index would match them."""
     stems: set[str] = set()
     grams: set[str] = set()
-    for term in search_terms(query):
+    for term in terms:
         if has_cjk(term):
             grams.update(cjk_bigrams(term))
             continue

@@ -21,9 +21,9 @@ from .citations import (
     parse_citation,
 )
 from .errors import CitationError
-from .languages import locale_language
 from .location import Settings
-from .match import Tokenizer, fts_tokenizer, locate, query_tokens
+from .match import Tokenizer, fts_tokenizer, locate, terms_tokens
+from .query import Query
 from .scope import Scope
 from .search import (
     Hit,
@@ -34,10 +34,8 @@ from .search import (
     embed_queries,
     embed_query,
     run_search,
-    string_name,
     tier_line,
 )
-from .settings_schema import check_also
 from .store import Snapshot, Store, scalar
 from .vectors.backlog import Coverage, coverage, incomplete
 from .vectors.identity import VectorIdentity
@@ -133,44 +131,44 @@ class Knowledge:
         limits), searched beside the query and fused with it; the query and they are embedded
         in one model call, and each hit's ``found_by`` names the strings that found it.
         ``scope``: only the documents in it (``Scope.build``; the best hits inside it)."""
-        extra = check_also(list(also))
+        q = Query.parse(
+            query,
+            top_k,
+            default_top_k=self.settings.top_k,
+            reader_language=reader_language,
+            also=also,
+            scope=scope,
+        )
         identity = self.identity()
-        query_vector: QueryVector | None = None
-        also_vectors: Sequence[QueryVector | None] = ()
-        may_embed = self.embedder is not None and self._may_hold_vectors()
-        if self.embedder is not None and may_embed and extra:
-            query_vector, *rest = embed_queries(self.embedder, (query, *extra))
-            also_vectors = rest
-        elif self.embedder is not None and may_embed:
-            query_vector = embed_query(self.embedder, query)
+        vectors: Sequence[QueryVector | None] = ()
+        if self.embedder is not None and self._may_hold_vectors():
+            texts = [s.text for s in q.strings]
+            if len(texts) > 1:
+                vectors = embed_queries(self.embedder, texts)
+            else:
+                vectors = [embed_query(self.embedder, query)]
         with self.store.snapshot() as snap:
             if snap is not None and identity is not None and snap.manifest.hybrid:
                 self.store.ensure_vec(snap.conn)
             result = run_search(
                 snap,
-                query,
-                top_k,
-                default_top_k=self.settings.top_k,
+                q,
                 identity=identity,
-                query_vector=query_vector,
+                vectors=vectors,
                 term_stats=self.term_stats,
                 coarse=self.coarse,
-                reader_language=locale_language(reader_language),
-                also=extra,
-                also_vectors=also_vectors,
-                scope=scope,
             )
             if snap is None or not result.hits:
                 return result
             tokenize = fts_tokenizer(snap.conn)
-        texts = {string_name(i): text for i, text in enumerate((query, *extra))}
+        strings = {s.name: s for s in q.strings}
         tokens: dict[tuple[str, ...], tuple[set[str], set[str]]] = {}
         hits = []
         for hit in result.hits:
             # Highlights use the terms of every string that found the hit.
             terms = tokens.get(hit.found_by)
             if terms is None:
-                parts = [query_tokens(texts[name], tokenize) for name in hit.found_by]
+                parts = [terms_tokens(strings[name].terms, tokenize) for name in hit.found_by]
                 terms = tokens[hit.found_by] = (
                     set().union(*(p[0] for p in parts)),
                     set().union(*(p[1] for p in parts)),

@@ -28,15 +28,13 @@ from .errors import EmbeddingsError
 from .fts import (
     STOP_WORDS,
     heading_key,
-    heading_terms,
     may_have_key,
-    stop_words,
 )
 from .languages import prefer_query_language
 from .lexical import TermStats, started_headings
+from .query import Query, SearchString, string_name
 from .scope import chunk_ids as scope_chunks
 from .scope import documents as scope_documents
-from .settings_schema import resolve_top_k
 from .topk import Plan, best, plan_of
 from .vectors import knn
 from .vectors.backlog import incomplete
@@ -44,7 +42,6 @@ from .vectors.identity import VectorIdentity, dimension_error, require_match, re
 
 if TYPE_CHECKING:
     from .match import Match
-    from .scope import Scope
     from .store import Snapshot
     from .vectors.backlog import Coverage
 
@@ -246,7 +243,10 @@ def query_expression(snap: Snapshot, query: str, term_stats: TermStats | None) -
 
 
 def query_plan(
-    snap: Snapshot, query: str, term_stats: TermStats | None, budget: int | None = None
+    snap: Snapshot,
+    query: str | SearchString,
+    term_stats: TermStats | None,
+    budget: int | None = None,
 ) -> Plan:
     """The lexical query for ``query`` against this snapshot: with term statistics, very
     common terms pruned and the cost bounded (``TermStats.plan``).
@@ -255,7 +255,11 @@ def query_plan(
     pasted paragraphs but ArguAna nDCG@10 fell 0.465 -> 0.406, so the first ``MAX_TERMS`` terms
     are candidates and only a posting budget (rarest first) decides; ArguAna is unchanged by it
     (bench/tuning.md, "Hostile queries")."""
-    plan = plan_of(query)
+    plan = (
+        Plan.uncounted(query.phrases, query.terms)
+        if isinstance(query, SearchString)
+        else plan_of(query)
+    )
     if term_stats is not None:
         return term_stats.plan(snap, list(plan.terms), list(plan.phrases), budget)
     return plan
@@ -455,32 +459,22 @@ def is_empty(snap: Snapshot) -> bool:
 
 def run_search(
     snap: Snapshot | None,
-    query: str,
-    top_k: int | None,
+    query: Query,
     *,
-    default_top_k: int = 5,
     identity: VectorIdentity | None = None,
-    query_vector: QueryVector | None = None,
+    vectors: Sequence[QueryVector | None] = (),
     term_stats: TermStats | None = None,
     coarse: knn.CoarseIndex | None = None,
-    reader_language: str | None = None,
-    also: Sequence[str] = (),
-    also_vectors: Sequence[QueryVector | None] = (),
-    scope: Scope | None = None,
 ) -> SearchResult:
-    """Search one snapshot (None = not built).
+    """Search one snapshot (None = not built) for a parsed ``query`` (query.py).
 
     ``identity`` is the configured vector identity (None: lexical configuration) and
-    ``query_vector`` what :func:`embed_query` gave for ``query`` before the snapshot opened.
-    ``reader_language`` is the asker's language when the front end knows it (a base code such
-    as "ja"; see ``languages.prefer_query_language``). ``also`` are the caller's extra search
-    strings (checked: ``settings_schema.check_also``) and ``also_vectors`` their vectors, in
-    order: each string runs both arms and :func:`fuse_strings` fuses all the lists; without
-    them the search is the query's alone. ``scope``: only documents in it, applied inside
-    each retriever before its cut (scope.py); one that holds no document answers ``ok`` with
-    no hits.
+    ``vectors`` what :func:`embed_query` / :func:`embed_queries` gave for the query's strings,
+    in order, before the snapshot opened. Each string runs both arms and :func:`fuse_strings`
+    fuses all the lists (a query without ``also`` strings: its own two). The query's scope
+    keeps every retriever to its documents before its cut (scope.py); one that holds no
+    document answers ``ok`` with no hits.
     """
-    k = resolve_top_k(top_k, default_top_k)
     model = identity.model if identity is not None else None
     if snap is None:
         return SearchResult(INDEX_NOT_BUILT, tier_line(model))
@@ -490,7 +484,9 @@ def run_search(
     tier = tier_line(model, dim, coverage=cov)
     if is_empty(snap):
         return SearchResult(INDEX_EMPTY, tier)
-    qv = query_vector or QueryVector(
+    strings = query.strings
+    given = [vectors[i] if i < len(vectors) else None for i in range(len(strings))]
+    qv = given[0] or QueryVector(
         error=EmbeddingsError("invalid_response", "the query was not embedded")
     )
     faulty = qv.error is not None and not (hybrid and qv.error.misconfigured)
@@ -498,21 +494,21 @@ def run_search(
         # A provider that failed (its model does not load, the server is down) is a fault to
         # report, not another identity: the search degrades before any identity check.
         require_match(snap.manifest, identity)
-    texts = (query, *also)
-    given = (query_vector, *also_vectors)
+    scope = query.scope
     docs = scope_documents(snap, scope) if scope is not None else None
     within = scope_chunks(snap, docs) if docs is not None and identity and hybrid else None
-    deeps = [
-        lexical_arm(snap, text, term_stats, docs, None if i == 0 else ALSO_POSTING_BUDGET)
-        for i, text in enumerate(texts)
+    plans = [
+        query_plan(snap, s, term_stats, None if i == 0 else ALSO_POSTING_BUDGET)
+        for i, s in enumerate(strings)
     ]
-    vectors: list[knn.Scored] = [[] for _ in texts]
+    deeps = [lexical_arm(snap, s, plan, docs) for s, plan in zip(strings, plans, strict=True)]
+    found_vectors: list[knn.Scored] = [[] for _ in strings]
     degraded, reason = False, None
-    if identity is not None and (hybrid or query_vector is not None):
-        for i, text in enumerate(texts):
-            if not text.strip():
+    if identity is not None and (hybrid or given[0] is not None):
+        for i, s in enumerate(strings):
+            if not s.text.strip():
                 continue
-            v = (given[i] if i < len(given) else None) or QueryVector(
+            v = given[i] or QueryVector(
                 error=EmbeddingsError("invalid_response", "the query was not embedded")
             )
             if v.error is not None:
@@ -523,73 +519,55 @@ def run_search(
             elif v.vector is not None and hybrid:
                 if len(v.vector) != dim:
                     raise dimension_error(len(v.vector), dim)
-                vectors[i] = vector_ids(snap, v.vector, coarse=coarse, within=within)
-    if not any(deeps) and not any(vectors) and not _scoped_out(snap, texts, term_stats, docs):
+                found_vectors[i] = vector_ids(snap, v.vector, coarse=coarse, within=within)
+    searchable = any(plan.expression() for plan in plans)
+    if not any(deeps) and not any(found_vectors) and not (docs is not None and searchable):
+        # (A scope that left out every match of searchable words answers ok with no hits.)
         return SearchResult(NO_TERMS, tier, [], degraded, reason)
-    arms = [(deep[:FANOUT], vector) for deep, vector in zip(deeps, vectors, strict=True)]
+    arms = [(deep[:FANOUT], vector) for deep, vector in zip(deeps, found_vectors, strict=True)]
     fused, ranks, found = fuse_strings(arms)
-    hits = _hits(snap, query, fused, ranks, k, reader_language, found)
-    if len(hits) < k and any(len(deep) > FANOUT for deep in deeps):
+    hits = _hits(snap, query, fused, ranks, found)
+    if len(hits) < query.top_k and any(len(deep) > FANOUT for deep in deeps):
         # Copies of the same page took the candidates: read deeper lexically and fuse again.
-        arms = list(zip(deeps, vectors, strict=True))
+        arms = list(zip(deeps, found_vectors, strict=True))
         fused, ranks, found = fuse_strings(arms)
-        hits = _hits(snap, query, fused, ranks, k, reader_language, found)
+        hits = _hits(snap, query, fused, ranks, found)
     return SearchResult(OK, tier, hits, degraded, reason)
-
-
-def _scoped_out(
-    snap: Snapshot, texts: Sequence[str], term_stats: TermStats | None, docs: list[int] | None
-) -> bool:
-    """Did a scope (``docs``) leave out every match of strings that have searchable words?
-    Then the answer is ``ok`` with no hits, not ``no_terms``."""
-    return docs is not None and any(query_plan(snap, t, term_stats).expression() for t in texts)
 
 
 def lexical_arm(
     snap: Snapshot,
-    text: str,
-    term_stats: TermStats | None,
+    string: SearchString,
+    plan: Plan,
     within: Sequence[int] | None = None,
-    budget: int | None = None,
 ) -> list[tuple[int, float]]:
-    """One search string's lexical candidates, ``FANOUT`` x ``DEEPER`` deep, heading boost
-    applied (empty when the string has no searchable words); ``budget`` bounds the postings
-    its terms may read (``TermStats.plan``).
+    """One search string's lexical candidates for its ``plan`` (:func:`query_plan`),
+    ``FANOUT`` x ``DEEPER`` deep, heading boost applied (empty when the string has no
+    searchable words).
 
     The heading boost sees every candidate read: a merged chunk's long label dilutes its
     BM25, so the section whose heading is the query can start below the first FANOUT.
     ``within``: only the chunks of these documents (a scope)."""
-    plan = query_plan(snap, text, term_stats, budget)
     if not plan.expression():
         return []
     deep = bm25_ids(snap, plan, FANOUT * DEEPER, within)
-    return boost_headings(snap, deep, heading_terms(text), stop_words(text))
+    return boost_headings(snap, deep, string.heading, string.stop)
 
 
 def _hits(
     snap: Snapshot,
-    query: str,
+    query: Query,
     fused: list[tuple[int, float]],
     ranks: dict[int, dict[str, int]],
-    k: int,
-    reader_language: str | None = None,
-    found: dict[int, tuple[str, ...]] | None = None,
+    found: dict[int, tuple[str, ...]],
 ) -> list[Hit]:
-    """The top ``k`` hits: the query's (or else the reader's) language first among translated
-    copies, then near-duplicates collapsed; each says which strings ``found`` it."""
+    """The top ``query.top_k`` hits: the query's (or else the reader's) language first among
+    translated copies, then near-duplicates collapsed; each says which strings ``found`` it."""
     got = _candidates(snap, fused)
     paths = {cid: c.path for cid, c in got.items()}
-    preferred = prefer_query_language(fused, paths, query, reader_language)
-    hits = assemble(snap, preferred, ranks, k, {cid: c.key for cid, c in got.items()})
-    if found is None:
-        return hits
+    preferred = prefer_query_language(fused, paths, query.text, query.reader_language)
+    hits = assemble(snap, preferred, ranks, query.top_k, {cid: c.key for cid, c in got.items()})
     return [replace(h, found_by=found.get(h.chunk_id, h.found_by)) for h in hits]
-
-
-def string_name(i: int) -> str:
-    """The name of search string ``i`` in a hit's ``found_by`` and ``retrievers``: the query,
-    then ``also[0]``, ``also[1]``, ..."""
-    return "query" if i == 0 else f"also[{i - 1}]"
 
 
 Arms = tuple[Sequence[tuple[int, float]], knn.Scored]

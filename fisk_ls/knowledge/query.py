@@ -1,0 +1,86 @@
+"""A search request, parsed once where it enters the core (``Knowledge.search``): each search
+string's terms, phrases, heading words and stop words, the hit count resolved against the
+configured default, the reader's language, the scope. The arms, the fusion and the match
+location read these fields; none of them derives them from the text again."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .fts import heading_terms, query_phrases, search_terms, stop_words
+from .languages import locale_language
+from .scope import Scope
+from .settings_schema import check_also, resolve_top_k
+
+
+def string_name(i: int) -> str:
+    """The name of search string ``i`` in a hit's ``found_by`` and ``retrievers``: the query,
+    then ``also[0]``, ``also[1]``, ..."""
+    return "query" if i == 0 else f"also[{i - 1}]"
+
+
+@dataclass(frozen=True)
+class SearchString:
+    """One search string as the index is searched for it (fts.py's rules, applied once)."""
+
+    text: str
+    name: str
+    terms: tuple[str, ...]
+    """``fts.search_terms``: the query's terms, then the compound words a short one spells."""
+    phrases: tuple[str, ...]
+    """``fts.query_phrases``: identifiers and a short query as a whole."""
+    heading: tuple[str, ...]
+    """``fts.heading_terms``: the words a section heading would be (the heading boost)."""
+    stop: frozenset[str]
+    """``fts.stop_words``: English's, plus the function words of the string's own language."""
+
+    @classmethod
+    def parse(cls, text: str, name: str = "query") -> SearchString:
+        return cls(
+            text=text,
+            name=name,
+            terms=tuple(search_terms(text)),
+            phrases=tuple(query_phrases(text)),
+            heading=tuple(heading_terms(text)),
+            stop=stop_words(text),
+        )
+
+
+@dataclass(frozen=True)
+class Query:
+    """A checked search request: the query first among ``strings``, then the ``also`` ones."""
+
+    strings: tuple[SearchString, ...]
+    top_k: int
+    reader_language: str | None = None
+    """A base language code ("ja"), the asker's when the front end knows it."""
+    scope: Scope | None = None
+
+    @property
+    def text(self) -> str:
+        return self.strings[0].text
+
+    @classmethod
+    def parse(
+        cls,
+        text: str,
+        top_k: int | None = None,
+        *,
+        default_top_k: int = 5,
+        reader_language: str | None = None,
+        also: Sequence[str] = (),
+        scope: Scope | None = None,
+    ) -> Query:
+        """Check and parse a request (SettingError past a limit): ``top_k`` or the configured
+        ``default_top_k``; ``reader_language`` a locale or language tag ("ja_JP.UTF-8",
+        "pt-BR"); ``also`` up to four extra strings (blank ones dropped). The query's own length
+        is the front ends' to check (``settings_schema.check_query``): the core searches any
+        text within its cost bounds."""
+        texts = (text, *check_also(list(also)))
+        return cls(
+            strings=tuple(SearchString.parse(t, string_name(i)) for i, t in enumerate(texts)),
+            top_k=resolve_top_k(top_k, default_top_k),
+            reader_language=locale_language(reader_language),
+            scope=scope,
+        )
