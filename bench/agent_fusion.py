@@ -32,97 +32,92 @@ Fused = tuple[list[tuple[int, float]], dict[int, dict[str, int]], dict[int, tupl
 PRODUCT = S.fuse_strings
 
 
-def _mean(arms: Sequence[S.Arms], weights: Sequence[float]) -> list[tuple[int, float]]:
-    total: dict[int, float] = {}
-    for w, (lexical, vector) in zip(weights, arms, strict=True):
-        for cid, s in S.fuse(lexical, vector):
-            total[cid] = total.get(cid, 0.0) + w * s
-    norm = sum(weights) or 1.0
-    return sorted(((c, s / norm) for c, s in total.items()), key=lambda x: (-x[1], x[0]))
+Scores = Callable[[Sequence[tuple[int, float]], Sequence[tuple[int, float]]], dict[int, float]]
+"""One string's score of each candidate from its (lexical, vector) lists."""
+Rule = Callable[[Sequence[S.Arms]], list[tuple[int, float]]]
 
 
-def score_mean(query_weight: float) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
-    def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
-        return _mean(arms, [query_weight, *([1.0] * (len(arms) - 1))])
-
-    return rule
-
-
-def _minmax(ranked: Sequence[tuple[int, float]], lower_better: bool) -> dict[int, float]:
-    if not ranked:
-        return {}
-    top, floor = ranked[0][1], ranked[-1][1]
-    span = top - floor
-    return {c: ((s - floor) / span if span else 1.0) for c, s in ranked}
-
-
-def minmax_mean(query_weight: float) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
-    """As score-mean, but each string's lexical scores are rescaled over its own candidates
-    (best 1, last 0) as the vector arm's cosines are, so rank inside a string counts."""
+def weighted_mean(query_weight: float, scores: Scores) -> Rule:
+    """The weighted mean over the strings of ``scores`` (the query weighs ``query_weight``,
+    each extra string 1; a string that did not find a chunk adds 0)."""
 
     def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
         total: dict[int, float] = {}
         weights = [query_weight, *([1.0] * (len(arms) - 1))]
         for w, (lexical, vector) in zip(weights, arms, strict=True):
-            lex = _minmax(lexical, True)
-            vec = _minmax(vector, False)
-            wl = S.LEXICAL_WEIGHT if vector else 1.0
-            wv = 1.0 - S.LEXICAL_WEIGHT if lexical else 1.0
-            for c, x in lex.items():
-                total[c] = total.get(c, 0.0) + w * wl * x
-            for c, x in vec.items():
-                total[c] = total.get(c, 0.0) + w * wv * x
-        norm = sum(weights)
-        return sorted(((c, s / norm) for c, s in total.items()), key=lambda x: (-x[1], x[0]))
+            for cid, x in scores(lexical, vector).items():
+                total[cid] = total.get(cid, 0.0) + w * x
+        norm = sum(weights) or 1.0
+        return sorted(((c, x / norm) for c, x in total.items()), key=lambda t: (-t[1], t[0]))
 
     return rule
 
 
-def floored_mean(
-    query_weight: float, floor: float
-) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
-    """As minmax-mean, but a short list's last candidate is not pushed to 0: each list is
-    rescaled from min(its last score, ``floor`` x its best) (relative scores)."""
+def _per_list(
+    part: Callable[[Sequence[tuple[int, float]]], dict[int, float]],
+) -> Scores:
+    """``part`` of each list, weighted ``LEXICAL_WEIGHT`` / the rest as ``search.fuse`` does."""
 
-    def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
-        total: dict[int, float] = {}
-        weights = [query_weight, *([1.0] * (len(arms) - 1))]
-        for w, (lexical, vector) in zip(weights, arms, strict=True):
-            wl = S.LEXICAL_WEIGHT if vector else 1.0
-            wv = 1.0 - S.LEXICAL_WEIGHT if lexical else 1.0
-            for weight, ranked in ((wl, lexical), (wv, vector)):
-                if not ranked:
-                    continue
-                top, last = ranked[0][1], ranked[-1][1]
-                low = last / top if top else 0.0
-                f = min(low, floor)
-                for c, x in ranked:
-                    r = x / top if top else 1.0
-                    part = (r - f) / (1 - f) if f < 1 else 1.0
-                    total[c] = total.get(c, 0.0) + w * weight * max(part, 0.0)
-        norm = sum(weights)
-        return sorted(((c, s / norm) for c, s in total.items()), key=lambda x: (-x[1], x[0]))
+    def scores(
+        lexical: Sequence[tuple[int, float]], vector: Sequence[tuple[int, float]]
+    ) -> dict[int, float]:
+        wl = S.LEXICAL_WEIGHT if vector else 1.0
+        wv = 1.0 - S.LEXICAL_WEIGHT if lexical else 1.0
+        out: dict[int, float] = {}
+        for weight, ranked in ((wl, lexical), (wv, vector)):
+            for cid, x in part(ranked).items():
+                out[cid] = out.get(cid, 0.0) + weight * x
+        return out
 
-    return rule
+    return scores
 
 
-def rank_mean(query_weight: float) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
-    """Each list scores 1 - (rank - 1) / FANOUT (a Borda count), weighted as the others."""
+def relative(
+    lexical: Sequence[tuple[int, float]], vector: Sequence[tuple[int, float]]
+) -> dict[int, float]:
+    """``search.fuse``'s scores: relative BM25 (score / best) and rescaled cosines."""
+    return dict(S.fuse(lexical, vector))
 
-    def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
-        total: dict[int, float] = {}
-        weights = [query_weight, *([1.0] * (len(arms) - 1))]
-        for w, (lexical, vector) in zip(weights, arms, strict=True):
-            wl = S.LEXICAL_WEIGHT if vector else 1.0
-            wv = 1.0 - S.LEXICAL_WEIGHT if lexical else 1.0
-            for weight, ranked in ((wl, lexical), (wv, vector)):
-                for rank, (c, _) in enumerate(ranked):
-                    part = max(1.0 - rank / S.FANOUT, 0.0)
-                    total[c] = total.get(c, 0.0) + w * weight * part
-        norm = sum(weights)
-        return sorted(((c, s / norm) for c, s in total.items()), key=lambda x: (-x[1], x[0]))
 
-    return rule
+def floored(floor: float) -> Scores:
+    """As ``search.rescaled``, but a short list's last candidate is not pushed to 0: each list
+    is rescaled from min(its last score, ``floor`` x its best) (relative scores)."""
+
+    def part(ranked: Sequence[tuple[int, float]]) -> dict[int, float]:
+        if not ranked:
+            return {}
+        top, last = ranked[0][1], ranked[-1][1]
+        f = min(last / top if top else 0.0, floor)
+        return {
+            c: max(((x / top if top else 1.0) - f) / (1 - f) if f < 1 else 1.0, 0.0)
+            for c, x in ranked
+        }
+
+    return _per_list(part)
+
+
+def borda(ranked: Sequence[tuple[int, float]]) -> dict[int, float]:
+    """1 - (rank - 1) / FANOUT for each candidate of a list."""
+    return {c: max(1.0 - rank / S.FANOUT, 0.0) for rank, (c, _) in enumerate(ranked)}
+
+
+def score_mean(query_weight: float) -> Rule:
+    return weighted_mean(query_weight, relative)
+
+
+def minmax_mean(query_weight: float) -> Rule:
+    """Each string's scores rescaled over its own candidates (``search.rescaled``, the kept
+    rule's per-string score), so rank inside a string counts."""
+    return weighted_mean(query_weight, S.rescaled)
+
+
+def floored_mean(query_weight: float, floor: float) -> Rule:
+    return weighted_mean(query_weight, floored(floor))
+
+
+def rank_mean(query_weight: float) -> Rule:
+    """Each list scores its Borda count, weighted as the others."""
+    return weighted_mean(query_weight, _per_list(borda))
 
 
 def score_max(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
