@@ -105,7 +105,7 @@ def latency(fn: Callable[[str], Any], queries: Sequence[str], rounds: int) -> di
 
 class InstantEmbedder:
     """Deterministic hashed bag-of-words unit vectors computed in-process (no server, no
-    model); unit length because every provider normalises (vectors/identity.py)."""
+    model); unit length because every provider normalises (vectors/space.py)."""
 
     model = "instant-hash"
     query_prefix = ""

@@ -308,7 +308,7 @@ def _iec(n: int) -> str:
 
 
 def stats_tier(settings: Settings, stats: StoreStats) -> str:
-    """The tier line of what ``stats`` read: the index's own identity and coverage."""
+    """The tier line of what ``stats`` read: the index's own vector space and coverage."""
     if settings.embeddings is None:
         return tier(settings)
     from ..knowledge import Coverage, tier_line

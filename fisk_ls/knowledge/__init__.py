@@ -21,11 +21,11 @@ from .errors import (
     ConfigError,
     EmbeddingsError,
     FormatTooNew,
-    IdentityMismatch,
     IndexLocked,
     KnowledgeDisabled,
     KnowledgeError,
     StoreError,
+    VectorSpaceMismatch,
 )
 from .location import Settings, resolve_settings
 
@@ -209,7 +209,6 @@ __all__ = [
     "EmbeddingsError",
     "FormatTooNew",
     "Hit",
-    "IdentityMismatch",
     "IgnoreRules",
     "IndexLocked",
     "IndexReporter",
@@ -231,6 +230,7 @@ __all__ = [
     "Spot",
     "StoreError",
     "StoreStats",
+    "VectorSpaceMismatch",
     "absolute_roots",
     "check_also",
     "check_context",

@@ -1,7 +1,8 @@
 """Health checks. Each is (name, ok, fatal, detail); doctor fails when a fatal one fails.
 
-Doctor opens the database itself, read-only and without the identity checks of a search, so it
-still runs when the very thing it should diagnose (a model mismatch, a broken file) is wrong.
+Doctor opens the database itself, read-only and without the store-id and vector-space checks
+of a search, so it still runs when the very thing it should diagnose (a model mismatch, a
+broken file) is wrong.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from .store import (
     SIDECARS,
     ForeignStore,
     Manifest,
-    check_identity,
+    check_store_id,
     connect_reader,
     db_path,
     explain,
@@ -37,7 +38,7 @@ from .store import (
     scalar,
     store_dir_problem,
 )
-from .vectors.identity import ADDING, Provider, VectorIdentity, require_match
+from .vectors.space import ADDING, Provider, VectorSpace, require_match
 
 FTS_BUDGET = 5.0
 """Seconds of CPU the full-text comparison may take before doctor says it stopped (``--full``:
@@ -121,9 +122,9 @@ def _checks_on(
     except Exception as exc:
         return [*out, Check("manifest", False, str(exc), fatal=True)]
     if manifest is None:
-        identity = _identity_check(conn, path, built=False)
-        if not identity.ok:  # contents from elsewhere read as "no manifest"
-            return [*out, identity]
+        owned = _store_id_check(conn, path, built=False)
+        if not owned.ok:  # contents from elsewhere read as "no manifest"
+            return [*out, owned]
         out.append(Check("manifest", False, "missing; run `fisk-ai knowledge index`"))
         return out
     out.append(
@@ -136,7 +137,7 @@ def _checks_on(
             ),
         )
     )
-    out.append(_identity_check(conn, path))
+    out.append(_store_id_check(conn, path))
     missing = _missing_tables(conn, manifest)
     if missing:
         detail = f"generation {manifest.generation} lacks {', '.join(missing)}; {RECOVERY}"
@@ -145,12 +146,12 @@ def _checks_on(
     return out
 
 
-def _identity_check(conn: apsw.Connection, path: Path, built: bool = True) -> Check:
+def _store_id_check(conn: apsw.Connection, path: Path, built: bool = True) -> Check:
     try:
-        check_identity(conn, path.parent, built=built)
+        check_store_id(conn, path.parent, built=built)
     except ForeignStore as exc:
-        return Check("store identity", False, str(exc), fatal=True)
-    return Check("store identity", True, "the contents belong to this store")
+        return Check("store id", False, str(exc), fatal=True)
+    return Check("store id", True, "the contents belong to this store")
 
 
 def _missing_tables(conn: apsw.Connection, manifest: Manifest) -> list[str]:
@@ -230,11 +231,11 @@ def _path_checks(settings: Settings) -> list[Check]:
 
 def _embeddings_checks(settings: Settings, embedder: object | None, path: Path) -> list[Check]:
     """Which provider and model files are used, whether the provider answers, and the one
-    identity comparison index runs and searches make (identity.require_match)."""
+    vector-space comparison index runs and searches make (space.require_match)."""
     cfg = settings.embeddings
     if cfg is None or embedder is None:
         return [Check("embeddings", True, "not configured (lexical only)")]
-    from .errors import EmbeddingsError, IdentityMismatch, KnowledgeError
+    from .errors import EmbeddingsError, KnowledgeError, VectorSpaceMismatch
 
     out: list[Check] = []
     files = getattr(embedder, "describe_files", None)
@@ -270,13 +271,14 @@ def _embeddings_checks(settings: Settings, embedder: object | None, path: Path) 
         finally:
             conn.close()
     except Exception as exc:
-        return [*out, Check("identity", False, str(exc))]
+        return [*out, Check("vector space", False, str(exc))]
     if manifest is None or not manifest.hybrid:
         detail = f"lexical-only index, 0 of {chunks:,} chunks have vectors: {ADDING}"
-        return [*out, Check("identity", True, detail)]
+        return [*out, Check("vector space", True, detail)]
     try:
-        require_match(manifest, VectorIdentity.of_provider(provider, dim))
-    except IdentityMismatch as exc:
-        return [*out, Check("identity", False, str(exc), fatal=True)]
-    out.append(Check("identity", True, "pinned model, dimension, prefixes and normalisation match"))
+        require_match(manifest, VectorSpace.of_provider(provider, dim))
+    except VectorSpaceMismatch as exc:
+        return [*out, Check("vector space", False, str(exc), fatal=True)]
+    same = "pinned model, dimension, prefixes and normalisation match"
+    out.append(Check("vector space", True, same))
     return out

@@ -34,8 +34,8 @@ class IndexLocked(KnowledgeError):
     """Another writer (index, watch or the language server) holds the store's lock."""
 
 
-class IdentityMismatch(KnowledgeError):
-    """The index was built with another vector identity (model, dimension, prefixes)."""
+class VectorSpaceMismatch(KnowledgeError):
+    """The index was built with another vector space (model, dimension, prefixes)."""
 
 
 class FormatTooNew(KnowledgeError):

@@ -38,8 +38,8 @@ from .search import (
 )
 from .store import Snapshot, Store, scalar
 from .vectors.backlog import Coverage, coverage, incomplete
-from .vectors.identity import VectorIdentity
 from .vectors.knn import CoarseIndex
+from .vectors.space import VectorSpace
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class Knowledge:
     ) -> SearchResult:
         """Search the live index. With embeddings configured, the query is embedded first,
         outside the read transaction (optimistically: whether the index holds vectors is known
-        only inside it), then identity and dimension are checked against that snapshot.
+        only inside it), then the vector space and dimension are checked against that snapshot.
         ``reader_language``: the asker's language when the front end knows it (a locale or
         language tag, "ja_JP.UTF-8", "pt-BR"), for a query whose words name none. ``also``: up
         to four extra search strings (``settings_schema.check_also``; SettingError past the
@@ -139,7 +139,7 @@ class Knowledge:
             also=also,
             scope=scope,
         )
-        identity = self.identity()
+        space = self.vector_space()
         vectors: Sequence[QueryVector | None] = ()
         if self.embedder is not None and self._may_hold_vectors():
             texts = [s.text for s in q.strings]
@@ -148,12 +148,12 @@ class Knowledge:
             else:
                 vectors = [embed_query(self.embedder, query)]
         with self.store.snapshot() as snap:
-            if snap is not None and identity is not None and snap.manifest.hybrid:
+            if snap is not None and space is not None and snap.manifest.hybrid:
                 self.store.ensure_vec(snap.conn)
             result = run_search(
                 snap,
                 q,
-                identity=identity,
+                space=space,
                 vectors=vectors,
                 term_stats=self.term_stats,
                 coarse=self.coarse,
@@ -184,12 +184,12 @@ class Knowledge:
         with self.store.snapshot() as snap:
             return snap is None or snap.manifest.hybrid
 
-    def identity(self) -> VectorIdentity | None:
-        """The vector identity searches ask for (None with a lexical configuration): the
-        embedder's, as index runs and doctor compute it (identity.py)."""
+    def vector_space(self) -> VectorSpace | None:
+        """The vector space searches ask for (None with a lexical configuration): the
+        embedder's, as index runs and doctor compute it (vectors/space.py)."""
         if self.embedder is None:
             return None
-        return VectorIdentity.of_provider(self.embedder)
+        return VectorSpace.of_provider(self.embedder)
 
     def show(self, citation: str, *, check_file: bool = True) -> CitedChunk:
         """The chunk a citation names; stale when its file changed since indexing."""

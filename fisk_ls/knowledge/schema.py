@@ -38,6 +38,8 @@ older one into a new generation (readers keep the old one until the switch).
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
+# vector_cache.identity holds VectorSpace.cache_key() (vectors/space.py); the column keeps the
+# name stores were first written with, so their cached vectors stay valid.
 BASE_DDL = """
 CREATE TABLE IF NOT EXISTS rag_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS vector_cache (

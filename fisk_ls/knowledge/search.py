@@ -5,10 +5,10 @@ Soft outcomes are values: ``status`` is ``ok``, ``index_not_built``, ``index_emp
 ``no_terms``. A search whose query embedding failed for any reason other than a
 misconfiguration (an outage, a timeout, garbage vectors, an HTML page, a redirect, an oversized
 body) is ``degraded``: lexical results with a one-line ``reason``. A misconfiguration (a bad
-key, an unknown model, another dimension, another identity) is raised, so it gets fixed.
+key, an unknown model, another dimension, another vector space) is raised, so it gets fixed.
 
 The query is embedded (:func:`embed_query`) *before* the read snapshot is opened, so no WAL
-snapshot or connection is held while the embeddings server thinks; the identity and dimension
+snapshot or connection is held while the embeddings server thinks; the vector space and dimension
 are checked inside the snapshot, where the manifest is known.
 
 Over 400 lines on purpose: retrieval, fusion and hit assembly of one query; term statistics
@@ -38,7 +38,7 @@ from .scope import documents as scope_documents
 from .topk import Plan, best, plan_of
 from .vectors import knn
 from .vectors.backlog import incomplete
-from .vectors.identity import VectorIdentity, dimension_error, require_match, require_unit
+from .vectors.space import VectorSpace, dimension_error, require_match, require_unit
 
 if TYPE_CHECKING:
     from .match import Match
@@ -85,7 +85,7 @@ NO_TERMS = "no_terms"
 
 class QueryEmbedder(Protocol):
     """An embeddings provider at query time; ``embed_query`` returns a unit vector (the
-    provider normalises; see vectors/identity.py)."""
+    provider normalises; see vectors/space.py)."""
 
     model: str
     query_prefix: str
@@ -461,26 +461,26 @@ def run_search(
     snap: Snapshot | None,
     query: Query,
     *,
-    identity: VectorIdentity | None = None,
+    space: VectorSpace | None = None,
     vectors: Sequence[QueryVector | None] = (),
     term_stats: TermStats | None = None,
     coarse: knn.CoarseIndex | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built) for a parsed ``query`` (query.py).
 
-    ``identity`` is the configured vector identity (None: lexical configuration) and
+    ``space`` is the configured vector space (None: lexical configuration) and
     ``vectors`` what :func:`embed_query` / :func:`embed_queries` gave for the query's strings,
     in order, before the snapshot opened. Each string runs both arms and :func:`fuse_strings`
     fuses all the lists (a query without ``also`` strings: its own two). The query's scope
     keeps every retriever to its documents before its cut (scope.py); one that holds no
     document answers ``ok`` with no hits.
     """
-    model = identity.model if identity is not None else None
+    model = space.model if space is not None else None
     if snap is None:
         return SearchResult(INDEX_NOT_BUILT, tier_line(model))
     hybrid = snap.manifest.hybrid
     dim = snap.manifest.dimension if hybrid else 0
-    cov = incomplete(snap.conn, snap.tables) if identity else None
+    cov = incomplete(snap.conn, snap.tables) if space else None
     tier = tier_line(model, dim, coverage=cov)
     if is_empty(snap):
         return SearchResult(INDEX_EMPTY, tier)
@@ -490,13 +490,13 @@ def run_search(
         error=EmbeddingsError("invalid_response", "the query was not embedded")
     )
     faulty = qv.error is not None and not (hybrid and qv.error.misconfigured)
-    if identity is not None and hybrid and not faulty:
+    if space is not None and hybrid and not faulty:
         # A provider that failed (its model does not load, the server is down) is a fault to
-        # report, not another identity: the search degrades before any identity check.
-        require_match(snap.manifest, identity)
+        # report, not another vector space: the search degrades before any vector-space check.
+        require_match(snap.manifest, space)
     scope = query.scope
     docs = scope_documents(snap, scope) if scope is not None else None
-    within = scope_chunks(snap, docs) if docs is not None and identity and hybrid else None
+    within = scope_chunks(snap, docs) if docs is not None and space and hybrid else None
     plans = [
         query_plan(snap, s, term_stats, None if i == 0 else ALSO_POSTING_BUDGET)
         for i, s in enumerate(strings)
@@ -504,7 +504,7 @@ def run_search(
     deeps = [lexical_arm(snap, s, plan, docs) for s, plan in zip(strings, plans, strict=True)]
     found_vectors: list[knn.Scored] = [[] for _ in strings]
     degraded, reason = False, None
-    if identity is not None and (hybrid or given[0] is not None):
+    if space is not None and (hybrid or given[0] is not None):
         for i, s in enumerate(strings):
             if not s.text.strip():
                 continue

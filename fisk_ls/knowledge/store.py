@@ -6,7 +6,7 @@
 * Writers hold the cross-process lock (lock.py) and one read-write connection in WAL mode.
 * Readers open read-only, lazily: a reader created before the index existed finds it once it
   is built, and one whose database was replaced reopens it. Each read is one short transaction
-  that first reads the manifest, so a switch of generation or identity is seen at once.
+  that first reads the manifest, so a switch of generation or vector space is seen at once.
 
 Over 400 lines on purpose: opening, the manifest, the store id and error explanations all guard
 the same file with the same opening rules; split apart, the safety checks would scatter.
@@ -354,7 +354,7 @@ def move_aside(store_dir: Path) -> Path:
     return target
 
 
-# -- store identity ------------------------------------------------------------------------------
+# -- store id ------------------------------------------------------------------------------------
 
 
 class ForeignStore(StoreError):
@@ -426,7 +426,7 @@ FOREIGN_WAL_FIX = (
 )
 
 
-def check_identity(conn: apsw.Connection, store_dir: Path, built: bool) -> None:
+def check_store_id(conn: apsw.Connection, store_dir: Path, built: bool) -> None:
     """Refuse contents whose id differs from the marker (``ForeignStore``): a database, or a
     ``-wal`` replayed over it, from another store or from any other SQLite database (which
     reads as no manifest at all: without this it looked "not built" and was rebuilt over)."""
@@ -479,7 +479,7 @@ def set_aside_foreign_wal(store_dir: Path) -> str | None:
         return None  # the writer's own open reports it
     try:
         try:
-            check_identity(probe, store_dir, read_manifest(probe) is not None)
+            check_store_id(probe, store_dir, read_manifest(probe) is not None)
             return None
         except (ForeignStore, FormatTooNew, lib.Error):
             pass
@@ -567,7 +567,7 @@ class Store:
         check_store_dir(self.store_dir)
         conn = connect_reader(self.path)
         try:
-            check_identity(conn, self.store_dir, read_manifest(conn) is not None)
+            check_store_id(conn, self.store_dir, read_manifest(conn) is not None)
         except BaseException:
             conn.close()
             raise

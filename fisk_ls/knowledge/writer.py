@@ -28,7 +28,7 @@ from .store import (
     STORE_ID_KEY,
     IncompleteStore,
     Manifest,
-    check_identity,
+    check_store_id,
     close_untouched,
     connect_reader,
     connect_writer,
@@ -78,7 +78,7 @@ class Writer:
         self._sync_pending()
         manifest = read_manifest(conn)
         if manifest is None:
-            check_identity(conn, store_dir, built=False)  # the marker says one was built here
+            check_store_id(conn, store_dir, built=False)  # the marker says one was built here
             manifest = Manifest()
             store_id = new_store_id()
             with self.transaction():
@@ -87,8 +87,8 @@ class Writer:
                 self._write_store_id(store_id)
             write_marker(store_dir, store_id)
         else:
-            check_identity(conn, store_dir, built=True)
-            self._adopt_identity()
+            check_store_id(conn, store_dir, built=True)
+            self._adopt_store_id()
             self._require_complete(manifest)
             index = f"{manifest.tables.rows}_text"
             if manifest.format_version >= 4 and index not in self._indexes():
@@ -104,7 +104,7 @@ class Writer:
             (STORE_ID_KEY, store_id),
         )
 
-    def _adopt_identity(self) -> None:
+    def _adopt_store_id(self) -> None:
         """A store built before ids existed gets one; a lost marker is written again."""
         inside = stored_id(self.conn)
         if inside is None:
@@ -412,7 +412,7 @@ def _check_readable(path: Path) -> None:
         raise explain(err, path) from err
 
 
-def _check_identity_read_only(store_dir: Path) -> None:
+def _check_store_id_read_only(store_dir: Path) -> None:
     """Before the writer's connection writes anything (its pragmas, the base table): contents
     that are not this store's are refused untouched."""
     import apsw
@@ -425,7 +425,7 @@ def _check_identity_read_only(store_dir: Path) -> None:
     except StoreError:
         return  # the writer's own open reports it
     try:
-        check_identity(probe, store_dir, read_manifest(probe) is not None)
+        check_store_id(probe, store_dir, read_manifest(probe) is not None)
     except apsw.Error as exc:
         raise explain(exc, path) from exc
     finally:
@@ -437,7 +437,7 @@ def _open(store_dir: Path, lock: WriterLock, *, check: bool) -> Writer:
 
     if check:
         _check_readable(db_path(store_dir))
-    _check_identity_read_only(store_dir)
+    _check_store_id_read_only(store_dir)
     conn = connect_writer(store_dir)
     try:
         return Writer(store_dir, lock, conn)

@@ -57,9 +57,9 @@ def test_vectors_on_a_lexical_index_are_an_addition(cli_project: Path, tmp_path:
     idx = js(cli_project, "index")  # plain index, no --reindex
     assert idx["embeddings"] == idx["chunks"] and idx["backlog"] == 0
     assert idx["tier"].startswith("hybrid") and "dim 384" in idx["tier"]
-    doctor = js(cli_project, "doctor")  # the same identity comparison as search and index
+    doctor = js(cli_project, "doctor")  # the same vector-space comparison as search and index
     checks = {c["name"]: c for c in doctor["checks"]}
-    assert doctor["ok"] and checks["identity"]["ok"], checks["identity"]
+    assert doctor["ok"] and checks["vector space"]["ok"], checks["vector space"]
     assert str(model / "model.onnx") in checks["model files"]["detail"]
 
 

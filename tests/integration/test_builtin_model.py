@@ -14,10 +14,10 @@ import apsw
 import pytest
 
 from fisk_ls.knowledge import (
-    IdentityMismatch,
     IndexReporter,
     Knowledge,
     Settings,
+    VectorSpaceMismatch,
     index,
     resolve_settings,
 )
@@ -175,7 +175,7 @@ def test_a_provider_switch_rebuilds_beside_the_live_index(
     index(served)
     old = Knowledge(served)
     h = builtin(pets, minilm)
-    with pytest.raises(IdentityMismatch, match="--reindex"):
+    with pytest.raises(VectorSpaceMismatch, match="--reindex"):
         index(h)
     watcher = OldReaderSees(old)
     stats = index(h, rebuild=True, reporter=watcher)

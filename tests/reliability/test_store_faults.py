@@ -179,7 +179,7 @@ def test_database_from_another_store_is_refused(
     with pytest.raises(KnowledgeError, match="does not belong to this store"):
         index(settings)
     broken = [c for c in run_checks(settings) if c.broken]
-    assert broken and broken[0].name == "store identity"
+    assert broken and broken[0].name == "store id"
     stats = index(settings, rebuild=True)
     assert any("moved to" in n for n in stats.notes)
     assert Knowledge(settings).search("backpressure").hits
@@ -254,7 +254,7 @@ def test_foreign_wal_is_moved_aside_and_the_index_kept(
     with pytest.raises(KnowledgeError, match=r"does not belong.*moves the -wal aside"):
         Knowledge(settings).search("backpressure")
     broken = [c for c in run_checks(settings) if c.broken]
-    assert [c.name for c in broken] == ["store identity"]
+    assert [c.name for c in broken] == ["store id"]
     assert "`fisk-ai knowledge index`" in broken[0].detail
     assert (path.read_bytes(), Path(f"{path}-wal").read_bytes()) == before
 

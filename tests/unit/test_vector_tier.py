@@ -9,10 +9,10 @@ import pytest
 
 from fisk_ls.knowledge import (
     EmbeddingsError,
-    IdentityMismatch,
     IndexStats,
     Knowledge,
     Settings,
+    VectorSpaceMismatch,
     index,
     update_paths,
 )
@@ -66,7 +66,7 @@ def test_dimension_change_needs_reindex(
     h = hybrid(settings, fake_embed)
     index(h)
     fake_embed.configure(dim=32)
-    with pytest.raises(IdentityMismatch, match="--reindex"):
+    with pytest.raises(VectorSpaceMismatch, match="--reindex"):
         index(h)
     kb = Knowledge(h)
     with pytest.raises(EmbeddingsError, match="--reindex"):
@@ -81,7 +81,7 @@ def test_other_model_is_refused_by_reader(
 ) -> None:  # 34
     index(hybrid(settings, fake_embed))
     fake_embed.configure(model="other")
-    with pytest.raises(IdentityMismatch, match="--reindex"):
+    with pytest.raises(VectorSpaceMismatch, match="--reindex"):
         Knowledge(hybrid(settings, fake_embed, model="other")).search("queue")
 
 
@@ -111,7 +111,7 @@ def test_lexical_config_never_downgrades_hybrid(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:
     index(hybrid(settings, fake_embed))
-    with pytest.raises(IdentityMismatch, match="no embeddings are configured"):
+    with pytest.raises(VectorSpaceMismatch, match="no embeddings are configured"):
         index(settings)
     # a lexical reader may still search a hybrid index
     assert Knowledge(settings).search("queue").status == "ok"
@@ -257,11 +257,11 @@ def test_doctor_probes(settings: Settings, fake_embed: FakeEmbedServer) -> None:
     emb = make_embedder(h)
     checks = {c.name: c for c in run_checks(h, emb)}
     assert checks["embeddings reachable"].ok and "dim=64" in checks["embeddings reachable"].detail
-    assert checks["identity"].ok
+    assert checks["vector space"].ok
     fake_embed.configure(dim=32)
     emb2 = make_embedder(h)
     checks = {c.name: c for c in run_checks(h, emb2)}
-    assert not checks["identity"].ok and "--reindex" in checks["identity"].detail
+    assert not checks["vector space"].ok and "--reindex" in checks["vector space"].detail
     fake_embed.set_mode("refuse")
     emb3 = make_embedder(h)
     checks = {c.name: c for c in run_checks(h, emb3)}

@@ -5,7 +5,7 @@ their chunks wait in the backlog. ``Backfill`` embeds that backlog on its own th
 rounds. A round takes the writer lock twice and briefly: to read up to ``ROUND`` waiting chunks
 (storing at once those the vector cache knows), and to store the new vectors; the embedding
 itself runs without the lock, so saves and other writers are not held up by it. A round whose
-generation or identity changed meanwhile is dropped (a rebuild or a model switch won).
+generation or vector space changed meanwhile is dropped (a rebuild or a model switch won).
 
 Rounds stop when the backlog is empty and start again on ``kick`` (after every index pass). An
 embedder failure is reported once per streak and retried with a growing delay; nothing is lost.
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import IndexLocked, KnowledgeError
 from ..vectors.backlog import Pending, coverage, pending, store
-from ..vectors.identity import describe
+from ..vectors.space import describe
 from ..vectors.tier import DocumentEmbedder, VectorTier
 from ..writer import open_writer
 
@@ -113,10 +113,10 @@ class Backfill:
 
     def run_round(self) -> Round | None:
         """Embed up to ``round_size`` waiting chunks; None when there is nothing to do here
-        (not built, lexical-only, another identity: the next index run speaks up)."""
+        (not built, lexical-only, another vector space: the next index run speaks up)."""
         with open_writer(self.settings.store_dir, wait=LOCK_WAIT) as w:
             manifest = w.manifest
-            if not manifest.hybrid or not self._same_identity(manifest):
+            if not manifest.hybrid or not self._same_space(manifest):
                 return None
             w.ensure_vec()
             tier = VectorTier.for_live(w, self.embedder)
@@ -151,7 +151,7 @@ class Backfill:
                 tier.remember(tx, vectors)
                 return store(tx, manifest.tables, items, vectors)
 
-    def _same_identity(self, m: Manifest) -> bool:
+    def _same_space(self, m: Manifest) -> bool:
         e = self.embedder
         same = (m.model, m.query_prefix, m.document_prefix) == (
             e.model,

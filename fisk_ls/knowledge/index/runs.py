@@ -240,7 +240,7 @@ class Indexer:
             self.reporter.on_embed(done, total)
 
     def _vector_tier(self, rebuild: bool, generation: int) -> VectorTier | None:
-        """Check the vector identity before any write (loud on a model switch; no request to
+        """Check the vector space before any write (loud on a model switch; no request to
         the embeddings server) and start the dimension probe beside the write if needed."""
         if self.embedder is None:
             if not rebuild:
@@ -251,7 +251,7 @@ class Indexer:
         return tier
 
     def _settle(self, vectors: VectorTier | None, generation: int) -> None:
-        """After the lexical write: the probe's answer pins the identity (vectors.settle)."""
+        """After the lexical write: the probe's answer pins the vector space (vectors.settle)."""
         if vectors is not None:
             vectors.settle()
             self._has_vec = has_vec_table(self.writer.conn, generation)

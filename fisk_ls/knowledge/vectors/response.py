@@ -11,7 +11,7 @@
   fix), never the server's error body, which could be huge or hostile and ends up in a tier
   line the model reads. The API key never appears in a reason.
 * Every vector is validated (count, index, finite, same length, non-zero) and L2-normalised
-  here, once: callers get unit vectors (vectors/identity.py).
+  here, once: callers get unit vectors (vectors/space.py).
 """
 
 from __future__ import annotations

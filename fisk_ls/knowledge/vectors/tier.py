@@ -1,15 +1,15 @@
-"""The vector tier at index time: identity, the vector cache, embedding, vec0 rows.
+"""The vector tier at index time: vector space, the vector cache, embedding, vec0 rows.
 
-* The pinned identity (model, probed dimension, prefixes, normalised) must match the
+* The pinned vector space (model, probed dimension, prefixes, normalised) must match the
   configuration; otherwise a run fails loud and names ``--reindex``. A lexical-only index gains
   vectors in place. A lexical configuration never writes into a hybrid index (that would
   silently downgrade it).
 * Nothing waits on the embeddings server before the files are written: the dimension probe
   runs on a thread beside the lexical write (:meth:`VectorTier.start`) and is joined after it
   (:meth:`VectorTier.settle`, where a dimension change or a failed probe is raised, the files
-  already written). An index that holds vectors knows its identity before the probe answers,
+  already written). An index that holds vectors knows its vector space before the probe answers,
   so its cached vectors are used during the write.
-* Vectors are cached by (identity, chunk content hash): saving a file where one paragraph
+* Vectors are cached by (vector space, chunk content hash): saving a file where one paragraph
   changed embeds about one chunk, and ``--reindex`` with the same model embeds nothing.
 * Embedding happens outside any write transaction; the caller commits before calling
   ``compute`` and then stores the vectors, their cache rows and the chunks' ``embedded`` flags
@@ -27,15 +27,15 @@ from ..errors import EmbeddingsError
 from ..schema import Tables
 from ..store import Manifest
 from . import knn
-from .identity import (
-    VectorIdentity,
+from .pack import pack
+from .space import (
+    VectorSpace,
     dimension_error,
     refuse_lexical_over_hybrid,
     require_match,
     require_unit,
     verifier,
 )
-from .pack import pack
 
 __all__ = ["DocumentEmbedder", "VectorTier", "refuse_lexical_over_hybrid"]
 
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 class DocumentEmbedder(Protocol):
     """An embeddings provider at index time. ``embed_documents`` returns unit vectors (the
-    provider normalises; see identity.py), one per text, in order."""
+    provider normalises; see space.py), one per text, in order."""
 
     model: str
     query_prefix: str
@@ -74,21 +74,21 @@ class VectorTier:
 
     @classmethod
     def for_live(cls, writer: Writer, embedder: DocumentEmbedder) -> VectorTier:
-        """A tier over the live generation's pinned identity, without probing (the caller has
-        checked that the embedder's identity matches it)."""
+        """A tier over the live generation's pinned vector space, without probing (the caller has
+        checked that the embedder's vector space matches it)."""
         tier = cls(writer, embedder)
         tier.target = writer.manifest
-        pinned = VectorIdentity.pinned(writer.manifest)
+        pinned = VectorSpace.pinned(writer.manifest)
         tier.key = pinned.cache_key() if pinned is not None else ""
         return tier
 
     @property
     def settled(self) -> bool:
-        """The identity (and so the cache key) is known: cached vectors can be looked up."""
+        """The vector space (and so the cache key) is known: cached vectors can be looked up."""
         return bool(self.key)
 
     def start(self, *, rebuild: bool, generation: int) -> None:
-        """Check the identity against the live index (loud on a model switch) and, when the
+        """Check the vector space against the live index (loud on a model switch) and, when the
         dimension is not known yet, start probing it on a thread beside the lexical write."""
         live = self.writer.manifest
         self._generation = generation
@@ -96,15 +96,15 @@ class VectorTier:
         if not rebuild:
             try:
                 require_match(
-                    live, VectorIdentity.of_provider(self.embedder), verify=verifier(self.embedder)
+                    live, VectorSpace.of_provider(self.embedder), verify=verifier(self.embedder)
                 )
             except EmbeddingsError as exc:  # a model that does not load: a fault, raised by
                 self._probe.append(exc)  # settle() once the files are written
                 return
-        if not rebuild and live.hybrid:  # the index knows its identity before the probe
+        if not rebuild and live.hybrid:  # the index knows its vector space before the probe
             self.writer.ensure_vec()
             self.target = live
-            self.key = VectorIdentity.of_provider(self.embedder, live.dimension).cache_key()
+            self.key = VectorSpace.of_provider(self.embedder, live.dimension).cache_key()
         self._thread = threading.Thread(
             target=self._run_probe, name="fisk-embed-probe", daemon=True
         )
@@ -118,7 +118,7 @@ class VectorTier:
 
     def settle(self) -> Manifest:
         """After the lexical write: join the probe (its failure is raised here, the files stay
-        written), pin the identity and create the generation's vector tables. A lexical-only
+        written), pin the vector space and create the generation's vector tables. A lexical-only
         live index becomes hybrid in place, every chunk in the backlog."""
         if self._thread is not None:
             self._thread.join()
@@ -128,8 +128,8 @@ class VectorTier:
         outcome = self._probe.pop()
         if isinstance(outcome, BaseException):
             raise outcome
-        wanted = VectorIdentity.of_provider(self.embedder, outcome)
-        if self.settled:  # the live index's own identity: the dimension must still fit
+        wanted = VectorSpace.of_provider(self.embedder, outcome)
+        if self.settled:  # the live index's own vector space: the dimension must still fit
             require_match(self.target, wanted)
             return self.target
         target = wanted.manifest(self._generation)
@@ -169,7 +169,7 @@ class VectorTier:
         return found
 
     def cached(self, hashes: list[str]) -> dict[str, bytes]:
-        """Cached vectors of these chunk hashes under this identity."""
+        """Cached vectors of these chunk hashes under this vector space."""
         out: dict[str, bytes] = {}
         conn = self.writer.conn
         for i in range(0, len(hashes), 500):
@@ -191,7 +191,7 @@ class VectorTier:
         )
 
     def prune(self, tables: Tables) -> None:
-        """Drop cached vectors no live chunk uses (other identities, deleted text)."""
+        """Drop cached vectors no live chunk uses (other vector spaces, deleted text)."""
         with self.writer.transaction() as conn:
             conn.execute("DELETE FROM vector_cache WHERE identity != ?", (self.key,))
             conn.execute(

@@ -1,16 +1,16 @@
-"""The vector identity: what an index's vectors depend on, and the one check of it.
+"""The vector space: what an index's vectors depend on, and the one check of it.
 
-An index pins the identity it was built with in its manifest (model, dimension, query and
+An index pins the vector space it was built with in its manifest (model, dimension, query and
 document prefixes, normalisation). The embeddings provider asks for one
-(:meth:`VectorIdentity.of_provider`: for the built-in model the weights' hash is part of it).
+(:meth:`VectorSpace.of_provider`: for the built-in model the weights' hash is part of it).
 Every comparison of the two, and every message about a difference, is here: the index run
 (``tier.VectorTier.start``), the search (``search.run_search``) and ``doctor`` all call
-:func:`require_match` with the provider's identity, so the three cannot disagree.
+:func:`require_match` with the provider's vector space, so the three cannot disagree.
 
-Vectors are an addition, never a switch: a lexical-only index matches any identity (an index
+Vectors are an addition, never a switch: a lexical-only index matches any vector space (an index
 run adds the vectors in place, a search answers lexically meanwhile). Only an index that holds
-vectors of another identity needs ``--reindex``. A provider whose model cannot be loaded (a
-damaged ``model.onnx``) is a fault, not another identity: ``require_match`` asks the provider's
+vectors of another vector space needs ``--reindex``. A provider whose model cannot be loaded (a
+damaged ``model.onnx``) is a fault, not another vector space: ``require_match`` asks the provider's
 ``verify`` before it calls a model difference a switch, and the load error degrades a search.
 
 Normalisation happens once, in the provider: every :class:`~.tier.DocumentEmbedder` /
@@ -28,18 +28,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..errors import EmbeddingsError, IdentityMismatch
+from ..errors import EmbeddingsError, VectorSpaceMismatch
 from ..store import Manifest
 
 REINDEX = "`fisk-ai knowledge index --reindex`"
-"""The command that fixes every identity difference: a rebuild beside the live index."""
+"""The command that fixes every vector-space difference: a rebuild beside the live index."""
 
 UNIT_TOLERANCE = 1e-3
 """How far from 1 a vector's squared length may be (float32 storage rounds at ~1e-7)."""
 
 
 class Provider(Protocol):
-    """What identity needs from an embeddings provider."""
+    """What a vector space needs from an embeddings provider."""
 
     model: str
     query_prefix: str
@@ -47,9 +47,10 @@ class Provider(Protocol):
 
 
 @dataclass(frozen=True)
-class VectorIdentity:
-    """One vector identity. ``dimension`` 0 means "not known yet" (the configuration alone
-    does not say it; the probe at index time or the first query vector does)."""
+class VectorSpace:
+    """One vector space (vectors of two spaces cannot be compared). ``dimension`` 0 means "not
+    known yet" (the configuration alone does not say it; the probe at index time or the first
+    query vector does)."""
 
     model: str
     dimension: int = 0
@@ -58,12 +59,12 @@ class VectorIdentity:
     normalized: bool = True
 
     @classmethod
-    def of_provider(cls, provider: Provider, dimension: int = 0) -> VectorIdentity:
+    def of_provider(cls, provider: Provider, dimension: int = 0) -> VectorSpace:
         return cls(provider.model, dimension, provider.query_prefix, provider.document_prefix)
 
     @classmethod
-    def pinned(cls, manifest: Manifest) -> VectorIdentity | None:
-        """The identity an index was built with; None for a lexical-only index."""
+    def pinned(cls, manifest: Manifest) -> VectorSpace | None:
+        """The vector space an index was built with; None for a lexical-only index."""
         if not manifest.hybrid:
             return None
         return cls(
@@ -75,7 +76,7 @@ class VectorIdentity:
         )
 
     def manifest(self, generation: int) -> Manifest:
-        """The manifest that pins this identity for ``generation``."""
+        """The manifest that pins this vector space for ``generation``."""
         return Manifest(
             generation=generation,
             model=self.model,
@@ -98,12 +99,12 @@ class VectorIdentity:
 
 
 def describe(manifest: Manifest) -> str:
-    """The identity a manifest pins, in words ("lexical-only" when it pins none)."""
-    pinned = VectorIdentity.pinned(manifest)
+    """The vector space a manifest pins, in words ("lexical-only" when it pins none)."""
+    pinned = VectorSpace.pinned(manifest)
     return "lexical-only" if pinned is None else pinned.describe()
 
 
-def differences(pinned: VectorIdentity, wanted: VectorIdentity) -> list[str]:
+def differences(pinned: VectorSpace, wanted: VectorSpace) -> list[str]:
     """Each way ``pinned`` (the index) differs from ``wanted`` (the configuration), in words.
 
     Dimensions are compared only when both are known.
@@ -133,22 +134,22 @@ ADDING = "`fisk-ai knowledge index` adds them in place (the language server and 
 
 
 def require_match(
-    manifest: Manifest, wanted: VectorIdentity, *, verify: Callable[[], object] | None = None
+    manifest: Manifest, wanted: VectorSpace, *, verify: Callable[[], object] | None = None
 ) -> None:
-    """Raise :class:`IdentityMismatch` unless the index may be used with ``wanted``.
+    """Raise :class:`VectorSpaceMismatch` unless the index may be used with ``wanted``.
 
     A lexical-only index always matches (its vectors are added in place). When the model
     differs, ``verify`` (the provider's model check, when it has one) runs first: a model that
     cannot be loaded raises its own :class:`EmbeddingsError`, a fault rather than a switch.
     """
-    pinned = VectorIdentity.pinned(manifest)
+    pinned = VectorSpace.pinned(manifest)
     if pinned is None:
         return
     wrong = differences(pinned, wanted)
     if wrong:
         if verify is not None and pinned.model != wanted.model:
             verify()
-        raise IdentityMismatch(mismatch_message(wrong))
+        raise VectorSpaceMismatch(mismatch_message(wrong))
 
 
 def verifier(provider: object) -> Callable[[], object] | None:
@@ -160,7 +161,7 @@ def verifier(provider: object) -> Callable[[], object] | None:
 def refuse_lexical_over_hybrid(manifest: Manifest) -> None:
     """A run without embeddings must not write into an index that holds vectors."""
     if manifest.hybrid:
-        raise IdentityMismatch(
+        raise VectorSpaceMismatch(
             f"the index holds vectors ({describe(manifest)}) but no embeddings are configured; "
             f"configure the same embeddings, or run {REINDEX} to rebuild it lexical-only"
         )
