@@ -11,8 +11,8 @@ One file on purpose: it is the index's idea of a word. The same rules (clitics, 
 characters, CJK runs and bigrams, the stop words) make the document side (``cjk_column``,
 ``document_field``, written by the indexer) and the query side (terms, phrases, the heading key,
 the MATCH expression), and a rule changed on one side only would make a query miss text it
-names. A quarter of its length is the stop-word list; the rest are small pure functions that call
-each other and are tested together (tests/unit/test_fts.py).
+names. Its parts are small pure functions that call each other and are tested together
+(tests/unit/test_fts.py); other languages' function words are in languages.py.
 """
 
 from __future__ import annotations
@@ -42,146 +42,19 @@ MAX_PHRASE_WORDS = 8
 """Words kept in one phrase (a longer identifier is matched by its first words)."""
 
 # Function words that carry no topic. Dropping them keeps OR queries fast (common words match
-# most chunks) and ranking sharp; a query made only of stop words keeps them.
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "let",  # "let's" after fold_clitics
-        "shall",  # "shan't" after fold_clitics
-        "please",
-        "tell",
-        "explain",
-        "show",
-        "give",
-        "find",
-        "get",
-    ]
-)
+# most chunks) and ranking sharp; a query made only of stop words keeps them. "let" and "shall"
+# also stand for "let's" and "shan't" (fold_clitics runs first).
+_ENGLISH_STOP_WORDS = """
+    a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers herself him himself his how i if in into is it its
+    itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    let shall please tell explain show give find get
+"""
+STOP_WORDS = frozenset(_ENGLISH_STOP_WORDS.split())
 
 
 def _is_cjk(ch: str) -> bool:
