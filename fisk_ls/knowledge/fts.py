@@ -22,6 +22,7 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from .languages import language_stop_words, query_language
 from .sanitize import strip_controls
@@ -186,50 +187,6 @@ def _quote(term: str) -> str:
 _IDENTIFIER = re.compile(r"(?<![^\W_])[^\W_]++(?:[_\-./:][^\W_]++)+")
 
 
-def query_phrases(text: str) -> list[str]:
-    """Phrases that earn a bonus on top of the single terms (pure proximity signals):
-
-    * compound identifiers (``OTEL_EXPORTER_OTLP_ENDPOINT`` → "otel exporter otlp endpoint"), so
-      a chunk holding the identifier outranks chunks sharing only its parts (every ``*_ENDPOINT``);
-    * a short query (2–5 words, stop words dropped) as a whole, so "tail sampling" prefers the
-      section that says it ("what is a span" is not a phrase: a sentence asking it is no answer).
-
-    Bounded like the terms: at most ``MAX_PHRASES`` phrases of at most ``MAX_PHRASE_WORDS``
-    words, each made only of words among the query's first ``MAX_TERMS`` terms (or stop words),
-    so a query of many hyphenated pairs costs no more than one of ``MAX_TERMS`` plain words.
-    A definitional question's frame is dropped first (:func:`question_text`).
-    """
-    stop = stop_words(text)
-    text = fold_clitics(strip_controls(question_text(text)[:MAX_QUERY_CHARS]))
-    kept = set(_plain_terms(text, stop)[:MAX_TERMS]) | stop
-    phrases: dict[str, None] = {}
-    for m in _IDENTIFIER.finditer(text):
-        if len(phrases) >= MAX_PHRASES:
-            break
-        if has_cjk(m.group(0)):
-            continue
-        parts = [w.casefold() for w, _ in words(m.group(0))][:MAX_PHRASE_WORDS]
-        if all(w in stop for w in parts):  # "est-ce", "how-to": a frame, not an identifier
-            continue
-        if all(unicodedata.normalize("NFC", w) in kept for w in parts):
-            phrases[" ".join(parts)] = None
-    out = list(phrases)[:MAX_PHRASES]
-    plain = [w.casefold() for w, cjk in words(text) if not cjk]
-    plain = [w for w in plain if w not in stop] or plain
-    if 2 <= len(plain) <= 5 and not has_cjk(text):
-        whole = " ".join(plain)
-        if whole not in phrases:
-            out = [*out[: MAX_PHRASES - 1], whole]
-    return out
-
-
-def _plain_terms(text: str, stop: frozenset[str] = STOP_WORDS) -> list[str]:
-    """Non-CJK terms in order, NFC and case-folded, stop words dropped (unless all are)."""
-    plain = [unicodedata.normalize("NFC", run).casefold() for run, cjk in words(text) if not cjk]
-    kept = [w for w in plain if w not in stop] or plain
-    return list(dict.fromkeys(kept))
-
-
 @functools.lru_cache(maxsize=64)
 def stop_words(query: str) -> frozenset[str]:
     """The stop words of ``query``: English's, plus the function words of the Latin-script
@@ -327,125 +284,11 @@ def may_have_key(heading: str, key: tuple[str, ...]) -> bool:
     return all((w[:-1] or w) in low for w in key)
 
 
-def question_text(text: str) -> str:
-    """``text`` without the frame of a question that only asks what a term means: "what does
-    OTLP stand for" → "OTLP", "define resource detectors" → "resource detectors". The frame's
-    words ("stand", "mean", "define") name no topic, and as rare words they outweighed the term
-    in BM25 ("stand up an OpAMP server" ranked first). "what is X in Y" keeps its context. A
-    long text is no such question, whatever its first words ("Definition of a large scale
-    cyber attack is extremely vague ..."). A CJK question loses its frame: "スパンとは" →
-    "スパン", "什么是实体" → "实体"."""
-    m = _definition(text)
-    if m is None:
-        return text
-    found = m.groupdict()
-    return found.get("abbr") or found.get("def") or found.get("bare") or text
-
-
-def _definition(text: str) -> re.Match[str] | None:
-    """The what-is match of a short query (``_DEFINITIONS``; ``_CJK_DEFINITIONS`` for CJK)."""
-    text = strip_controls(text[:MAX_QUERY_CHARS])
-    if has_cjk(text):
-        if len(text.strip()) > CJK_DEFINITION_CHARS:
-            return None
-        patterns = _CJK_DEFINITIONS
-    elif is_long_query(text):
-        return None
-    else:
-        patterns = _DEFINITIONS
-    for pattern in patterns:
-        m = pattern.match(text)
-        if m is not None:
-            return m
-    return None
-
-
-def heading_terms(text: str) -> list[str]:
-    """The words of a short query that a section heading would be (stop words dropped, at most
-    four; none for longer queries, nor CJK ones but what-is questions): "what is a span" →
-    ["span"]. A definitional question names its term: "what is a connector in the collector" →
-    ["connector"], "what does OTLP stand for" → ["otlp"], "¿qué es un span?" → ["span"],
-    "スパンとは" → ["スパン"]."""
-    text = strip_controls(text[:MAX_QUERY_CHARS])
-    stop = stop_words(text)
-    m = _definition(text)
-    if m is not None:
-        found = m.groupdict()
-        text = (
-            found.get("term") or found.get("abbr") or found.get("def") or found.get("bare") or text
-        )
-    elif has_cjk(text):
-        return []
-    plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(fold_clitics(text))]
-    kept = [w for w in plain if w not in stop]
-    return kept if 1 <= len(kept) <= 4 else []
-
-
-def query_terms(text: str) -> list[str]:
-    """Search terms of a query, lower-cased, de-duplicated, stop words removed, in order (a
-    definitional question's frame dropped: :func:`question_text`)."""
-    stop = stop_words(text)
-    text = fold_clitics(strip_controls(question_text(text)[:MAX_QUERY_CHARS]))
-    plain: list[str] = []
-    grams: list[str] = []
-    for run, cjk in words(text):
-        if cjk:
-            grams.extend(cjk_bigrams(run))
-        else:
-            plain.append(unicodedata.normalize("NFC", run).casefold())
-    kept = [w for w in plain if w not in stop] or plain
-    seen: set[str] = set()
-    terms: list[str] = []
-    for term in [*kept, *grams]:
-        if term not in seen:
-            seen.add(term)
-            terms.append(term)
-    return terms[:MAX_TERMS]
-
-
 COMPOUND_WORDS = 3
 """Most words a query may have for :func:`compound_terms` to join them."""
 
 _JOINED = re.compile(r"[^\W_][_./:]+[^\W_]")
 """Words joined as an identifier's parts are (``OTEL_SERVICE_NAME``, ``service.name``)."""
-
-
-def search_terms(text: str) -> list[str]:
-    """What the index is searched for: the query's terms (:func:`query_terms`), then the
-    compound words a short query spells (:func:`compound_terms`)."""
-    terms = query_terms(text)
-    extra = [c for c in compound_terms(text) if c not in terms]
-    return [*terms, *extra][:MAX_TERMS] if extra else terms
-
-
-def compound_terms(text: str) -> list[str]:
-    """What a short query's words spell when written as one identifier: "prefix length" →
-    "prefixlength", "batch span processor" → "batchspan", "spanprocessor",
-    "batchspanprocessor". The index keeps ``PrefixLength`` and ``BatchSpanProcessor`` as one
-    token each, so without these the words could never match the parameter or class they
-    name. Only for 2 to ``COMPOUND_WORDS`` words apart from stop words, typed apart or with a
-    hyphen ("self-signed"): an identifier such as ``OTEL_SERVICE_NAME`` is matched by its
-    phrase instead, and a longer question's neighbouring words are no name (measured:
-    bench/tuning.md, "words that spell an identifier")."""
-    stop = stop_words(text)
-    text = fold_clitics(strip_controls(question_text(text)[:MAX_QUERY_CHARS]))
-    tokens = text.split()
-    if len(tokens) > 3 * COMPOUND_WORDS:
-        return []
-    spelled: list[str] = []
-    for token in tokens:
-        if _JOINED.search(token):
-            return []  # an identifier: its phrase matches it
-        for word, cjk in words(token):  # "self-signed" is two words
-            if cjk:
-                return []
-            word = unicodedata.normalize("NFC", word).casefold()
-            if word not in stop:
-                spelled.append(word)
-    if not 2 <= len(spelled) <= COMPOUND_WORDS:
-        return []
-    joined = [a + b for a, b in itertools.pairwise(spelled)]
-    return [*joined, "".join(spelled)] if len(spelled) > 2 else joined
 
 
 SHORT_QUERY_TERMS = 8
@@ -460,7 +303,10 @@ def is_long_query(text: str) -> bool:
     :func:`stop_words`, so a Spanish question's function words do not make it long; a CJK run
     counts as its bigrams). Cheap on purpose — it stops counting at the limit — since a front
     end may ask on its event loop."""
-    stop = stop_words(text)
+    return _is_long(text, stop_words(text))
+
+
+def _is_long(text: str, stop: frozenset[str]) -> bool:
     n = 0
     for m in _RUN.finditer(text, 0, MAX_QUERY_CHARS):
         run = m.group()
@@ -471,6 +317,197 @@ def is_long_query(text: str) -> bool:
         if n > SHORT_QUERY_TERMS:
             return True
     return False
+
+
+def question_text(text: str) -> str:
+    """``text`` without the frame of a question that only asks what a term means: "what does
+    OTLP stand for" → "OTLP", "define resource detectors" → "resource detectors". The frame's
+    words ("stand", "mean", "define") name no topic, and as rare words they outweighed the term
+    in BM25 ("stand up an OpAMP server" ranked first). "what is X in Y" keeps its context. A
+    long text is no such question, whatever its first words ("Definition of a large scale
+    cyber attack is extremely vague ..."). A CJK question loses its frame: "スパンとは" →
+    "スパン", "什么是实体" → "实体"."""
+    clean = strip_controls(text[:MAX_QUERY_CHARS])
+    m = _definition(clean, stop_words(clean))
+    if m is None:
+        return text
+    found = m.groupdict()
+    return found.get("abbr") or found.get("def") or found.get("bare") or text
+
+
+def _definition(text: str, stop: frozenset[str]) -> re.Match[str] | None:
+    """The what-is match of a short query (``_DEFINITIONS``; ``_CJK_DEFINITIONS`` for CJK);
+    ``text`` has its controls stripped and is cut at ``MAX_QUERY_CHARS``."""
+    if has_cjk(text):
+        if len(text.strip()) > CJK_DEFINITION_CHARS:
+            return None
+        patterns = _CJK_DEFINITIONS
+    elif _is_long(text, stop):
+        return None
+    else:
+        patterns = _DEFINITIONS
+    for pattern in patterns:
+        m = pattern.match(text)
+        if m is not None:
+            return m
+    return None
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One search string read once by the index's rules: the query side's terms, phrases,
+    compound words and heading words all come from these fields, so one search normalises its
+    text, finds its language's stop words, matches the what-is frame and splits the words once.
+
+    ``text``: controls stripped, cut at ``MAX_QUERY_CHARS``. ``question``: what a what-is frame
+    leaves of it (:func:`question_text`), clitics folded; ``runs``: its words. ``named``: the
+    words of the term a what-is question names ("connector" of "what is a connector in the
+    collector"), of the whole text otherwise; None for CJK text that asks no what-is question
+    (it has no heading words)."""
+
+    text: str
+    stop: frozenset[str]
+    question: str
+    runs: tuple[tuple[str, bool], ...]
+    named: tuple[tuple[str, bool], ...] | None
+
+    @classmethod
+    def of(cls, text: str) -> Asked:
+        clean = strip_controls(text[:MAX_QUERY_CHARS])
+        stop = stop_words(clean)
+        m = _definition(clean, stop)
+        found = m.groupdict() if m is not None else {}
+        asked = found.get("abbr") or found.get("def") or found.get("bare") or clean
+        question = fold_clitics(asked)
+        runs = tuple(words(question))
+        term = found.get("term") or asked
+        named: tuple[tuple[str, bool], ...] | None = runs
+        if m is None and has_cjk(clean):
+            named = None
+        elif term != asked:
+            named = tuple(words(fold_clitics(term)))
+        return cls(clean, stop, question, runs, named)
+
+    def terms(self) -> list[str]:
+        """Search terms, NFC and case-folded, de-duplicated, stop words removed (unless all
+        are), in order, then the CJK bigrams; at most ``MAX_TERMS``."""
+        plain: list[str] = []
+        grams: list[str] = []
+        for run, cjk in self.runs:
+            if cjk:
+                grams.extend(cjk_bigrams(run))
+            else:
+                plain.append(unicodedata.normalize("NFC", run).casefold())
+        kept = [w for w in plain if w not in self.stop] or plain
+        return list(dict.fromkeys([*kept, *grams]))[:MAX_TERMS]
+
+    def compounds(self) -> list[str]:
+        """See :func:`compound_terms`."""
+        tokens = self.question.split()
+        if len(tokens) > 3 * COMPOUND_WORDS:
+            return []
+        if any(_JOINED.search(token) for token in tokens):
+            return []  # an identifier: its phrase matches it
+        if any(cjk for _, cjk in self.runs):
+            return []
+        spelled = [
+            w
+            for w in (unicodedata.normalize("NFC", run).casefold() for run, _ in self.runs)
+            if w not in self.stop
+        ]
+        if not 2 <= len(spelled) <= COMPOUND_WORDS:
+            return []
+        joined = [a + b for a, b in itertools.pairwise(spelled)]
+        return [*joined, "".join(spelled)] if len(spelled) > 2 else joined
+
+    def search_terms(self) -> list[str]:
+        """The terms, then the compound words a short string spells (:func:`search_terms`)."""
+        terms = self.terms()
+        extra = [c for c in self.compounds() if c not in terms]
+        return [*terms, *extra][:MAX_TERMS] if extra else terms
+
+    def phrases(self) -> list[str]:
+        """See :func:`query_phrases`."""
+        stop, text = self.stop, self.question
+        plain = [w.casefold() for w, cjk in self.runs if not cjk]
+        folded = [unicodedata.normalize("NFC", w).casefold() for w, cjk in self.runs if not cjk]
+        terms = list(dict.fromkeys([w for w in folded if w not in stop] or folded))
+        kept = set(terms[:MAX_TERMS]) | stop
+        phrases: dict[str, None] = {}
+        for m in _IDENTIFIER.finditer(text):
+            if len(phrases) >= MAX_PHRASES:
+                break
+            if has_cjk(m.group(0)):
+                continue
+            parts = [w.casefold() for w, _ in words(m.group(0))][:MAX_PHRASE_WORDS]
+            if all(w in stop for w in parts):  # "est-ce", "how-to": a frame, not an identifier
+                continue
+            if all(unicodedata.normalize("NFC", w) in kept for w in parts):
+                phrases[" ".join(parts)] = None
+        out = list(phrases)[:MAX_PHRASES]
+        bare = [w for w in plain if w not in stop] or plain
+        if 2 <= len(bare) <= 5 and not has_cjk(text):
+            whole = " ".join(bare)
+            if whole not in phrases:
+                out = [*out[: MAX_PHRASES - 1], whole]
+        return out
+
+    def heading_terms(self) -> list[str]:
+        """See :func:`heading_terms`."""
+        if self.named is None:
+            return []
+        plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in self.named]
+        kept = [w for w in plain if w not in self.stop]
+        return kept if 1 <= len(kept) <= 4 else []
+
+
+def query_phrases(text: str) -> list[str]:
+    """Phrases that earn a bonus on top of the single terms (pure proximity signals):
+
+    * compound identifiers (``OTEL_EXPORTER_OTLP_ENDPOINT`` → "otel exporter otlp endpoint"), so
+      a chunk holding the identifier outranks chunks sharing only its parts (every ``*_ENDPOINT``);
+    * a short query (2–5 words, stop words dropped) as a whole, so "tail sampling" prefers the
+      section that says it ("what is a span" is not a phrase: a sentence asking it is no answer).
+
+    Bounded like the terms: at most ``MAX_PHRASES`` phrases of at most ``MAX_PHRASE_WORDS``
+    words, each made only of words among the query's first ``MAX_TERMS`` terms (or stop words),
+    so a query of many hyphenated pairs costs no more than one of ``MAX_TERMS`` plain words.
+    A definitional question's frame is dropped first (:func:`question_text`).
+    """
+    return Asked.of(text).phrases()
+
+
+def heading_terms(text: str) -> list[str]:
+    """The words of a short query that a section heading would be (stop words dropped, at most
+    four; none for longer queries, nor CJK ones but what-is questions): "what is a span" →
+    ["span"]. A definitional question names its term: "what is a connector in the collector" →
+    ["connector"], "what does OTLP stand for" → ["otlp"], "¿qué es un span?" → ["span"],
+    "スパンとは" → ["スパン"]."""
+    return Asked.of(text).heading_terms()
+
+
+def query_terms(text: str) -> list[str]:
+    """Search terms of a query, lower-cased, de-duplicated, stop words removed, in order (a
+    definitional question's frame dropped: :func:`question_text`)."""
+    return Asked.of(text).terms()
+
+
+def search_terms(text: str) -> list[str]:
+    """What the index is searched for: the query's terms (:func:`query_terms`), then the
+    compound words a short query spells (:func:`compound_terms`)."""
+    return Asked.of(text).search_terms()
+
+
+def compound_terms(text: str) -> list[str]:
+    """What a short query's words spell when written as one identifier: "prefix length" →
+    "prefixlength", "batch span processor" → "batchspan", "spanprocessor",
+    "batchspanprocessor". The index keeps ``PrefixLength`` and ``BatchSpanProcessor`` as one
+    token each, so without these the words could never match the parameter or class they
+    name. Only for 2 to ``COMPOUND_WORDS`` words apart from stop words, typed apart or with a
+    hyphen ("self-signed"): an identifier such as ``OTEL_SERVICE_NAME`` is matched by its
+    phrase instead, and a longer question's neighbouring words are no name (measured:
+    bench/tuning.md, "words that spell an identifier")."""
+    return Asked.of(text).compounds()
 
 
 def or_expression(phrases: Sequence[str], terms: Sequence[str]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .fts import heading_terms, query_phrases, search_terms, stop_words
+from .fts import Asked, heading_key
 from .languages import locale_language
 from .scope import Scope
 from .settings_schema import check_also, resolve_top_k
@@ -32,18 +32,23 @@ class SearchString:
     """``fts.query_phrases``: identifiers and a short query as a whole."""
     heading: tuple[str, ...]
     """``fts.heading_terms``: the words a section heading would be (the heading boost)."""
+    heading_key: tuple[str, ...]
+    """``fts.heading_key`` of those words: what a heading's own key must equal."""
     stop: frozenset[str]
     """``fts.stop_words``: English's, plus the function words of the string's own language."""
 
     @classmethod
     def parse(cls, text: str, name: str = "query") -> SearchString:
+        asked = Asked.of(text)  # normalised, its stop words found and its words split once
+        heading = tuple(asked.heading_terms())
         return cls(
             text=text,
             name=name,
-            terms=tuple(search_terms(text)),
-            phrases=tuple(query_phrases(text)),
-            heading=tuple(heading_terms(text)),
-            stop=stop_words(text),
+            terms=tuple(asked.search_terms()),
+            phrases=tuple(asked.phrases()),
+            heading=heading,
+            heading_key=heading_key(" ".join(heading), asked.stop) if heading else (),
+            stop=asked.stop,
         )
 
 

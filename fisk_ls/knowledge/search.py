@@ -279,7 +279,8 @@ def lexical_ids(
     ``HEADING_BOOST`` times its BM25: the section that defines a term outranks the ones that
     only use it. ``stop`` is the query's stop words (``fts.stop_words``), as for
     :func:`boost_headings`."""
-    return boost_headings(snap, bm25_ids(snap, plan, limit), heading, stop)
+    want = heading_key(" ".join(heading), stop) if heading else ()
+    return boost_headings(snap, bm25_ids(snap, plan, limit), want, stop)
 
 
 def bm25_ids(
@@ -295,18 +296,18 @@ def bm25_ids(
 def boost_headings(
     snap: Snapshot,
     ranked: list[tuple[int, float]],
-    heading: Sequence[str],
+    want: tuple[str, ...],
     stop: frozenset[str] = STOP_WORDS,
 ) -> list[tuple[int, float]]:
-    """``ranked`` with the heading boost of :func:`lexical_ids` applied, re-sorted. Headings
-    drop the query's stop words (``fts.stop_words``), as its words did.
+    """``ranked`` with the heading boost of :func:`lexical_ids` applied, re-sorted: ``want`` is
+    the query's heading words as a key (``fts.heading_key``; ``SearchString.heading_key``).
+    Headings drop the query's stop words (``fts.stop_words``), as its words did.
 
     Only the chunk that holds a heading counts as headed by it (``started_headings``): a long
     section cut into many chunks is one section, and its continuations (an env-var table's
     tenth chunk under "OTLP") must not fill the top ten for "what does OTLP stand for"."""
-    if not heading or not ranked or HEADING_BOOST == 1.0:
+    if not want or not ranked or HEADING_BOOST == 1.0:
         return ranked
-    want = heading_key(" ".join(heading), stop)
     c = snap.tables.rows  # section, document_id and ordinal, with the index on the last two
     marks = ",".join("?" * len(ranked))
     labels: dict[int, tuple[str, str | None]] = {
@@ -551,7 +552,7 @@ def lexical_arm(
     if not plan.expression():
         return []
     deep = bm25_ids(snap, plan, FANOUT * DEEPER, within)
-    return boost_headings(snap, deep, string.heading, string.stop)
+    return boost_headings(snap, deep, string.heading_key, string.stop)
 
 
 def _hits(

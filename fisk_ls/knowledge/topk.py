@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .fts import MAX_PHRASES, or_expression, query_phrases, search_terms
+from .fts import MAX_PHRASES, Asked, or_expression
 
 if TYPE_CHECKING:
     from .store import Snapshot
@@ -95,7 +95,8 @@ class Plan:
 def plan_of(text: str) -> Plan:
     """The plan of ``text`` before term statistics: its search terms (``fts.search_terms``) and
     phrases, uncounted. ``TermStats.plan`` prunes and bounds it against an index."""
-    return Plan.uncounted(query_phrases(text), search_terms(text))
+    asked = Asked.of(text)
+    return Plan.uncounted(asked.phrases(), asked.search_terms())
 
 
 def best(

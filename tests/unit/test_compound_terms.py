@@ -125,7 +125,7 @@ def test_words_reach_the_parameter_they_name(
         assert top.section.endswith("-PrefixLength")
         assert top.match is not None and "PrefixLength" in top.match.terms  # shown as matched
         # Without the compound the words alone rank the guides first.
-        monkeypatch.setattr(fts, "compound_terms", lambda text: [])
+        monkeypatch.setattr(fts.Asked, "compounds", lambda self: [])
         assert knowledge.search("prefix length", top_k=3).hits[0].path.startswith("routing-")
     finally:
         knowledge.close()
