@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from .fts import Asked, heading_key
 from .languages import locale_language
 from .scope import Scope
-from .settings_schema import check_also, resolve_top_k
+from .settings_schema import TOP_K, check_also, resolve_top_k
 
 
 def string_name(i: int) -> str:
@@ -72,7 +72,7 @@ class Query:
         text: str,
         top_k: int | None = None,
         *,
-        default_top_k: int = 5,
+        default_top_k: int = int(TOP_K.default),
         reader_language: str | None = None,
         also: Sequence[str] = (),
         scope: Scope | None = None,
