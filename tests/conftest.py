@@ -104,4 +104,9 @@ def _no_user_cache(
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     if "FISK_AI_STORE_DIR" in os.environ and not os.environ["FISK_AI_STORE_DIR"]:
         monkeypatch.delenv("FISK_AI_STORE_DIR")
+    # A search whose words name no language takes the locale's (the reader's): tests run in a
+    # neutral one unless they set their own, whatever the machine's.
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
     yield

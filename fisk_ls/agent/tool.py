@@ -10,7 +10,6 @@ boundary instead of being dropped, and a huge first hit no longer goes in whole.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +38,6 @@ from ..knowledge import (
     check_scope,
     check_tags,
     check_top_k,
-    environment_language,
     one_line,
 )
 
@@ -331,16 +329,12 @@ class KnowledgeTool:
         self.project = Project(settings, reader=knowledge)
         self.knowledge = self.project.reader
         self.budget_chars = settings.max_injected_tokens * CHARS_PER_TOKEN
-        self.reader_language = environment_language(os.environ)
-        """The locale's language: a query in no language (an identifier) prefers its pages."""
 
     def call(self, raw: Mapping[str, Any] | str | None) -> dict[str, Any]:
         """Run the tool; ToolInputError for bad arguments, KnowledgeError for real failures."""
         args = parse_args(raw)
         result = self.project.read(
-            lambda kn: kn.search(
-                args.query, args.top_k, self.reader_language, args.also, scope=args.scope
-            )
+            lambda kn: kn.search(args.query, args.top_k, also=args.also, scope=args.scope)
         )
         neighbours = {
             hit.citation: self._around(hit.citation, args.context)

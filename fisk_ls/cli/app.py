@@ -24,7 +24,6 @@ from ..knowledge import (
     TOP_K,
     KnowledgeError,
     absolute_roots,
-    environment_language,
 )
 from . import render
 from .options import (
@@ -196,10 +195,9 @@ def search_cmd(
     tags: tuple[str, ...],
 ) -> None:
     """Search the index for QUERY (within --path, minus --exclude, with a --tag, when given)."""
-    reader = environment_language(os.environ)  # a query in no language is the reader's
     scoped = paths or excludes or tags
     scope = search_scope(obj.settings(), paths, excludes, tags=tags) if scoped else None
-    _, result = obj.read(lambda kb: kb.search(query, top_k, reader, also, scope=scope))
+    _, result = obj.read(lambda kb: kb.search(query, top_k, also=also, scope=scope))
     if obj.as_json:
         emit_json(render.search_json(result))
     else:

@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from .index.ignore import IgnoreRules
     from .index.queue import QueueHooks, RunReporter
     from .index.runs import IndexReporter, IndexStats
-    from .languages import environment_language, locale_language
     from .location import absolute_roots
     from .match import Spot
     from .operations import Removal, ignore_rules, index, remove, reset, update_paths
@@ -114,8 +113,6 @@ _LAZY = {
     "RunReporter": ".index.queue",
     "IndexReporter": ".index.runs",
     "IndexStats": ".index.runs",
-    "environment_language": ".languages",
-    "locale_language": ".languages",
     "absolute_roots": ".location",
     "Spot": ".match",
     "Removal": ".operations",
@@ -239,11 +236,9 @@ __all__ = [
     "check_tags",
     "check_top_k",
     "check_value",
-    "environment_language",
     "ignore_rules",
     "index",
     "is_long_query",
-    "locale_language",
     "make_embedder",
     "one_line",
     "open_writer",

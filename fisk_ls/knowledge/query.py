@@ -74,18 +74,20 @@ class Query:
         *,
         default_top_k: int = int(TOP_K.default),
         reader_language: str | None = None,
+        default_language: str | None = None,
         also: Sequence[str] = (),
         scope: Scope | None = None,
     ) -> Query:
         """Check and parse a request (SettingError past a limit): ``top_k`` or the configured
         ``default_top_k``; ``reader_language`` a locale or language tag ("ja_JP.UTF-8",
-        "pt-BR"); ``also`` up to four extra strings (blank ones dropped). The query's own length
-        is the front ends' to check (``settings_schema.check_query``): the core searches any
-        text within its cost bounds."""
+        "pt-BR"), else ``default_language`` (a base code: the process's locale's); ``also`` up
+        to four extra strings (blank ones dropped). The query's own length is the front ends'
+        to check (``settings_schema.check_query``): the core searches any text within its cost
+        bounds."""
         texts = (text, *check_also(list(also)))
         return cls(
             strings=tuple(SearchString.parse(t, string_name(i)) for i, t in enumerate(texts)),
             top_k=resolve_top_k(top_k, default_top_k),
-            reader_language=locale_language(reader_language),
+            reader_language=locale_language(reader_language) or default_language,
             scope=scope,
         )

@@ -8,6 +8,7 @@ reads the manifest on every call, so a rebuild or a model switch is noticed with
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from .citations import (
     parse_citation,
 )
 from .errors import CitationError
+from .languages import environment_language
 from .location import Settings
 from .match import Tokenizer, fts_tokenizer, locate, terms_tokens
 from .query import Query
@@ -126,7 +128,9 @@ class Knowledge:
         outside the read transaction (optimistically: whether the index holds vectors is known
         only inside it), then the vector space and dimension are checked against that snapshot.
         ``reader_language``: the asker's language when the front end knows it (a locale or
-        language tag, "ja_JP.UTF-8", "pt-BR"), for a query whose words name none. ``also``: up
+        language tag, "ja_JP.UTF-8", "pt-BR"; an editor's display language), else the
+        process's locale (``LC_ALL`` / ``LC_MESSAGES`` / ``LANG``), for a query whose words
+        name none. ``also``: up
         to four extra search strings (``settings_schema.check_also``; SettingError past the
         limits), searched beside the query and fused with it; the query and they are embedded
         in one model call, and each hit's ``found_by`` names the strings that found it.
@@ -136,6 +140,7 @@ class Knowledge:
             top_k,
             default_top_k=self.settings.top_k,
             reader_language=reader_language,
+            default_language=environment_language(os.environ),
             also=also,
             scope=scope,
         )

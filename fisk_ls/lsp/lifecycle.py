@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import weakref
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
-from ..knowledge import KnowledgeError, QueueHooks, environment_language, locale_language
+from ..knowledge import KnowledgeError, QueueHooks
 from . import symbols, sync
 from .convert import file_uri, uri_path
 from .options import (
@@ -48,8 +47,9 @@ def initialize(ls: FiskLanguageServer, params: types.InitializeParams) -> None:
     parsed = parse_options(params.initialization_options)
     ls.options = parsed.options
     ls.option_errors = parsed.errors
-    # The editor's display language, else the server's locale (Neovim 0.11 sends none).
-    ls.projects.reader_language = locale_language(params.locale) or environment_language(os.environ)
+    # The editor's display language (the core falls back to the server's locale: Neovim 0.11
+    # sends none).
+    ls.projects.reader_language = params.locale
     if ls.options.workspace_symbols:
         symbols.enable(ls)
 

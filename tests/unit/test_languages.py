@@ -18,7 +18,7 @@ from fisk_ls.knowledge.languages import (
     prefer_query_language,
     query_language,
 )
-from tests.support.translated_site import write_site
+from tests.support.translated_site import ENGLISH, IDENTIFIER, PORTUGUESE, write_site
 
 
 @pytest.mark.parametrize(
@@ -246,3 +246,24 @@ def test_a_page_with_no_copy_in_the_readers_language_shows_the_main_language_fir
     ranked = [c for c, _ in prefer_query_language(fused, paths, "OTEL_X", reader="zh")]
     assert ranked.index(2) < ranked.index(1) and ranked.index(2) < ranked.index(3)
     assert ranked.index(4) < ranked.index(5)  # where a Chinese copy exists, it comes first
+
+
+def test_a_search_without_a_reader_language_takes_the_locales(
+    tmp_path: Path, store_base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The core's one default: no reader language given means the process's locale (the CLI
+    and the agent tool pass none; the language server passes the editor's, if any)."""
+    settings = resolve_settings(cwd=write_site(tmp_path / "site"), store_base=store_base)
+    index(settings)
+    k = Knowledge(settings)
+    try:
+        given = k.search(IDENTIFIER, 5, "pt_BR.UTF-8").hits
+        monkeypatch.setenv("LANG", "pt_BR.UTF-8")
+        assert k.search(IDENTIFIER, 5).hits == given
+        assert given[0].path.startswith(PORTUGUESE)
+        monkeypatch.setenv("LC_ALL", "C")  # says nothing: as no reader language
+        assert k.search(IDENTIFIER, 5).hits == k.search(IDENTIFIER, 5, "C").hits
+        # An editor's display language wins over the locale.
+        assert k.search(IDENTIFIER, 5, "en-US").hits[0].path.startswith(ENGLISH)
+    finally:
+        k.close()
