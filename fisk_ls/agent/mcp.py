@@ -21,6 +21,7 @@ import ipaddress
 import json
 import logging
 import os
+import re
 import socket
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -312,10 +313,28 @@ tells clients to read on a 401. It lists no authorization server: the token is a
 the user passes as a header (SECURITY.md says how, client by client)."""
 
 
+HOST_HEADER = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?"
+)
+"""A Host header that can stand in a URL as it is: a name or IPv4 address, or an IPv6 address in
+brackets, and an optional port (nothing that could break the quoted challenge)."""
+
+
 def _origin(scope: MutableMapping[str, Any]) -> str:
+    """The origin the client asked for: its Host header when that is a plain host[:port], else
+    the address the connection arrived at. Clients check that the metadata's ``resource`` is the
+    URL they used (the MCP Inspector refuses to go on otherwise), and a client of
+    ``http://localhost:8080/mcp`` or ``http://build-box:8080/mcp`` reaches a socket on
+    127.0.0.1 or 192.0.2.7."""
+    scheme = scope.get("scheme", "http")
+    hosts = [v for k, v in scope.get("headers", []) if k.lower() == b"host"]
+    if len(hosts) == 1:
+        given = bytes(hosts[0]).decode("ascii", "replace")
+        if HOST_HEADER.fullmatch(given):
+            return f"{scheme}://{given}"
     host, port = scope.get("server") or (DEFAULT_HOST, 80)
     shown = f"[{host}]" if ":" in str(host) else host
-    return f"{scope.get('scheme', 'http')}://{shown}:{port}"
+    return f"{scheme}://{shown}:{port}"
 
 
 class BearerAuth:
@@ -384,7 +403,10 @@ class NoEventStream:
     """ASGI middleware: ``GET /mcp`` answers 405, which the streamable HTTP transport allows for
     a server that offers no stream of its own. This one sends nothing unprompted (one tool, no
     notifications), so a stream would only hold a connection: 64 idle ones kept every new
-    client out. Replies to requests still stream on their POST."""
+    client out. Replies to requests still stream on their POST.
+
+    Every other method but POST and DELETE gets the same 405 and ``Allow`` here: the SDK's own
+    405 listed GET as allowed and carried the id of a session it had just opened and dropped."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -395,13 +417,17 @@ class NoEventStream:
         receive: Callable[[], Awaitable[Any]],
         send: Callable[[Any], Awaitable[None]],
     ) -> None:
+        method = scope.get("method")
         if (
             scope["type"] == "http"
-            and scope.get("method") == "GET"
+            and method not in ("POST", "DELETE")
             and scope.get("path") == MCP_PATH
         ):
-            body = {"error": "this server offers no event stream; POST requests to " + MCP_PATH}
-            await _send_json(send, 405, body, [(b"allow", b"POST, DELETE")])
+            if method == "GET":
+                text = "this server offers no event stream; POST requests to " + MCP_PATH
+            else:
+                text = f"{one_line(str(method), 20)} is not allowed: POST requests to {MCP_PATH}"
+            await _send_json(send, 405, {"error": text}, [(b"allow", b"POST, DELETE")])
             return
         await self.app(scope, receive, send)
 
