@@ -5,7 +5,9 @@ product.
 
 The reverse of ``fts.compound_terms``: "BatchSpanProcessor" or "NetAdapter" is one token in the
 index, so a query typing the identifier cannot reach prose that names it in words ("the batch
-span processor"). Here each camel-case word of the query adds its parts as terms.
+span processor"). Here each camel-case word of the query adds its parts as terms
+(``fts.Asked.search_terms`` wrapped: ``query.SearchString.parse`` takes every search string's
+terms from it).
 """
 
 from __future__ import annotations
@@ -19,23 +21,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import devset
 
 from fisk_ls.knowledge import fts
-from fisk_ls.knowledge import search as S
 
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-original_search_terms = fts.search_terms
+original_search_terms = fts.Asked.search_terms
 
 
-def search_terms(text: str) -> list[str]:
-    terms = original_search_terms(text)
+def search_terms(self: fts.Asked) -> list[str]:
+    terms = original_search_terms(self)
     extra: list[str] = []
-    for token in re.findall(r"[A-Za-z0-9]+", text):
+    for token in re.findall(r"[A-Za-z0-9]+", self.text):
         if re.search(r"[a-z][A-Z]", token):
             extra += [p.casefold() for p in _CAMEL.findall(token)]
-    extra = [e for e in dict.fromkeys(extra) if e not in terms and e not in fts.STOP_WORDS]
+    extra = [e for e in dict.fromkeys(extra) if e not in terms and e not in self.stop]
     return [*terms, *extra][: fts.MAX_TERMS]
 
 
-S.search_terms = search_terms  # type: ignore[assignment]
+fts.Asked.search_terms = search_terms  # type: ignore[method-assign]
 
 if __name__ == "__main__":
     raise SystemExit(devset.main())

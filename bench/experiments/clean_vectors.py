@@ -78,7 +78,10 @@ def devset_main() -> int:
     data = np.load(os.environ["VECTORS"])
     ids, matrix = data["ids"], data["vecs"]
 
-    def vector_ids(snap: Any, vector: Any, limit: int = S.FANOUT, coarse: Any = None) -> Any:
+    def vector_ids(
+        snap: Any, vector: Any, limit: int = S.FANOUT, coarse: Any = None, within: Any = None
+    ) -> Any:
+        assert within is None  # the dev sets search no scope
         cos = matrix @ np.asarray(vector, dtype=np.float32)
         top = np.argsort(-cos)[:limit]
         return sorted(((int(ids[j]), float(cos[j])) for j in top), key=lambda r: (-r[1], r[0]))

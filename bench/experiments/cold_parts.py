@@ -76,7 +76,7 @@ if len(sys.argv) > 2:  # the writer alone, fed these outcomes (real Indexer code
 
     store = Path(sys.argv[2])
     shutil.rmtree(store, ignore_errors=True)
-    runs.examine_all = lambda jobs, **kw: iter(outs)  # type: ignore[assignment]
+    runs.examine_all = lambda jobs, *a, **kw: iter(outs)  # type: ignore[assignment]
     s = resolve_settings(cwd=root, store_base=store)
     t0 = time.perf_counter()
     with open_writer(s.store_dir) as w:

@@ -6,11 +6,14 @@ product.
 "what is an OpenTelemetry distribution" asks for the section headed "Distribution", but its
 heading words are ("opentelemetry", "distribution"), so no heading is exactly them. Here a
 heading word that more than ``SHARE`` of the rows hold (the site's own name) is left out of the
-boost's key, as long as one word remains.
+boost's key, as long as one word remains: ``search.lexical_arm`` is wrapped, and each search
+string goes to it with its ``heading_key`` rebuilt from the kept words (the row counts are the
+string's plan's, ``TermStats.plan``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -21,31 +24,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import devset
 
 from fisk_ls.knowledge import search as S
+from fisk_ls.knowledge.fts import heading_key
 
 SHARE = float(os.environ.get("SHARE", "0.2"))
-_LAST: dict[str, Any] = {}
-original_query_plan = S.query_plan
-original_boost = S.boost_headings
+original_lexical_arm = S.lexical_arm
 
 
-def query_plan(snap: Any, query: str, term_stats: Any) -> Any:
-    plan = original_query_plan(snap, query, term_stats)
-    _LAST["plan"] = plan
-    return plan
-
-
-def boost_headings(snap: Any, ranked: Any, heading: Any, *a: Any, **kw: Any) -> Any:
-    plan = _LAST.get("plan")
-    if plan is not None and plan.total > 0 and len(heading) > 1:
+def lexical_arm(snap: Any, string: Any, plan: Any, within: Any = None) -> Any:
+    heading = string.heading
+    if plan.total > 0 and len(heading) > 1:
         counts = dict(zip(plan.terms, plan.counts, strict=True))
         kept = [w for w in heading if counts.get(w, 0) <= SHARE * plan.total]
-        if kept:
-            heading = kept
-    return original_boost(snap, ranked, heading, *a, **kw)
+        if kept and len(kept) < len(heading):
+            key = heading_key(" ".join(kept), string.stop)
+            string = dataclasses.replace(string, heading=tuple(kept), heading_key=key)
+    return original_lexical_arm(snap, string, plan, within)
 
 
-S.query_plan = query_plan  # type: ignore[assignment]
-S.boost_headings = boost_headings  # type: ignore[assignment]
+S.lexical_arm = lexical_arm  # type: ignore[assignment]
 
 if __name__ == "__main__":
     raise SystemExit(devset.main())

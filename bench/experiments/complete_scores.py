@@ -9,7 +9,8 @@ every confident lexical candidate. Here the missing score is filled in: ``vector
 vector-only candidate its BM25 when it is among the 200 lexical candidates read anyway;
 ``lexical`` gives a lexical-only candidate its exact cosine (rescaled like the vector list's,
 clamped at 0 below the 50th); ``both`` does both. Cosines come from the store's vectors, loaded
-once.
+once. ``search.lexical_arm`` calls ``boost_headings`` and ``run_search`` calls ``vector_ids``
+by name, so the wrappers see every candidate; one search string per question (no ``--agent``).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ original_vector_ids = S.vector_ids
 original_fuse = S.fuse
 
 
-def boost_headings(snap: Any, ranked: Any, heading: Any) -> Any:
-    out = original_boost(snap, ranked, heading)
+def boost_headings(snap: Any, ranked: Any, *a: Any, **kw: Any) -> Any:
+    out = original_boost(snap, ranked, *a, **kw)  # the query's lexical candidates, boosted
     _LAST["deep"] = out
     _LAST["snap"] = snap
     return out
@@ -83,7 +84,7 @@ def fuse(lexical: Any, vector: Any) -> list[tuple[int, float]]:
 
 S.boost_headings = boost_headings  # type: ignore[assignment]
 S.vector_ids = vector_ids  # type: ignore[assignment]
-S.fuse = fuse  # type: ignore[assignment]  # search._fuse calls it by name
+S.fuse = fuse  # type: ignore[assignment]  # search.fuse_strings calls it by name
 
 if __name__ == "__main__":
     raise SystemExit(devset.main())

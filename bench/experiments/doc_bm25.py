@@ -61,8 +61,8 @@ def side(snap: Any) -> apsw.Connection:
     return conn
 
 
-def bm25_ids(snap: Any, plan: Any, limit: int) -> list[tuple[int, float]]:
-    ranked = original(snap, plan, limit)
+def bm25_ids(snap: Any, plan: Any, limit: int, within: Any = None) -> list[tuple[int, float]]:
+    ranked = original(snap, plan, limit, within)
     if not ranked or WEIGHT == 0:
         return ranked
     docs = {

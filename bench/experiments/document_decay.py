@@ -26,9 +26,12 @@ original = S.prefer_query_language
 
 
 def decayed(
-    fused: Sequence[tuple[int, float]], paths: dict[int, str], query: str
+    fused: Sequence[tuple[int, float]],
+    paths: dict[int, str],
+    query: str,
+    reader: str | None = None,
 ) -> list[tuple[int, float]]:
-    ranked = original(fused, paths, query)
+    ranked = original(fused, paths, query, reader)
     seen: dict[str, int] = {}
     out: list[tuple[int, float]] = []
     for cid, score in ranked:

@@ -51,8 +51,8 @@ def _stemmed_stop_words() -> set[str]:
     return _TOK[2]  # type: ignore[no-any-return]
 
 
-def bm25_ids(snap: Any, plan: Any, limit: int) -> list[tuple[int, float]]:
-    first = original_bm25_ids(snap, plan, limit)
+def bm25_ids(snap: Any, plan: Any, limit: int, within: Any = None) -> list[tuple[int, float]]:
+    first = original_bm25_ids(snap, plan, limit, within)
     if not first or FB_WEIGHT == 0:
         return first
     t = snap.tables

@@ -3,7 +3,7 @@ one hybrid store, each scored exactly as bench/devset.py scores (section-level H
 bootstrap intervals).
 
     python fusion.py --store-base /abs/devstore --builtin MODEL_DIR [--corpus otel] [--rules a,b]
-                     [--en-only]
+                     [--en-only] [--questions FILE]
 
 The store is the one ``devset.py --builtin MODEL_DIR --store-base /abs/devstore`` built (its
 ``<corpus>/hybrid`` folder); nothing is re-embedded: only the questions are, once each. Every rule
@@ -203,6 +203,7 @@ def _vector_ids_with_cosines(original: Callable[..., list[int]]) -> Callable[...
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="otel", choices=list(CORPORA))
+    ap.add_argument("--questions", type=Path, help="another question file (devset.py's)")
     ap.add_argument("--store-base", type=Path, required=True)
     ap.add_argument("--builtin", type=Path, required=True, metavar="MODEL_DIR")
     ap.add_argument("--rules", default=",".join(RULES))
@@ -213,7 +214,7 @@ def main() -> int:
     )
     args = ap.parse_args()
     corpus = CORPORA[args.corpus]
-    questions = load(corpus, None)
+    questions = load(corpus, args.questions)
     emb = EmbeddingsConfig(
         base_url="",
         provider="builtin",
@@ -232,12 +233,12 @@ def main() -> int:
 
     lang = {q.query: q.lang for q in questions}
 
-    def search(query: str, top_k: int | None = None) -> Any:
+    def search(query: str, top_k: int | None = None, **kw: Any) -> Any:
         _QUERY[0] = query
         if not args.en_only or lang.get(query) != "en":
-            return original_search(query, top_k)
+            return original_search(query, top_k, **kw)
         # Approximates an index of content/en alone (the IDF still counts every language).
-        result = original_search(query, 20)
+        result = original_search(query, 20, **kw)
         hits = [h for h in result.hits if h.path.startswith("content/en/")]
         return dataclasses.replace(result, hits=hits[: top_k or 10])
 

@@ -26,8 +26,10 @@ VF = int(os.environ.get("VF", str(S.FANOUT)))
 original = S.vector_ids
 
 
-def vector_ids(snap: Any, vector: Any, limit: int = S.FANOUT, coarse: Any = None) -> Any:
-    return original(snap, vector, VF, coarse)
+def vector_ids(
+    snap: Any, vector: Any, limit: int = S.FANOUT, coarse: Any = None, within: Any = None
+) -> Any:
+    return original(snap, vector, VF, coarse, within)
 
 
 S.vector_ids = vector_ids  # type: ignore[assignment]

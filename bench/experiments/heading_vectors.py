@@ -79,8 +79,9 @@ def run_devset(store: str, npz: str, argv: list[str]) -> int:
     lam = float(os.environ.get("LAMBDA", "0.6"))
 
     def vector_ids(
-        snap: Any, vector: Any, limit: int = S.FANOUT, coarse: Any = None
+        snap: Any, vector: Any, limit: int = S.FANOUT, coarse: Any = None, within: Any = None
     ) -> list[tuple[int, float]]:
+        assert within is None  # the dev sets search no scope
         v = np.asarray(vector, dtype=np.float32)
         a, b = chunks @ v, heads @ v
         score = a + lam * b if mode == "sum" else np.maximum(a, b)

@@ -34,8 +34,8 @@ original_bm25_ids = S.bm25_ids
 original_fuse = S.fuse
 
 
-def query_plan(snap: Any, query: str, term_stats: Any) -> Any:
-    plan = original_query_plan(snap, query, term_stats)
+def query_plan(snap: Any, query: Any, term_stats: Any, budget: Any = None) -> Any:
+    plan = original_query_plan(snap, query, term_stats, budget)
     _LAST["plan"], _LAST["snap"] = plan, snap
     return plan
 

@@ -38,7 +38,7 @@ import devset_questions as dq
 from speed import QUERIES
 
 from fisk_ls.knowledge import Knowledge, resolve_settings, topk
-from fisk_ls.knowledge.fts import MAX_PHRASES, query_phrases, query_terms
+from fisk_ls.knowledge.fts import MAX_PHRASES, query_phrases, search_terms
 from fisk_ls.knowledge.fts import or_expression as expression
 from fisk_ls.knowledge.lexical import indexed_rows
 from fisk_ls.knowledge.search import BM25_WEIGHTS, DEEPER, FANOUT
@@ -79,7 +79,7 @@ def main() -> None:
         total = indexed_rows(snap)
         for r in range(rounds + 1):
             for q in queries:
-                terms, phrases = kb.term_stats.bound(snap, query_terms(q), query_phrases(q))
+                terms, phrases = kb.term_stats.bound(snap, search_terms(q), query_phrases(q))
                 if not terms:
                     continue
                 phrases = [p for p in phrases[:MAX_PHRASES] if p not in terms]

@@ -33,8 +33,8 @@ def is_links(body: str) -> bool:
     return bool(lines) and all(LINK_LINE.match(ln) for ln in lines)
 
 
-def bm25_ids(snap: Any, plan: Any, limit: int) -> list[tuple[int, float]]:
-    ranked = original(snap, plan, limit)
+def bm25_ids(snap: Any, plan: Any, limit: int, within: Any = None) -> list[tuple[int, float]]:
+    ranked = original(snap, plan, limit, within)
     if not ranked or FACTOR == 1:
         return ranked
     marks = ",".join("?" * len(ranked))

@@ -27,9 +27,12 @@ original = S.prefer_query_language
 
 
 def capped(
-    fused: Sequence[tuple[int, float]], paths: dict[int, str], query: str
+    fused: Sequence[tuple[int, float]],
+    paths: dict[int, str],
+    query: str,
+    reader: str | None = None,
 ) -> list[tuple[int, float]]:
-    ranked = original(fused, paths, query)
+    ranked = original(fused, paths, query, reader)
     if CAP <= 0:
         return ranked
     placed: dict[str, int] = {}

@@ -9,6 +9,7 @@ sys.path.insert(0, "bench")
 from speed import QUERIES
 
 from fisk_ls.knowledge import schema
+from fisk_ls.knowledge.search import BM25_WEIGHTS
 from fisk_ls.knowledge.topk import plan_of
 
 db = glob.glob(sys.argv[1] + "/*/knowledge.db")[0]
@@ -20,10 +21,11 @@ gen = (
 )
 n = schema.names(gen)
 f = n.fts
-conn.execute(f"INSERT INTO {f}({f}, rank) VALUES ('rank', 'bm25(3.0, 1.0, 1.0)')")
+w = ", ".join(map(str, BM25_WEIGHTS))  # the product's column weights
+conn.execute(f"INSERT INTO {f}({f}, rank) VALUES ('rank', 'bm25({w})')")
 exprs = [plan_of(q).expression() for q in QUERIES]
 sqls = {
-    "bm25() ORDER BY s, rowid": f"SELECT rowid, bm25({f}, 3.0, 1.0, 1.0) AS s FROM {f} WHERE {f} MATCH ? ORDER BY s, rowid LIMIT 50",
+    "bm25() ORDER BY s, rowid": f"SELECT rowid, bm25({f}, {w}) AS s FROM {f} WHERE {f} MATCH ? ORDER BY s, rowid LIMIT 50",
     "ORDER BY rank (configured)": f"SELECT rowid, rank FROM {f} WHERE {f} MATCH ? ORDER BY rank LIMIT 50",
     "no ranking (LIMIT 50)": f"SELECT rowid FROM {f} WHERE {f} MATCH ? LIMIT 50",
 }

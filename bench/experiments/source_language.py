@@ -31,9 +31,18 @@ VARIANT = os.environ.get("VARIANT", "")
 original = L.prefer_query_language
 
 
-def prefer(fused: Sequence[tuple[int, float]], paths: dict[int, str], query: str) -> list:
-    if L.query_language(query) is not None or VARIANT not in ("plurality", "en", "group"):
-        return original(fused, paths, query)
+def prefer(
+    fused: Sequence[tuple[int, float]],
+    paths: dict[int, str],
+    query: str,
+    reader: str | None = None,
+) -> list:
+    if (
+        L.query_language(query) is not None
+        or reader is not None
+        or VARIANT not in ("plurality", "en", "group")
+    ):
+        return original(fused, paths, query, reader)
     if VARIANT == "group":
         return group_source_first(list(fused), paths)
     if VARIANT == "en":
@@ -47,7 +56,7 @@ def prefer(fused: Sequence[tuple[int, float]], paths: dict[int, str], query: str
             return list(fused)
         want = top[0][0]
     saved, factor = L.query_language, L.OTHER_LANGUAGE
-    L.query_language = lambda _q: want  # type: ignore[assignment]
+    L.query_language = lambda text: want  # type: ignore[assignment]
     L.OTHER_LANGUAGE = float(os.environ.get("FACTOR", str(factor)))
     try:
         return original(fused, paths, query)

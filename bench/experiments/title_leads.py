@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,16 +37,16 @@ def _holds(key: tuple[str, ...], want: tuple[str, ...]) -> bool:
 def boosted(
     snap: Any,
     ranked: list[tuple[int, float]],
-    heading: Sequence[str],
+    want: tuple[str, ...],
     stop: frozenset[str] = STOP_WORDS,
 ) -> list[tuple[int, float]]:
-    out = original(snap, ranked, heading, stop)
-    if not heading or not ranked:
+    """``search.boost_headings`` (``want``: the query's heading key), then the title rule."""
+    out = original(snap, ranked, want, stop)
+    if not want or not ranked:
         return out
     before = dict(ranked)
     if VARIANT == "fallback" and any(s != before[c] for c, s in out):
         return out
-    want = heading_key(" ".join(heading), stop)
     c = snap.tables.rows
     marks = ",".join("?" * len(out))
     leads = {

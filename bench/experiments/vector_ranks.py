@@ -1,6 +1,6 @@
 """Where the vector arm ranks the answer of each question the hybrid run misses (issue 14).
 
-    python bench/experiments/vector_ranks.py STORE.db MODEL_DIR DEVSET.json [--corpus otel]
+    python bench/experiments/vector_ranks.py STORE.db MODEL_DIR DEVSET.json [--corpus otel] [--questions FILE]
 
 STORE.db is the hybrid dev-set store (``<store-base>/otel/hybrid/*/knowledge.db``), DEVSET.json a
 ``bench/devset.py`` result over it. For every English question outside the hybrid top 5, prints
@@ -33,6 +33,7 @@ def main() -> int:
     ap.add_argument("model_dir", type=Path)
     ap.add_argument("devset", type=Path)
     ap.add_argument("--corpus", default="otel")
+    ap.add_argument("--questions", type=Path, help="the question file DEVSET.json was run with")
     args = ap.parse_args()
     conn = apsw.Connection(str(args.store), flags=apsw.SQLITE_OPEN_READONLY)
     conn.enable_load_extension(True)
@@ -51,7 +52,7 @@ def main() -> int:
     ranks = run["per_question"]
     emb = BuiltinEmbedder("all-MiniLM-L6-v2", model_dir=args.model_dir, threads=2)
     try:
-        for q in load(CORPORA[args.corpus], None):
+        for q in load(CORPORA[args.corpus], args.questions):
             rank = ranks[q.id]["rank"]
             if q.lang != "en" or (rank is not None and rank <= 5):
                 continue

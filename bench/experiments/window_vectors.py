@@ -107,7 +107,10 @@ def devset_main() -> int:
     w_ids, w_vecs = data["ids"], data["vecs"]
     cache: dict[str, Any] = {}
 
-    def vector_ids(snap: Any, vector: Any, limit: int = S.FANOUT, coarse: Any = None) -> Any:
+    def vector_ids(
+        snap: Any, vector: Any, limit: int = S.FANOUT, coarse: Any = None, within: Any = None
+    ) -> Any:
+        assert within is None  # the dev sets search no scope
         if "m" not in cache:
             rows = snap.conn.execute(
                 f"SELECT chunk_id, embedding FROM {snap.tables.vec}"

@@ -21,22 +21,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import devset
 
 from fisk_ls.knowledge import fts as F
-from fisk_ls.knowledge import search as S
 
 MINW = int(os.environ.get("MINW", "3"))
-original = F.query_phrases
+original = F.Asked.phrases
 
 
-def with_pairs(text: str) -> list[str]:
-    out = original(text)
-    stop = F.stop_words(text)
-    plain_text = F.fold_clitics(F.strip_controls(F.question_text(text)[: F.MAX_QUERY_CHARS]))
-    if F.has_cjk(plain_text):
+def with_pairs(self: F.Asked) -> list[str]:
+    """``fts.Asked.phrases`` (what ``query.SearchString.parse`` takes a string's phrases from),
+    then the string's adjacent pairs of kept terms."""
+    out = original(self)
+    if any(cjk for _, cjk in self.runs):
         return out
-    seq = [w.casefold() for w, cjk in F.words(plain_text) if not cjk]
+    stop = self.stop
+    seq = [w.casefold() for w, _ in self.runs]
     if len([w for w in seq if w not in stop]) < MINW:
         return out
-    kept = set(F._plain_terms(plain_text, stop)[: F.MAX_TERMS])
+    kept = set(self.terms())
     for a, b in itertools.pairwise(seq):
         if len(out) >= F.MAX_PHRASES:
             break
@@ -47,7 +47,7 @@ def with_pairs(text: str) -> list[str]:
     return out
 
 
-S.query_phrases = with_pairs  # type: ignore[assignment]
+F.Asked.phrases = with_pairs  # type: ignore[method-assign]
 
 if __name__ == "__main__":
     raise SystemExit(devset.main())
