@@ -1,9 +1,9 @@
-"""BM25 column weights (section, body, cjk, doc) on the dev sets (issue 14, session 8), measured,
+"""BM25 column weights (section, body, cjk, doc) on the dev sets (issue 14), measured,
 not in the product.
 
     W=3,1,1,2 python bench/experiments/bm25_weights.py [devset.py arguments]
 
-Replaces ``search.BM25_WEIGHTS`` (the product's 3/1/1/2, chosen in session 2 on a 114-question
+Replaces ``search.BM25_WEIGHTS`` (the product's 3/1/1/2, chosen earlier on a 114-question
 set before the ``doc`` column existed) and runs bench/devset.py; compare the result with a
 plain run by ``devset_compare.py``.
 """

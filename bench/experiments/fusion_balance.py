@@ -1,4 +1,4 @@
-"""The score-fusion balance on the dev sets (issue 14, session 8), measured, not in the product.
+"""The score-fusion balance on the dev sets (issue 14), measured, not in the product.
 
     LW=0.75 VF=100 python bench/experiments/fusion_balance.py [devset.py arguments]
 

@@ -1,4 +1,4 @@
-"""One MiniLM vector per heading path beside each chunk's own vector (issue 14, session 8), measured,
+"""One MiniLM vector per heading path beside each chunk's own vector (issue 14), measured,
 not in the product.
 
     python bench/experiments/heading_vectors.py embed STORE.db MODEL_DIR OUT.npz

@@ -1,4 +1,4 @@
-"""Exact top-k BM25 by a MaxScore split inside FTS5 (session 5, measured and rejected).
+"""Exact top-k BM25 by a MaxScore split inside FTS5 (measured and rejected).
 
     python maxscore_split.py CORPUS /abs/store [rounds]
 

@@ -1,5 +1,5 @@
 """The heading boost for a page's first chunk when the page's title *holds* the query's term
-(issue 14, session 8), measured, not in the product.
+(issue 14), measured, not in the product.
 
     VARIANT=always|fallback FACTOR=1.4 python bench/experiments/title_leads.py [devset.py args]
 

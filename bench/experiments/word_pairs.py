@@ -1,4 +1,4 @@
-"""Adjacent word pairs of a longer query as extra phrases (issue 14, session 8; a sequential
+"""Adjacent word pairs of a longer query as extra phrases (issue 14; a sequential
 dependence model's ordered pairs), measured, not in the product.
 
     MINW=3 python bench/experiments/word_pairs.py [devset.py arguments]
