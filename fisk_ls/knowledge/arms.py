@@ -19,6 +19,7 @@ after another; with no core free, the same time.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -115,8 +116,13 @@ class ArmPool:
             with lock:
                 if not todo:
                     return  # the searching thread took every arm already
-            with self.store.snapshot() as mine:
-                if mine is None or state(mine) != want:
+            with contextlib.ExitStack() as stack:
+                try:
+                    mine = stack.enter_context(self.store.snapshot())
+                    same = mine is not None and state(mine) == want
+                except Exception:  # a store replaced or damaged since: the search's own
+                    same = False  # snapshot still answers, as without workers
+                if not same or mine is None:
                     with lock:
                         self.fallbacks += 1
                     return

@@ -107,9 +107,15 @@ def test_workers_take_arms_when_nothing_changed(
 ) -> None:
     _, k = site
     threads: list[str] = []
+    searching = threading.current_thread()
+    worker_ran = threading.Event()
     arm = search.lexical_arm
 
     def recorded(snap: Snapshot, *a: Any) -> list[tuple[int, float]]:
+        if threading.current_thread() is searching:
+            assert worker_ran.wait(30)  # its first arm taken, the rest are left to a worker
+        else:
+            worker_ran.set()
         threads.append(threading.current_thread().name)
         return arm(snap, *a)
 
@@ -117,15 +123,44 @@ def test_workers_take_arms_when_nothing_changed(
     want = sequential(k, "how is a span exported", also)
     monkeypatch.setattr(search, "lexical_arm", recorded)
     before = k.arms.fallbacks if k.arms else 0
-    got = None
-    for _ in range(50):  # a worker may find every arm taken; it wakes up within a few tries
-        threads.clear()
-        got = k.search("how is a span exported", 10, also=also)
-        if any(t.startswith("fisk-arm") for t in threads):
-            break
+    got = k.search("how is a span exported", 10, also=also)
     assert got == want
     assert any(t.startswith("fisk-arm") for t in threads)
     assert k.arms is not None and k.arms.fallbacks == before
+
+
+def test_a_worker_that_cannot_open_the_store_leaves_the_arms_to_the_search(
+    site: tuple[Settings, Knowledge], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store replaced or damaged after the search's snapshot opened: the worker's open
+    fails, and the search still answers from its own snapshot, as without workers."""
+    _, k = site
+    assert k.arms is not None
+    query, also = "span exporter", ["collector pipeline receiver", "span batch processor"]
+    want = sequential(k, query, also)
+    searching = threading.current_thread()
+    real_snapshot = k.store.snapshot
+    tried = threading.Event()
+
+    @contextlib.contextmanager
+    def snapshot() -> Iterator[Snapshot | None]:
+        if threading.current_thread() is not searching:
+            tried.set()
+            raise OSError("the store was replaced")
+        with real_snapshot() as snap:
+            yield snap
+
+    real_arm = search.lexical_arm
+
+    def arm(snap: Snapshot, *a: Any) -> list[tuple[int, float]]:
+        assert tried.wait(30)  # the worker has tried before the search takes any arm
+        return real_arm(snap, *a)
+
+    fallbacks = k.arms.fallbacks
+    monkeypatch.setattr(k.store, "snapshot", snapshot)
+    monkeypatch.setattr(search, "lexical_arm", arm)
+    assert k.search(query, 10, also=also) == want
+    assert k.arms.fallbacks > fallbacks
 
 
 def test_a_commit_between_the_snapshots_falls_back_to_the_search_s_own(
