@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .arms import ArmPool, default_workers
 from .citations import (
     CitedChunk,
     check_freshness,
@@ -84,6 +85,9 @@ class Knowledge:
         self.term_stats = TermStats()
         self.coarse: CoarseIndex | None = CoarseIndex() if coarse_knn else None
         self.embedder: QueryEmbedder | None = embedder
+        self.arms: ArmPool | None = ArmPool(self.store) if default_workers() else None
+        """Runs the lexical arms of a search with ``also`` strings side by side (arms.py);
+        None runs them one after another."""
         if embedder is None and settings.embeddings is not None:
             from .vectors.providers import make_embedder  # here: a lexical search never needs it
 
@@ -162,6 +166,7 @@ class Knowledge:
                 vectors=vectors,
                 term_stats=self.term_stats,
                 coarse=self.coarse,
+                pool=self.arms,
             )
             if snap is None or not result.hits:
                 return result
@@ -301,6 +306,8 @@ class Knowledge:
         )
 
     def close(self) -> None:
+        if self.arms is not None:
+            self.arms.close()
         self.store.close()
         closer = getattr(self.embedder, "close", None)
         if callable(closer):

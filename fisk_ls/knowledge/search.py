@@ -41,6 +41,7 @@ from .vectors.backlog import incomplete
 from .vectors.space import VectorSpace, dimension_error, require_match, require_unit
 
 if TYPE_CHECKING:
+    from .arms import ArmPool
     from .match import Match
     from .store import Snapshot
     from .vectors.backlog import Coverage
@@ -466,13 +467,15 @@ def run_search(
     vectors: Sequence[QueryVector | None] = (),
     term_stats: TermStats | None = None,
     coarse: knn.CoarseIndex | None = None,
+    pool: ArmPool | None = None,
 ) -> SearchResult:
     """Search one snapshot (None = not built) for a parsed ``query`` (query.py).
 
     ``space`` is the configured vector space (None: lexical configuration) and
     ``vectors`` what :func:`embed_query` / :func:`embed_queries` gave for the query's strings,
     in order, before the snapshot opened. Each string runs both arms and :func:`fuse_strings`
-    fuses all the lists (a query without ``also`` strings: its own two). The query's scope
+    fuses all the lists (a query without ``also`` strings: its own two); with ``pool`` the
+    strings' lexical arms run side by side (arms.py), the same lists. The query's scope
     keeps every retriever to its documents before its cut (scope.py); one that holds no
     document answers ``ok`` with no hits.
     """
@@ -502,7 +505,10 @@ def run_search(
         query_plan(snap, s, term_stats, None if i == 0 else ALSO_POSTING_BUDGET)
         for i, s in enumerate(strings)
     ]
-    deeps = [lexical_arm(snap, s, plan, docs) for s, plan in zip(strings, plans, strict=True)]
+    if pool is not None and len(strings) > 1:
+        deeps = pool.run(snap, lexical_arm, strings, plans, docs)
+    else:
+        deeps = [lexical_arm(snap, s, plan, docs) for s, plan in zip(strings, plans, strict=True)]
     found_vectors: list[knn.Scored] = [[] for _ in strings]
     degraded, reason = False, None
     if space is not None and (hybrid or given[0] is not None):
