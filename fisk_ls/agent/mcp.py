@@ -380,6 +380,12 @@ class BearerAuth:
             }
             await _send_json(send, 200, metadata)
             return
+        if scope["type"] == "http" and path.startswith("/.well-known/"):
+            # The authorization server's metadata (RFC 8414, OpenID discovery), which clients
+            # look for after the resource's: there is none, the token is given by hand.
+            body = {"error": "not found: no authorization server; the token is set by hand"}
+            await _send_json(send, 404, body)
+            return
         credentials = self._credentials(scope)
         if credentials is True:
             await self.app(scope, receive, send)

@@ -114,3 +114,24 @@ async def test_other_methods_get_one_405(method: str, token: str | None) -> None
             assert "POST requests to /mcp" in answer.json()["error"]
         opened = await client.post(MCP_PATH, json=INITIALIZE, headers={**HEADERS, **auth})
         assert opened.status_code == 200 and opened.headers["mcp-session-id"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/oauth-authorization-server/mcp",
+        "/.well-known/openid-configuration",
+    ],
+)
+async def test_no_authorization_server_is_a_404_not_a_401(path: str) -> None:
+    """A client that found the resource metadata then looks for its authorization server's:
+    there is none (the token is set by hand), which is a 404, not a demand for the token."""
+    async with serving(TOKEN) as client:
+        got = await client.get(path)
+        assert got.status_code == 404, got.text
+        assert "www-authenticate" not in got.headers
+        assert "no authorization server" in got.json()["error"]
+        # The resource metadata and the endpoint itself are unchanged.
+        assert (await client.get("/.well-known/oauth-protected-resource/mcp")).status_code == 200
+        assert (await client.post(MCP_PATH, json=INITIALIZE, headers=HEADERS)).status_code == 401
