@@ -27,6 +27,23 @@ from mcp.types import CallToolResult, TextContent
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "fisk_ls.cli"]
 ALLOWLIST = ["knowledge_search"]
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+"""What a streamable HTTP client sends with every POST."""
+
+
+def initialize(version: str = "2025-11-25") -> dict[str, Any]:
+    """A raw JSON-RPC ``initialize`` request of protocol ``version``."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "raw-http-test", "version": "0"},
+        },
+    }
+
 
 LONG_DOCS = {
     f"docs/long{i}.md": f"# Long {i}\n\n"

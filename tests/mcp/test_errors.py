@@ -14,9 +14,7 @@ import pytest
 
 from fisk_ls.agent.tool import NAME
 
-from .conftest import http_server
-
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+from .conftest import HEADERS, http_server, initialize
 
 
 def _message(response: httpx.Response) -> dict[str, Any]:
@@ -33,17 +31,7 @@ def _message(response: httpx.Response) -> dict[str, Any]:
 class Session:
     def __init__(self, http: httpx.Client, url: str, version: str) -> None:
         self.http, self.url, self.version = http, url, version
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": version,
-                "capabilities": {},
-                "clientInfo": {"name": "errors", "version": "0"},
-            },
-        }
-        response = http.post(url, json=init, headers=HEADERS)
+        response = http.post(url, json=initialize(version), headers=HEADERS)
         assert _message(response)["result"]["protocolVersion"] == version
         self.headers = {
             **HEADERS,

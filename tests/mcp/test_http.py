@@ -17,20 +17,10 @@ import pytest
 
 from fisk_ls.agent.tool import NAME
 
-from .conftest import child_env, error_text, http_server, outcome, run_cli
+from .conftest import HEADERS, child_env, error_text, http_server, initialize, outcome, run_cli
 
 TOKEN = "tok-" + "7f3a9c1e5b" * 3
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "0"},
-    },
-}
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INIT = initialize()
 
 
 def _listen_addresses(port: int) -> set[str]:

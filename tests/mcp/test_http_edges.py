@@ -20,20 +20,12 @@ from hypothesis import strategies as st
 
 from fisk_ls.agent.mcp import MCP_PATH, BearerAuth, build_server, http_app
 
+from .conftest import HEADERS, initialize
+
 pytestmark = pytest.mark.anyio
 HOST = "127.0.0.1"
 TOKEN = "tok-" + "4b1d7e0c9a" * 3
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "edge-test", "version": "0"},
-    },
-}
+INITIALIZE = initialize()
 
 
 @pytest.fixture

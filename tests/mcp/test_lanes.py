@@ -22,7 +22,8 @@ from fisk_ls.agent.tool import NAME, KnowledgeTool
 from fisk_ls.knowledge import index, resolve_settings
 from fisk_ls.knowledge.fts import is_long_query
 
-from .test_sessions import HEADERS, HOST, INITIALIZE
+from .conftest import HEADERS
+from .test_sessions import HOST, INITIALIZE
 
 pytestmark = pytest.mark.anyio
 HANG_GUARD = 30.0

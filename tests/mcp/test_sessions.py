@@ -22,20 +22,12 @@ import httpx
 from fisk_ls.agent import http_limits
 from fisk_ls.agent.mcp import MCP_PATH, build_server, http_app
 
+from .conftest import HEADERS, initialize
+
 pytestmark = pytest.mark.anyio
 HOST = "127.0.0.1"
 HANG_GUARD = 30.0
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "session-test", "version": "0"},
-    },
-}
+INITIALIZE = initialize("2025-06-18")
 
 
 @pytest.fixture
