@@ -359,16 +359,17 @@ class Asked:
     compound words and heading words all come from these fields, so one search normalises its
     text, finds its language's stop words, matches the what-is frame and splits the words once.
 
-    ``text``: controls stripped, cut at ``MAX_QUERY_CHARS``. ``question``: what a what-is frame
-    leaves of it (:func:`question_text`), clitics folded; ``runs``: its words. ``named``: the
+    ``question``: what a what-is frame leaves of the text (its controls stripped, cut at
+    ``MAX_QUERY_CHARS``; :func:`question_text`), clitics folded; ``runs``: its words;
+    ``folded``: the words of its non-CJK runs, NFC and case-folded, in order. ``named``: the
     words of the term a what-is question names ("connector" of "what is a connector in the
     collector"), of the whole text otherwise; None for CJK text that asks no what-is question
     (it has no heading words)."""
 
-    text: str
     stop: frozenset[str]
     question: str
     runs: tuple[tuple[str, bool], ...]
+    folded: tuple[str, ...]
     named: tuple[tuple[str, bool], ...] | None
 
     @classmethod
@@ -386,19 +387,14 @@ class Asked:
             named = None
         elif term != asked:
             named = tuple(words(fold_clitics(term)))
-        return cls(clean, stop, question, runs, named)
+        folded = tuple(unicodedata.normalize("NFC", w).casefold() for w, cjk in runs if not cjk)
+        return cls(stop, question, runs, folded, named)
 
     def terms(self) -> list[str]:
         """Search terms, NFC and case-folded, de-duplicated, stop words removed (unless all
         are), in order, then the CJK bigrams; at most ``MAX_TERMS``."""
-        plain: list[str] = []
-        grams: list[str] = []
-        for run, cjk in self.runs:
-            if cjk:
-                grams.extend(cjk_bigrams(run))
-            else:
-                plain.append(unicodedata.normalize("NFC", run).casefold())
-        kept = [w for w in plain if w not in self.stop] or plain
+        grams = [g for run, cjk in self.runs if cjk for g in cjk_bigrams(run)]
+        kept = [w for w in self.folded if w not in self.stop] or list(self.folded)
         return list(dict.fromkeys([*kept, *grams]))[:MAX_TERMS]
 
     def compounds(self) -> list[str]:
@@ -410,11 +406,7 @@ class Asked:
             return []  # an identifier: its phrase matches it
         if any(cjk for _, cjk in self.runs):
             return []
-        spelled = [
-            w
-            for w in (unicodedata.normalize("NFC", run).casefold() for run, _ in self.runs)
-            if w not in self.stop
-        ]
+        spelled = [w for w in self.folded if w not in self.stop]
         if not 2 <= len(spelled) <= COMPOUND_WORDS:
             return []
         joined = [a + b for a, b in itertools.pairwise(spelled)]
@@ -430,7 +422,7 @@ class Asked:
         """See :func:`query_phrases`."""
         stop, text = self.stop, self.question
         plain = [w.casefold() for w, cjk in self.runs if not cjk]
-        folded = [unicodedata.normalize("NFC", w).casefold() for w, cjk in self.runs if not cjk]
+        folded = self.folded
         terms = list(dict.fromkeys([w for w in folded if w not in stop] or folded))
         kept = set(terms[:MAX_TERMS]) | stop
         phrases: dict[str, None] = {}

@@ -47,7 +47,7 @@ class SearchString:
             terms=tuple(asked.search_terms()),
             phrases=tuple(asked.phrases()),
             heading=heading,
-            heading_key=heading_key(" ".join(heading), asked.stop) if heading else (),
+            heading_key=heading_key(" ".join(heading), asked.stop),
             stop=asked.stop,
         )
 

@@ -280,7 +280,7 @@ def lexical_ids(
     ``HEADING_BOOST`` times its BM25: the section that defines a term outranks the ones that
     only use it. ``stop`` is the query's stop words (``fts.stop_words``), as for
     :func:`boost_headings`."""
-    want = heading_key(" ".join(heading), stop) if heading else ()
+    want = heading_key(" ".join(heading), stop)
     return boost_headings(snap, bm25_ids(snap, plan, limit), want, stop)
 
 
