@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.knowledge import Settings, resolve_settings
+from fisk_ls.knowledge.languages import LOCALE_VARIABLES
 
 pytest_plugins = ["tests.support.embed_fixtures"]
 
@@ -106,7 +107,7 @@ def _no_user_cache(
         monkeypatch.delenv("FISK_AI_STORE_DIR")
     # A search whose words name no language takes the locale's (the reader's): tests run in a
     # neutral one unless they set their own, whatever the machine's.
-    for name in ("LC_ALL", "LC_MESSAGES"):
+    for name in LOCALE_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LANG", "C.UTF-8")
     yield

@@ -132,8 +132,9 @@ class LspProgress(RunReporter):
         self.work.end(message)
 
     def _report(self, force: bool = False) -> None:
-        percentage = int(self.done * 100 / self.total) if self.total else None
-        self.work.report(f"{self.done}/{self.total} files", percentage, force=force)
+        self.work.report(
+            f"{self.done}/{self.total} files", _percent(self.done, self.total), force=force
+        )
 
 
 EMBED_TITLE = "Embedding docs"
