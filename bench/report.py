@@ -635,13 +635,12 @@ def agent_section(plain: dict[str, Any], agent: dict[str, Any], cost: list[Any])
             "|---|---|---|---|---|---|---|---|",
         ]
         for c in cost:
-            a, f = c["query_alone_ms"], c["with_three_also_ms"]
-            s = c.get("arms_one_by_one_ms")
-            seq = f"{s['p50']} / {s['p95']}, {c['one_by_one_ratio_p50']}x" if s else "—"
+            a, f, s = c["query_alone_ms"], c["with_three_also_ms"], c["arms_one_by_one_ms"]
             out.append(
                 f"| {c['corpus']} | {c['tier'].split(':')[0]} | {a['p50']} / {a['p95']} | "
-                f"{f['p50']} / {f['p95']} | {c['ratio_p50']}x | {seq} | "
-                f"{c.get('two_core_speedup', '—')} | "
+                f"{f['p50']} / {f['p95']} | {c['ratio_p50']}x | "
+                f"{s['p50']} / {s['p95']}, {c['one_by_one_ratio_p50']}x | "
+                f"{c['two_core_speedup']} | "
                 f"{ok(c['ratio_p50'] <= AGENT_LATENCY_GOAL)} |"
             )
         out += [
@@ -651,8 +650,7 @@ def agent_section(plain: dict[str, Any], agent: dict[str, Any], cost: list[Any])
             'landed between the snapshots); "one by one" is the same searches with the workers '
             "off, alternated with them. The two-core speed-up is two SHA-256 passes on one "
             "thread against two, timed beside every question: 2.0 means a second core was free, "
-            "1.0 that other processes held it (then side by side gains nothing). A row without "
-            "those columns was measured before the arms ran side by side.",
+            "1.0 that other processes held it (then side by side gains nothing).",
         ]
     return out
 
