@@ -505,7 +505,7 @@ def run_search(
         query_plan(snap, s, term_stats, None if i == 0 else ALSO_POSTING_BUDGET)
         for i, s in enumerate(strings)
     ]
-    if pool is not None and len(strings) > 1:
+    if pool is not None:  # one string, or little to read: one after another there too
         deeps = pool.run(snap, lexical_arm, strings, plans, docs)
     else:
         deeps = [lexical_arm(snap, s, plan, docs) for s, plan in zip(strings, plans, strict=True)]
