@@ -486,7 +486,7 @@ def http_app(
 def _serve_http(server: Server[Any], host: str, port: int, token: str | None) -> None:
     import uvicorn
 
-    from .http_limits import GuardedH11
+    from .http_limits import GuardedH11, throttle_logs
 
     app = http_app(server, host, token)
     sock = _bind(host, port)
@@ -501,8 +501,9 @@ def _serve_http(server: Server[Any], host: str, port: int, token: str | None) ->
         log_level="warning",
         access_log=False,
         lifespan="on",
-        http=GuardedH11,  # header timeout and connection cap
+        http=GuardedH11,  # head and body deadlines, connection caps
     )
+    throttle_logs("uvicorn.error")  # a flood of connections writes a line now and then
     uvicorn.Server(config).run(sockets=[sock])
 
 
