@@ -178,7 +178,7 @@ class Project:
         with self.errors():
             if not expand:
                 return run(also)
-            result, expansion = expanded(run, query, self.expander, searched_hits, also)
+            result, expansion = expanded(run, query, self.expander, searched_scores, also)
             return dataclasses.replace(result, expansion=expansion)
 
     def tier(self) -> str:
@@ -397,9 +397,11 @@ class Project:
             closer()
 
 
-def searched_hits(result: SearchResult) -> int | None:
-    """How many hits a search found; None when the index could not answer (not built, empty),
-    where no extra string would help."""
+def searched_scores(result: SearchResult) -> list[float] | None:
+    """The scores of a search's hits, best first; None when the index could not answer (not
+    built, empty), where no extra string would help."""
     from .search import INDEX_EMPTY, INDEX_NOT_BUILT
 
-    return None if result.status in (INDEX_NOT_BUILT, INDEX_EMPTY) else len(result.hits)
+    return (
+        None if result.status in (INDEX_NOT_BUILT, INDEX_EMPTY) else [h.score for h in result.hits]
+    )

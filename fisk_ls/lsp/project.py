@@ -82,9 +82,11 @@ class Merged:
     """What question expansion did (None: not asked)."""
 
 
-def merged_hits(merged: Merged) -> int | None:
-    """How many hits a merged search found; None when no index could answer yet."""
-    return None if merged.status in (INDEX_EMPTY, INDEX_NOT_BUILT) else len(merged.found)
+def merged_scores(merged: Merged) -> list[float] | None:
+    """The scores of a merged search's hits, best first; None when no index could answer yet."""
+    if merged.status in (INDEX_EMPTY, INDEX_NOT_BUILT):
+        return None
+    return [f.hit.score for f in merged.found]
 
 
 _STATUS_ORDER = (OK, NO_TERMS, INDEX_EMPTY, INDEX_NOT_BUILT)
@@ -176,7 +178,7 @@ class Projects:
 
         if not expand:
             return run(also)
-        merged, expansion = expanded(run, query, self.expander(projects[0]), merged_hits, also)
+        merged, expansion = expanded(run, query, self.expander(projects[0]), merged_scores, also)
         merged.expansion = expansion
         return merged
 
