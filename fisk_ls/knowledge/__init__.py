@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     )
     from .doctor import Check
     from .expansion import (
+        FLAT_DEPTH,
         Ask,
         Expander,
         Expansion,
@@ -125,6 +126,7 @@ _LAZY = {
     "EmbeddingsConfig": ".config",
     "ExpansionConfig": ".config",
     "expansion_problem": ".config",
+    "FLAT_DEPTH": ".expansion",
     "Ask": ".expansion",
     "Expander": ".expansion",
     "Expansion": ".expansion",
@@ -216,6 +218,7 @@ __all__ = [
     "EMBEDDINGS_RULE",
     "EXPANSION",
     "EXPANSION_TIMEOUT",
+    "FLAT_DEPTH",
     "INDEX_EMPTY",
     "INDEX_NOT_BUILT",
     "KNOWLEDGE_SEARCH",
