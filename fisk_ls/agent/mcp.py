@@ -82,6 +82,15 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "tier": {"type": "string"},
         "status": {"type": "string"},
         "note": {"type": "string"},
+        "indexing": {
+            "type": "object",
+            "description": "An index run is going on: files handled of total (null: counting).",
+            "properties": {
+                "files": {"type": "integer"},
+                "total": {"type": ["integer", "null"]},
+            },
+            "required": ["files", "total"],
+        },
         "results": {
             "type": "array",
             "items": {

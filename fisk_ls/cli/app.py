@@ -203,6 +203,8 @@ def search_cmd(
     else:
         bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         click.echo(render.tier_text(result.tier), err=True)
+        if note := render.search_note(result):
+            click.echo(f"note: {note}", err=True)
         click.echo(render.search_text(result, full=full, bold=bold))
 
 

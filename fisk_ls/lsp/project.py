@@ -23,6 +23,7 @@ from ..knowledge import (
     CitationError,
     CitedChunk,
     Hit,
+    IndexRun,
     Knowledge,
     KnowledgeError,
     QueueHooks,
@@ -75,6 +76,16 @@ class Merged:
     found: list[Found] = field(default_factory=list)
     degraded: bool = False
     reason: str | None = None
+    scoped: bool = False
+    indexing: IndexRun | None = None
+    """The index runs going on in the searched projects, as one."""
+
+    def as_result(self) -> SearchResult:
+        """The merged answer as the core's result (for the core's sentence of it)."""
+        hits = [f.hit for f in self.found]
+        return SearchResult(
+            self.status, self.tier, hits, self.degraded, self.reason, self.scoped, self.indexing
+        )
 
 
 _STATUS_ORDER = (OK, NO_TERMS, INDEX_EMPTY, INDEX_NOT_BUILT)
@@ -156,6 +167,7 @@ class Projects:
         tiers: list[str] = []
         reasons: list[str] = []
         failures: list[KnowledgeError] = []
+        runs: list[IndexRun | None] = []
         for project, scope in searched:
             try:
                 result = project.read(partial(_search, query, k, self.reader_language, also, scope))
@@ -165,6 +177,8 @@ class Projects:
                 continue
             statuses.append(result.status)
             tiers.append(result.tier)
+            runs.append(result.indexing)
+            merged.scoped = merged.scoped or result.scoped
             merged.found.extend(Found(project, hit) for hit in result.hits)
             if result.degraded:
                 merged.degraded = True
@@ -173,6 +187,7 @@ class Projects:
             raise failures[0]
         merged.degraded = merged.degraded or bool(failures)
         merged.status = min(statuses, key=_STATUS_ORDER.index)
+        merged.indexing = IndexRun.joined(runs)
         merged.tier = "; ".join(dict.fromkeys(tiers))
         merged.reason = "; ".join(dict.fromkeys(reasons)) or None
         merged.found.sort(key=lambda f: -f.hit.score)

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Cancelled, IndexLocked, KnowledgeError, StoreError
 from ..operations import ignore_rules, index, update_paths
+from ..progress import IndexRun
 from ..vectors.providers import make_embedder
 from .backfill import Backfill, BackfillReporter
 from .runs import IndexReporter, IndexStats
@@ -63,6 +64,39 @@ class RunReporter(IndexReporter):
 
     def end(self, message: str) -> None:
         """The run finished, failed or was cancelled."""
+
+
+class _Tracked(RunReporter):
+    """``inner`` (the owner's reporter), with the run's progress kept for ``progress``."""
+
+    def __init__(self, inner: RunReporter, keep: Callable[[IndexRun], None]) -> None:
+        self.inner = inner
+        self.keep = keep
+        self.total: int | None = None
+
+    def begin(self) -> None:
+        self.inner.begin()
+
+    def waiting(self) -> None:
+        self.inner.waiting()
+
+    def end(self, message: str) -> None:
+        self.inner.end(message)
+
+    def on_plan(self, files: int) -> None:
+        self.total = files
+        self.keep(IndexRun(0, files))
+        self.inner.on_plan(files)
+
+    def on_file(self, done: int, key: str) -> None:
+        self.keep(IndexRun(done, self.total))
+        self.inner.on_file(done, key)
+
+    def on_note(self, message: str) -> None:
+        self.inner.on_note(message)
+
+    def on_embed(self, done: int, total: int) -> None:
+        self.inner.on_embed(done, total)
 
 
 @dataclass
@@ -120,6 +154,8 @@ class UpdateQueue:
         self._first = self._last = 0.0
         self._full: FullRun | None = None
         self._running: FullRun | None = None
+        self._run = IndexRun()
+        """How far the running full run got (``progress``)."""
         self._working = False
         self._stopping = False
         self._stop = threading.Event()
@@ -217,6 +253,18 @@ class UpdateQueue:
         return bool(runs)
 
     @property
+    def progress(self) -> IndexRun | None:
+        """The full run scheduled or running, with how far it got (None: there is none). It
+        is known from the moment ``request_full`` schedules the run, before its walk begins."""
+        with self._cond:
+            if self._running is not None:
+                return self._run
+            return IndexRun() if self._full is not None else None
+
+    def _keep(self, run: IndexRun) -> None:
+        self._run = run
+
+    @property
     def busy(self) -> bool:
         with self._cond:
             return self._working or bool(self._pending) or self._full is not None
@@ -271,6 +319,7 @@ class UpdateQueue:
             while not self._stopping:
                 if self._full is not None:
                     self._running, self._full = self._full, None
+                    self._run = IndexRun()
                     self._working = True
                     return self._running
                 if self._pending:
@@ -326,7 +375,7 @@ class UpdateQueue:
         self.hooks.on_update(batch, stats)
 
     def _run_full(self, run: FullRun) -> None:
-        reporter = self.hooks.reporter()
+        reporter = _Tracked(self.hooks.reporter(), self._keep)
         reporter.begin()
         message = "cancelled"
         try:

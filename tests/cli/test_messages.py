@@ -1,0 +1,79 @@
+"""The real `fisk-ai` process says what is true: words no document holds are not "no searchable
+words", and a search while another process indexes says how far that run got instead of "the
+index is empty" (the run is held at a step by an injected reporter, not by sleeps)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fisk_ls.knowledge import RunReporter, Settings, index
+from fisk_ls.knowledge.notices import NO_MATCH, NO_MATCH_IN_SCOPE, NO_TERMS_SENTENCE
+from tests.support.cli import js, run
+
+
+def test_missing_words_and_no_words_are_told_apart(project: Path, store_base: Path) -> None:
+    js(project, "index")
+    missing = js(project, "search", "zeppelin")
+    assert (missing["status"], missing["note"], missing["results"]) == ("ok", NO_MATCH, [])
+    assert missing["indexing"] is None
+    assert run(project, "knowledge", "search", "zeppelin").stdout.strip() == NO_MATCH
+    scoped = js(project, "search", "zeppelin", "--path", "docs")
+    assert scoped["note"] == NO_MATCH_IN_SCOPE
+    nothing = js(project, "search", "?!")
+    assert (nothing["status"], nothing["note"]) == ("no_terms", NO_TERMS_SENTENCE)
+    assert run(project, "knowledge", "search", "?!").stdout.strip() == NO_TERMS_SENTENCE
+    found = js(project, "search", "backpressure")
+    assert found["note"] is None and found["results"]
+
+
+class Hold(RunReporter):
+    reached = threading.Event()
+    release = threading.Event()
+
+    def on_plan(self, files: int) -> None:
+        Hold.reached.set()
+        Hold.release.wait(60)
+
+
+@pytest.fixture
+def held_run(settings: Settings) -> Iterator[None]:
+    """An index run of this process held at its plan (the CLI below is another process)."""
+    Hold.reached, Hold.release = threading.Event(), threading.Event()
+    thread = threading.Thread(target=lambda: index(settings, reporter=Hold()))
+    thread.start()
+    try:
+        assert Hold.reached.wait(30)
+        yield
+    finally:
+        Hold.release.set()
+        thread.join(60)
+
+
+def test_a_search_while_another_process_indexes(project: Path, held_run: None) -> None:
+    out = js(project, "search", "backpressure")
+    assert out["status"] == "index_empty"
+    assert out["indexing"] == {"files": 0, "total": 3}
+    assert out["note"] == "still indexing: 0 of 3 files; nothing is searchable yet"
+    text = run(project, "knowledge", "search", "backpressure").stdout.strip()
+    assert text == "still indexing: 0 of 3 files; nothing is searchable yet"
+
+
+def test_results_found_while_another_process_indexes_are_the_ones_so_far(
+    project: Path, settings: Settings
+) -> None:
+    index(settings)
+    Hold.reached, Hold.release = threading.Event(), threading.Event()
+    thread = threading.Thread(target=lambda: index(settings, rebuild=True, reporter=Hold()))
+    thread.start()
+    try:
+        assert Hold.reached.wait(30)
+        proc = run(project, "knowledge", "search", "backpressure")
+        assert proc.stdout.startswith("docs/design.md#")
+        assert "note: still indexing: 0 of 3 files; these are the results so far" in proc.stderr
+    finally:
+        Hold.release.set()
+        thread.join(60)
