@@ -77,3 +77,21 @@ def test_results_found_while_another_process_indexes_are_the_ones_so_far(
     finally:
         Hold.release.set()
         thread.join(60)
+
+
+def test_a_subfolder_of_an_unmarked_docs_tree_finds_the_index_above(
+    tmp_path: Path, store_base: Path
+) -> None:
+    """No .git, no agent.yaml: the index built at the top is the one a search from a subfolder
+    reads (not "not built", and no second index)."""
+    top = tmp_path / "manual"
+    sub = top / "guide" / "install"
+    sub.mkdir(parents=True)
+    (top / "intro.md").write_text("# Intro\n\nThe albatross glides.\n")
+    (sub / "steps.md").write_text("# Steps\n\nUnpack the kestrel.\n")
+    assert js(top, "index")["added"] == 2
+    found = js(sub, "search", "albatross")
+    assert found["status"] == "ok" and found["results"][0]["path"] == "intro.md"
+    stats = js(sub, "stats")
+    assert stats["root"] == str(top.resolve())
+    assert len(list(store_base.iterdir())) == 1  # one store, the top's
