@@ -30,11 +30,13 @@ def _stamp() -> str:
 
 class Lines:
     """What watch prints: stamped text lines, or with ``--json`` one JSON object per line on
-    stdout (``{"event": ...}``: watching, indexed, updated, embedding, embedded, warning,
-    error, stopped), so a script can follow it line by line."""
+    stdout (``{"event": ...}``: watching, indexed, updated, ignore_changed, embedding,
+    embedded, warning, error, stopped), so a script can follow it line by line."""
 
-    def __init__(self, as_json: bool) -> None:
+    def __init__(self, as_json: bool, root: Path = Path()) -> None:
         self.as_json = as_json
+        self.root = root
+        """The project root ignore files are named relative to."""
 
     def event(self, name: str, text: str, *, err: bool = False, **fields: Any) -> None:
         self.emit(name, text, fields, err=err)
@@ -51,6 +53,18 @@ class Lines:
     def updated(self, paths: set[Path], stats: IndexStats) -> None:
         text = f"{_stamp()} {len(paths)} change(s): {render.index_summary(stats)}"
         self.emit("updated", text, {"changes": len(paths), **stats.as_dict()})
+
+    def rules(self, files: list[Path], stats: IndexStats) -> None:
+        """An ignore file changed and the full run it brought ended: say which files it took
+        out of the index or put back (nothing was said: the run looked like silence)."""
+        root = self.root
+        names = [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files]
+        changed = ", ".join(dict.fromkeys(names))
+        parts = [f"{stats.removed} file(s) now ignored, removed"] if stats.removed else []
+        if stats.added:
+            parts.append(f"{stats.added} file(s) no longer ignored, indexed")
+        text = f"{_stamp()} {changed} changed: {'; '.join(parts) or 'no file added or removed'}"
+        self.emit("ignore_changed", text, {**stats.as_dict(), "ignore_files": names})
 
     def failed(self, exc: KnowledgeError) -> None:
         self.event("error", f"{_stamp()} reindex failed: {exc}", err=True, message=str(exc))
@@ -86,7 +100,7 @@ def run_watch(
 ) -> None:
     settings = project.settings
     seconds = parse_duration(debounce, "--debounce")
-    lines = Lines(as_json)
+    lines = Lines(as_json, settings.project_root)
     tier = render.tier(settings)
     if not as_json:
         click.echo(tier, err=True)
@@ -98,6 +112,7 @@ def run_watch(
         on_locked=lambda: lines.warn("another knowledge writer is running; will retry"),
         on_error=lines.failed,
         on_update=lines.updated,
+        on_rules=lines.rules,
     )
     watched = len(roots if roots is not None else settings.roots)
     lines.event(

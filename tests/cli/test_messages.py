@@ -95,3 +95,80 @@ def test_a_subfolder_of_an_unmarked_docs_tree_finds_the_index_above(
     stats = js(sub, "stats")
     assert stats["root"] == str(top.resolve())
     assert len(list(store_base.iterdir())) == 1  # one store, the top's
+
+
+class Watch:
+    """`fisk-ai knowledge watch` as a real process, its stdout read line by line."""
+
+    def __init__(self, cwd: Path, *args: str) -> None:
+        import queue
+        import subprocess
+        import sys
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "fisk_ls.cli", "knowledge", "watch", "--debounce", "200ms"]
+            + list(args),
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        stdout = self.proc.stdout
+        self.reader = threading.Thread(target=lambda: [self.lines.put(x) for x in stdout or ()])
+        self.reader.start()
+
+    def next(self) -> str:
+        import queue
+
+        try:
+            return self.lines.get(timeout=60)  # a hang guard, not a timing assertion
+        except queue.Empty:
+            raise AssertionError("watch printed nothing more") from None
+
+    def until(self, word: str) -> str:
+        while word not in (line := self.next()):
+            pass
+        return line
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+        self.reader.join(30)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe:
+                pipe.close()
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_watch_says_what_an_ignore_file_change_removed_and_restored(
+    project: Path, store_base: Path, as_json: bool
+) -> None:
+    import json
+
+    watch = Watch(project, *(["--json"] if as_json else []))
+    try:
+        watch.until("indexed")
+        (project / ".fiskignore").write_text("notes.txt\n")
+        line = watch.until("ignore_changed" if as_json else "changed:")
+        if as_json:
+            event = json.loads(line)
+            assert (event["ignore_files"], event["removed"], event["added"]) == (
+                [".fiskignore"],
+                1,
+                0,
+            )
+        else:
+            assert line.rstrip().endswith(".fiskignore changed: 1 file(s) now ignored, removed")
+        (project / ".fiskignore").write_text("# nothing ignored\n")
+        line = watch.until("ignore_changed" if as_json else "changed:")
+        if as_json:
+            event = json.loads(line)
+            assert (event["removed"], event["added"]) == (0, 1)
+        else:
+            assert line.rstrip().endswith(
+                ".fiskignore changed: 1 file(s) no longer ignored, indexed"
+            )
+    finally:
+        watch.close()

@@ -109,6 +109,9 @@ class QueueHooks:
     on_locked: Callable[[], None] = lambda: None
     on_error: Callable[[KnowledgeError], None] = lambda exc: None
     on_update: Callable[[set[Path], IndexStats], None] = lambda paths, stats: None
+    on_rules: Callable[[list[Path], IndexStats], None] = lambda files, stats: None
+    """A change to these ignore files brought a full run, and it ended: ``stats.removed``
+    documents became ignored, ``stats.added`` are no longer ignored."""
 
 
 @dataclass
@@ -205,7 +208,8 @@ class UpdateQueue:
         rules_changed = [p for p in paths if self.rules.is_source(p)]
         if rules_changed:
             log.info("ignore rules changed (%s): a full run follows", rules_changed[0])
-            self.request_full(after_running=True)
+            run = self.request_full(after_running=True)
+            run.add_done_callback(lambda done: self._rules_run(rules_changed, done))
         taken = {p for p in paths if self.covers(p)} - set(rules_changed)
         if not taken:
             return len(rules_changed)
@@ -217,6 +221,11 @@ class UpdateQueue:
             self._last = now
             self._cond.notify_all()
         return len(taken) + len(rules_changed)
+
+    def _rules_run(self, files: list[Path], done: Future[IndexStats]) -> None:
+        if done.cancelled() or done.exception() is not None:
+            return  # a cancelled or failed run was reported as such
+        self.hooks.on_rules(files, done.result())
 
     def request_full(
         self, rebuild: bool = False, *, after_running: bool = False
