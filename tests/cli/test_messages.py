@@ -106,8 +106,7 @@ class Watch:
         import sys
 
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "fisk_ls.cli", "knowledge", "watch", "--debounce", "200ms"]
-            + list(args),
+            [sys.executable, "-m", "fisk_ls.cli", "knowledge", "watch", "--debounce=200ms", *args],
             cwd=cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
