@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..knowledge import NOT_BUILT_SENTENCE, one_line, parse_citation, search_notice, strip_controls
+from ..knowledge import one_line, parse_citation, strip_controls
 
 if TYPE_CHECKING:
     from ..knowledge import (
@@ -161,6 +161,8 @@ def emphasise(snippet: str, highlights: Any, bold: bool) -> str:
 def search_json(result: SearchResult) -> dict[str, Any]:
     """``note``: the core's sentence for the outcome (null when hits need none); ``indexing``:
     the index run going on ({files, total}; total null while it counts), else null."""
+    from ..knowledge import search_notice  # here: --help never loads the search
+
     run = result.indexing
     return {
         "tier": result.tier,
@@ -177,6 +179,8 @@ def search_text(result: SearchResult, *, full: bool = False, bold: bool = False)
     """The answer only (the tier line, and the note of results found during an index run, are
     printed to stderr by the caller: ``search_note``). Without hits, the core's sentence says
     why."""
+    from ..knowledge import search_notice
+
     lines: list[str] = []
     if not result.hits:
         return search_notice(result) or "no results"
@@ -203,6 +207,8 @@ def search_text(result: SearchResult, *, full: bool = False, bold: bool = False)
 def search_note(result: SearchResult) -> str | None:
     """The note to print beside hits (to stderr): during an index run, that they are the results
     so far; None otherwise (without hits the sentence is the answer: ``search_text``)."""
+    from ..knowledge import search_notice
+
     return search_notice(result) if result.hits else None
 
 
@@ -289,6 +295,8 @@ def sources_json(settings: Settings, sources: list[Source] | None) -> dict[str, 
 def sources_text(settings: Settings, sources: list[Source] | None) -> str:
     lines: list[str] = []
     if sources is None:
+        from ..knowledge import NOT_BUILT_SENTENCE
+
         lines.append(NOT_BUILT_SENTENCE)
     elif not sources:
         lines.append("no indexed files")

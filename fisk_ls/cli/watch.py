@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from ..knowledge import (
 )
 from . import render
 from .options import emit_json
+from .progress import EVERY, Every
 
 
 def _stamp() -> str:
@@ -33,10 +35,14 @@ class Lines:
     stdout (``{"event": ...}``: watching, indexed, updated, ignore_changed, embedding,
     embedded, warning, error, stopped), so a script can follow it line by line."""
 
-    def __init__(self, as_json: bool, root: Path = Path()) -> None:
+    def __init__(
+        self, as_json: bool, root: Path = Path(), clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.as_json = as_json
         self.root = root
         """The project root ignore files are named relative to."""
+        self.clock = clock
+        """Times the embedding progress lines (``EmbedLines``)."""
 
     def event(self, name: str, text: str, *, err: bool = False, **fields: Any) -> None:
         self.emit(name, text, fields, err=err)
@@ -74,12 +80,21 @@ class Lines:
 
 
 class EmbedLines(BackfillReporter):
-    """Background embedding as a few lines on stdout."""
+    """Background embedding as a few lines on stdout (``--json``: the same events): when it
+    starts, every ``EVERY`` seconds while it goes on, when it ends. The counts are those of the
+    watched paths (``watch docs/``), not the whole store's."""
 
     def __init__(self, lines: Lines) -> None:
         self.lines = lines
+        self.every = Every(lines.clock, EVERY, last=False)
 
     def begin(self, embedded: int, chunks: int) -> None:
+        text = f"{_stamp()} embedding: {Coverage(embedded, chunks).describe()}"
+        self.lines.event("embedding", text, embedded=embedded, chunks=chunks)
+
+    def progress(self, embedded: int, chunks: int) -> None:
+        if embedded >= chunks or self.every.due(embedded, chunks) is None:
+            return  # the end says the last count
         text = f"{_stamp()} embedding: {Coverage(embedded, chunks).describe()}"
         self.lines.event("embedding", text, embedded=embedded, chunks=chunks)
 

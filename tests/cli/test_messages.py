@@ -171,3 +171,54 @@ def test_watch_says_what_an_ignore_file_change_removed_and_restored(
             )
     finally:
         watch.close()
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_watch_embedding_lines_come_every_few_seconds_in_both_modes(
+    capsys: pytest.CaptureFixture[str], as_json: bool
+) -> None:
+    import json
+
+    from fisk_ls.cli.watch import EmbedLines, Lines
+
+    now = [0.0]
+    reporter = EmbedLines(Lines(as_json, clock=lambda: now[0]))
+    reporter.begin(0, 1_000)
+    for done in range(32, 1_000, 32):
+        now[0] += 1.0  # a round a second
+        reporter.progress(done, 1_000)
+    reporter.progress(1_000, 1_000)
+    reporter.end(1_000, 1_000, None)
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 8  # begin, every 5 s (rounds 6, 11, ... 31), end
+    if as_json:
+        events = [json.loads(line) for line in out]
+        assert [e["event"] for e in events] == ["embedding"] * 7 + ["embedded"]
+        assert events[1] == {"event": "embedding", "embedded": 192, "chunks": 1_000}
+    else:
+        assert out[1].endswith("embedding: 192 of 1,000 chunks embedded")
+        assert out[-1].endswith("embedded: 1,000 of 1,000 chunks embedded")
+
+
+def test_watch_json_counts_the_backlog_of_the_paths_it_watches(
+    project: Path, store_base: Path, fake_embed: object
+) -> None:
+    import json
+
+    js(project, "index")  # lexical: every chunk, docs/ and notes.txt, waits for a vector
+    chunks = {s["path"]: s["chunks"] for s in js(project, "sources")["sources"]}
+    under_docs = sum(n for path, n in chunks.items() if path.startswith("docs/"))
+    assert under_docs < sum(chunks.values())
+    base_url = fake_embed.base_url  # type: ignore[attr-defined]
+    (project / "agent.yaml").write_text(
+        "harness:\n  knowledge:\n    enabled: true\n    embeddings:\n"
+        f"      base_url: {base_url}\n      model: fake-embed\n"
+    )
+    watch = Watch(project, "docs", "--json")
+    try:
+        events = [json.loads(watch.until('"embedding"'))]
+        events.append(json.loads(watch.until('"embedded"')))
+    finally:
+        watch.close()
+    assert [e["chunks"] for e in events] == [under_docs, under_docs]
+    assert events[-1]["embedded"] == under_docs and events[-1]["error"] is None

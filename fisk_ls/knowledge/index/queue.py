@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import Cancelled, IndexLocked, KnowledgeError, StoreError
+from ..location import document_key, key_prefix
 from ..operations import ignore_rules, index, update_paths
 from ..progress import IndexRun
 from ..vectors.providers import make_embedder
@@ -64,6 +65,27 @@ class RunReporter(IndexReporter):
 
     def end(self, message: str) -> None:
         """The run finished, failed or was cancelled."""
+
+
+def _keys(roots: tuple[Path, ...] | None, project_root: Path) -> tuple[str, ...] | None:
+    """The document keys of explicit ``roots`` (folders end in ``/``), for the backlog counts
+    the owner is told; None when the roots are the configured ones or include the root."""
+    if roots is None:
+        return None
+    keys = []
+    for root in roots:
+        try:
+            key = (
+                key_prefix(root, project_root)
+                if root.is_dir()
+                else document_key(root, project_root)
+            )
+        except KnowledgeError:
+            continue
+        if not key:
+            return None
+        keys.append(key)
+    return tuple(keys)
 
 
 class _Tracked(RunReporter):
@@ -177,6 +199,7 @@ class UpdateQueue:
                 self._embedder,
                 reporter=self.hooks.embed_reporter,
                 on_error=self.hooks.on_error,
+                within=_keys(roots, settings.project_root),
             )
         name = f"fisk-index-{settings.project_root.name}"
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
