@@ -216,6 +216,8 @@ def search_cmd(
         click.echo(render.tier_text(result.tier), err=True)
         if result.expansion is not None:
             click.echo(render.expansion_text(result.expansion), err=True)
+        if note := render.search_note(result):
+            click.echo(f"note: {note}", err=True)
         click.echo(render.search_text(result, full=full, bold=bold))
 
 

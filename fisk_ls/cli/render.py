@@ -160,9 +160,17 @@ def emphasise(snippet: str, highlights: Any, bold: bool) -> str:
 
 
 def search_json(result: SearchResult) -> dict[str, Any]:
+    """``note``: the core's sentence for the outcome (null when hits need none); ``indexing``:
+    the index run going on ({files, total}; total null while it counts), else null;
+    ``expansion`` and ``expansion_strings`` when expansion was asked for."""
+    from ..knowledge import search_notice  # here: --help never loads the search
+
+    run = result.indexing
     out: dict[str, Any] = {
         "tier": result.tier,
         "status": result.status,
+        "note": search_notice(result),
+        "indexing": run.as_dict() if run is not None else None,
         "degraded": result.degraded,
         "reason": result.reason,
         "results": [hit_json(h) for h in result.hits],
@@ -182,22 +190,15 @@ def expansion_text(expansion: Expansion) -> str:
     return line
 
 
-STATUS_TEXT = {
-    "index_not_built": "the knowledge index is not built yet; run `fisk-ai knowledge index`",
-    "index_empty": "the knowledge index is empty; run `fisk-ai knowledge index PATH`",
-    "no_terms": "the query has no searchable words",
-}
-
-
 def search_text(result: SearchResult, *, full: bool = False, bold: bool = False) -> str:
-    """The answer only (the tier line is printed to stderr by the caller)."""
+    """The answer only (the tier line, and the note of results found during an index run, are
+    printed to stderr by the caller: ``search_note``). Without hits, the core's sentence says
+    why."""
+    from ..knowledge import search_notice
+
     lines: list[str] = []
-    if result.status != "ok":
-        lines.append(STATUS_TEXT.get(result.status, result.status))
-        return "\n".join(lines)
     if not result.hits:
-        lines.append("no results")
-        return "\n".join(lines)
+        return search_notice(result) or "no results"
     for hit in result.hits:
         if lines:
             lines.append("")
@@ -216,6 +217,14 @@ def search_text(result: SearchResult, *, full: bool = False, bold: bool = False)
         if hit.also:
             lines.append("  " + also_line(hit))
     return "\n".join(lines)
+
+
+def search_note(result: SearchResult) -> str | None:
+    """The note to print beside hits (to stderr): during an index run, that they are the results
+    so far; None otherwise (without hits the sentence is the answer: ``search_text``)."""
+    from ..knowledge import search_notice
+
+    return search_notice(result) if result.hits else None
 
 
 def also_line(hit: Hit, shown: int = 3) -> str:
@@ -301,7 +310,9 @@ def sources_json(settings: Settings, sources: list[Source] | None) -> dict[str, 
 def sources_text(settings: Settings, sources: list[Source] | None) -> str:
     lines: list[str] = []
     if sources is None:
-        lines.append(STATUS_TEXT["index_not_built"])
+        from ..knowledge import NOT_BUILT_SENTENCE
+
+        lines.append(NOT_BUILT_SENTENCE)
     elif not sources:
         lines.append("no indexed files")
     else:

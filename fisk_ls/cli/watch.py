@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from ..knowledge import (
 )
 from . import render
 from .options import emit_json
+from .progress import EVERY, Every
 
 
 def _stamp() -> str:
@@ -30,11 +32,17 @@ def _stamp() -> str:
 
 class Lines:
     """What watch prints: stamped text lines, or with ``--json`` one JSON object per line on
-    stdout (``{"event": ...}``: watching, indexed, updated, embedding, embedded, warning,
-    error, stopped), so a script can follow it line by line."""
+    stdout (``{"event": ...}``: watching, indexed, updated, ignore_changed, embedding,
+    embedded, warning, error, stopped), so a script can follow it line by line."""
 
-    def __init__(self, as_json: bool) -> None:
+    def __init__(
+        self, as_json: bool, root: Path = Path(), clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.as_json = as_json
+        self.root = root
+        """The project root ignore files are named relative to."""
+        self.clock = clock
+        """Times the embedding progress lines (``EmbedLines``)."""
 
     def event(self, name: str, text: str, *, err: bool = False, **fields: Any) -> None:
         self.emit(name, text, fields, err=err)
@@ -52,6 +60,18 @@ class Lines:
         text = f"{_stamp()} {len(paths)} change(s): {render.index_summary(stats)}"
         self.emit("updated", text, {"changes": len(paths), **stats.as_dict()})
 
+    def rules(self, files: list[Path], stats: IndexStats) -> None:
+        """An ignore file changed and the full run it brought ended: say which files it took
+        out of the index or put back (nothing was said: the run looked like silence)."""
+        root = self.root
+        names = [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files]
+        changed = ", ".join(dict.fromkeys(names))
+        parts = [f"{stats.removed} file(s) now ignored, removed"] if stats.removed else []
+        if stats.added:
+            parts.append(f"{stats.added} file(s) no longer ignored, indexed")
+        text = f"{_stamp()} {changed} changed: {'; '.join(parts) or 'no file added or removed'}"
+        self.emit("ignore_changed", text, {**stats.as_dict(), "ignore_files": names})
+
     def failed(self, exc: KnowledgeError) -> None:
         self.event("error", f"{_stamp()} reindex failed: {exc}", err=True, message=str(exc))
 
@@ -60,12 +80,21 @@ class Lines:
 
 
 class EmbedLines(BackfillReporter):
-    """Background embedding as a few lines on stdout."""
+    """Background embedding as a few lines on stdout (``--json``: the same events): when it
+    starts, every ``EVERY`` seconds while it goes on, when it ends. The counts are those of the
+    watched paths (``watch docs/``), not the whole store's."""
 
     def __init__(self, lines: Lines) -> None:
         self.lines = lines
+        self.every = Every(lines.clock, EVERY, last=False)
 
     def begin(self, embedded: int, chunks: int) -> None:
+        text = f"{_stamp()} embedding: {Coverage(embedded, chunks).describe()}"
+        self.lines.event("embedding", text, embedded=embedded, chunks=chunks)
+
+    def progress(self, embedded: int, chunks: int) -> None:
+        if embedded >= chunks or self.every.due(embedded, chunks) is None:
+            return  # the end says the last count
         text = f"{_stamp()} embedding: {Coverage(embedded, chunks).describe()}"
         self.lines.event("embedding", text, embedded=embedded, chunks=chunks)
 
@@ -86,7 +115,7 @@ def run_watch(
 ) -> None:
     settings = project.settings
     seconds = parse_duration(debounce, "--debounce")
-    lines = Lines(as_json)
+    lines = Lines(as_json, settings.project_root)
     tier = render.tier(settings)
     if not as_json:
         click.echo(tier, err=True)
@@ -98,6 +127,7 @@ def run_watch(
         on_locked=lambda: lines.warn("another knowledge writer is running; will retry"),
         on_error=lines.failed,
         on_update=lines.updated,
+        on_rules=lines.rules,
     )
     watched = len(roots if roots is not None else settings.roots)
     lines.event(

@@ -61,7 +61,9 @@ if TYPE_CHECKING:
     from .index.runs import IndexReporter, IndexStats
     from .location import absolute_roots
     from .match import Spot
+    from .notices import NOT_BUILT_SENTENCE, search_notice
     from .operations import Removal, ignore_rules, index, remove, reset, update_paths
+    from .progress import IndexRun
     from .project import Project, searched_scores, store_error
     from .reader import Knowledge, Source, StoreStats, tier_of
     from .sanitize import one_line, strip_controls
@@ -144,6 +146,9 @@ _LAZY = {
     "IndexStats": ".index.runs",
     "absolute_roots": ".location",
     "Spot": ".match",
+    "NOT_BUILT_SENTENCE": ".notices",
+    "search_notice": ".notices",
+    "IndexRun": ".progress",
     "Removal": ".operations",
     "ignore_rules": ".operations",
     "remove": ".operations",
@@ -222,6 +227,7 @@ __all__ = [
     "INDEX_EMPTY",
     "INDEX_NOT_BUILT",
     "KNOWLEDGE_SEARCH",
+    "NOT_BUILT_SENTENCE",
     "NO_TERMS",
     "OK",
     "QUERY",
@@ -251,6 +257,7 @@ __all__ = [
     "IgnoreRules",
     "IndexLocked",
     "IndexReporter",
+    "IndexRun",
     "IndexStats",
     "Knowledge",
     "KnowledgeDisabled",
@@ -296,6 +303,7 @@ __all__ = [
     "resolve_top_k",
     "rule_needs",
     "rule_problems",
+    "search_notice",
     "searched_scores",
     "shown",
     "store_error",

@@ -6,9 +6,12 @@ A document's key (the path part of a citation) is its path relative to the proje
 The project root, one rule for every front end (:func:`find_project`): from the starting folder
 (the CLI's and MCP's current directory, the language server's workspace folder) upwards, the
 nearest folder holding ``agent.yaml``, looking no higher than the top of the git repository
-(the nearest folder holding ``.git``); else that repository top; else the starting folder
-itself. ``--config`` overrides it (the root is then the config's folder). The store key follows
-the root, so every subfolder of a project finds the same index.
+(the nearest folder holding ``.git``); else that repository top; else, with neither marker,
+the nearest folder (the starting one or one above it, no higher than the home folder) that
+already has an index in the per-user store (its store is keyed by that folder:
+:func:`indexed_ancestor`); else the starting folder itself. ``--config`` overrides it (the root
+is then the config's folder). The store key follows the root, so every subfolder of a project
+finds the same index.
 """
 
 from __future__ import annotations
@@ -144,6 +147,8 @@ class Project:
     root: Path
     config: Path | None
     reason: str
+    marked: bool = True
+    """Found by a marker (agent.yaml, .git); False: the starting folder, for want of one."""
 
 
 def _home() -> Path | None:
@@ -165,7 +170,23 @@ def find_project(start: Path) -> Project:
             return Project(folder, None, f"top of the git repository; no {CONFIG_NAME} below it")
         if folder == home:
             break  # a folder above $HOME is nobody's project root
-    return Project(start, None, f"the starting folder; no {CONFIG_NAME} or .git above it")
+    return Project(
+        start, None, f"the starting folder; no {CONFIG_NAME} or .git above it", marked=False
+    )
+
+
+def indexed_ancestor(start: Path, base: Path | None) -> Path | None:
+    """The nearest of ``start`` (resolved) and the folders above it, no higher than the home
+    folder, whose zero-config store already holds an index; None when none does. A docs tree
+    without agent.yaml or .git indexed at its top is found from any subfolder, instead of a
+    second index being started there. One ``stat`` per folder."""
+    home = _home()
+    for folder in (start, *start.parents):
+        if _has_index(zero_config_store(folder, base)):
+            return folder
+        if folder == home:
+            break
+    return None
 
 
 def resolve_settings(
@@ -186,6 +207,10 @@ def resolve_settings(
     reason = "given with --config"
     if config_path is None:
         project = find_project(cwd) if discover else Project(cwd, None, "the given folder")
+        indexed = None if project.marked else indexed_ancestor(project.root, base)
+        if indexed is not None and indexed != project.root:
+            reason = f"nearest folder above with an index; no {CONFIG_NAME} or .git above it"
+            project = Project(indexed, None, reason)
         config_path, reason = project.config, project.reason
         if config_path is None:
             knowledge = KnowledgeConfig(enabled=True)

@@ -13,6 +13,7 @@ from .errors import KnowledgeError
 from .index.ignore import IgnoreRules
 from .index.runs import Indexer, IndexReporter, IndexStats
 from .location import Settings, document_key, inside_root, resolved_parent
+from .progress import RunRecord
 from .store import db_path
 from .vectors.providers import make_embedder
 from .vectors.tier import DocumentEmbedder
@@ -61,31 +62,82 @@ def index(
         for note in (w.set_aside, w.recovered):
             if note:
                 (reporter or IndexReporter()).on_note(note)
-        indexer = Indexer(
-            w,
-            settings.project_root,
-            reporter=reporter,
-            cancel=cancel,
-            embedder=emb,
-            ignore=ignore if ignore is not None else ignore_rules(settings),
-        )
-        if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
-            return _noted(indexer.run(settings.roots, rebuild=True, drain=drain), w)
-        stats = _noted(
-            indexer.run(
-                tuple(roots) if roots is not None else settings.roots,
-                rebuild=rebuild,
-                dry_run=dry_run,
-                drain=drain,
-            ),
-            w,
-        )
-        if roots is None and not rebuild:
-            outside = _outside(w, settings)
-            if not dry_run:
-                indexer.remove(outside)
-            stats.removed += len(outside)
-        return stats
+        record = None if dry_run else RunRecord(settings.store_dir)
+        with _recorded(record):
+            indexer = Indexer(
+                w,
+                settings.project_root,
+                reporter=_Recording(reporter or IndexReporter(), record),
+                cancel=cancel,
+                embedder=emb,
+                ignore=ignore if ignore is not None else ignore_rules(settings),
+            )
+            return _full_run(indexer, w, settings, roots, rebuild, dry_run, drain)
+
+
+def _full_run(
+    indexer: Indexer,
+    w: Writer,
+    settings: Settings,
+    roots: Iterable[Path] | None,
+    rebuild: bool,
+    dry_run: bool,
+    drain: bool,
+) -> IndexStats:
+    if w.outdated and not dry_run:  # an older layout: rebuild all of it, not just ``roots``
+        return _noted(indexer.run(settings.roots, rebuild=True, drain=drain), w)
+    stats = _noted(
+        indexer.run(
+            tuple(roots) if roots is not None else settings.roots,
+            rebuild=rebuild,
+            dry_run=dry_run,
+            drain=drain,
+        ),
+        w,
+    )
+    if roots is None and not rebuild:
+        outside = _outside(w, settings)
+        if not dry_run:
+            indexer.remove(outside)
+        stats.removed += len(outside)
+    return stats
+
+
+@contextlib.contextmanager
+def _recorded(record: RunRecord | None) -> Iterator[None]:
+    """``record`` kept for the run inside (readers see its progress), removed at its end."""
+    if record is None:
+        yield
+        return
+    record.start()
+    try:
+        yield
+    finally:
+        record.end()
+
+
+class _Recording(IndexReporter):
+    """``inner`` with the run's progress also recorded for readers in other processes."""
+
+    def __init__(self, inner: IndexReporter, record: RunRecord | None) -> None:
+        self.inner = inner
+        self.record = record
+
+    def on_plan(self, files: int) -> None:
+        if self.record is not None:
+            self.record.plan(files)
+        self.inner.on_plan(files)
+
+    def on_file(self, done: int, key: str) -> None:
+        if self.record is not None:
+            self.record.file(done)
+        self.inner.on_file(done, key)
+
+    def on_note(self, message: str) -> None:
+        self.inner.on_note(message)
+
+    def on_embed(self, done: int, total: int) -> None:
+        self.inner.on_embed(done, total)
 
 
 def update_paths(

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .index.runs import IndexReporter, IndexStats
     from .index.watcher import Watcher
     from .operations import Removal
+    from .progress import IndexRun
     from .reader import Knowledge
     from .scope import Scope
     from .search import SearchResult
@@ -122,8 +123,23 @@ class Project:
             if self._reader is None:
                 from .reader import Knowledge
 
-                self._reader = Knowledge(self.settings, coarse_knn=self.coarse_knn)
+                self._reader = Knowledge(
+                    self.settings, coarse_knn=self.coarse_knn, indexing=self.indexing
+                )
             return self._reader
+
+    def indexing(self) -> IndexRun | None:
+        """The index run going on: this project's own full run from the moment it is scheduled
+        (its update queue), or the one another process records for the store (progress.py)
+        while this one has not counted its files (it may be waiting for that writer); None when
+        there is none."""
+        queue = self.queue
+        run = queue.progress if queue is not None else None
+        if run is not None and run.total is not None:
+            return run
+        from .progress import recorded_run
+
+        return recorded_run(self.settings.store_dir) or run
 
     def read(self, call: Callable[[Knowledge], T]) -> T:
         """``call`` with the reader; SQLite and OS failures become StoreError."""

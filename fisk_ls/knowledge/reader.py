@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,8 @@ from .errors import CitationError
 from .languages import environment_language
 from .location import Settings
 from .match import Tokenizer, fts_tokenizer, locate, terms_tokens
+from .notices import NOT_BUILT_SENTENCE
+from .progress import IndexRun, recorded_run
 from .query import Query
 from .scope import Scope
 from .search import (
@@ -76,11 +78,17 @@ class Knowledge:
         embedder: QueryEmbedder | None = None,
         *,
         coarse_knn: bool = True,
+        indexing: Callable[[], IndexRun | None] | None = None,
     ) -> None:
         """``coarse_knn=False`` keeps every vector search exact: right for a reader that
         answers one query and exits (the CLI), since loading the int8 matrix of a large index
-        costs more than one exact scan (vectors/knn.py)."""
+        costs more than one exact scan (vectors/knn.py). ``indexing``: the index run going on,
+        if any (a ``Project`` asks its update queue first); by default the run another writer
+        records beside the store (progress.py)."""
         self.settings = settings
+        self.indexing: Callable[[], IndexRun | None] = indexing or (
+            lambda: recorded_run(settings.store_dir)
+        )
         self.store = Store(settings.store_dir)
         self.term_stats = TermStats()
         self.coarse: CoarseIndex | None = CoarseIndex() if coarse_knn else None
@@ -168,6 +176,7 @@ class Knowledge:
                 coarse=self.coarse,
                 pool=self.arms,
             )
+            result = dataclasses.replace(result, indexing=self.indexing())
             if snap is None or not result.hits:
                 return result
             tokenize = fts_tokenizer(snap.conn)
@@ -206,9 +215,7 @@ class Knowledge:
         path, ordinal = parse_citation(citation)
         with self.store.snapshot() as snap:
             if snap is None:
-                raise CitationError(
-                    "the knowledge index is not built yet; run `fisk-ai knowledge index`"
-                )
+                raise CitationError(NOT_BUILT_SENTENCE)
             row = _chunk_row(snap, path, ordinal)
         if row is None:
             raise CitationError(
@@ -237,9 +244,7 @@ class Knowledge:
         path, ordinal = parse_citation(citation)
         with self.store.snapshot() as snap:
             if snap is None:
-                raise CitationError(
-                    "the knowledge index is not built yet; run `fisk-ai knowledge index`"
-                )
+                raise CitationError(NOT_BUILT_SENTENCE)
             d, c = snap.tables.documents, snap.tables.chunks
             rows: list[Any] = snap.conn.execute(
                 f"SELECT c.ordinal, c.section, c.body, c.start_line, c.end_line, d.hash"

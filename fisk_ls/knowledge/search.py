@@ -2,10 +2,12 @@
 (:func:`fuse`: a convex combination of relative BM25 and rescaled cosine).
 
 Soft outcomes are values: ``status`` is ``ok``, ``index_not_built``, ``index_empty`` or
-``no_terms``. A search whose query embedding failed for any reason other than a
-misconfiguration (an outage, a timeout, garbage vectors, an HTML page, a redirect, an oversized
-body) is ``degraded``: lexical results with a one-line ``reason``. A misconfiguration (a bad
-key, an unknown model, another dimension, another vector space) is raised, so it gets fixed.
+``no_terms`` (the query has no words: punctuation, symbols, spaces; a query whose words no
+document holds is ``ok`` with no hits); their sentences are in notices.py. A search whose query
+embedding failed for any reason other than a misconfiguration (an outage, a timeout, garbage
+vectors, an HTML page, a redirect, an oversized body) is ``degraded``: lexical results with a
+one-line ``reason``. A misconfiguration (a bad key, an unknown model, another dimension,
+another vector space) is raised, so it gets fixed.
 
 The query is embedded (:func:`embed_query`) *before* the read snapshot is opened, so no WAL
 snapshot or connection is held while the embeddings server thinks; the vector space and dimension
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from .arms import ArmPool
     from .expansion import Expansion
     from .match import Match
+    from .progress import IndexRun
     from .store import Snapshot
     from .vectors.backlog import Coverage
 
@@ -200,6 +203,11 @@ class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     degraded: bool = False
     reason: str | None = None
+    scoped: bool = False
+    """The search was kept to a scope (paths, tags)."""
+    indexing: IndexRun | None = None
+    """The index run going on while it searched (``Knowledge.search`` sets it): the hits are
+    the results so far."""
     expansion: Expansion | None = None
     """What question expansion did (``Project.search`` with ``expand``; None: not asked)."""
 
@@ -530,10 +538,11 @@ def run_search(
                 if len(v.vector) != dim:
                     raise dimension_error(len(v.vector), dim)
                 found_vectors[i] = vector_ids(snap, v.vector, coarse=coarse, within=within)
-    searchable = any(plan.expression() for plan in plans)
-    if not any(deeps) and not any(found_vectors) and not (docs is not None and searchable):
-        # (A scope that left out every match of searchable words answers ok with no hits.)
-        return SearchResult(NO_TERMS, tier, [], degraded, reason)
+    scoped = docs is not None
+    if not any(deeps) and not any(found_vectors):
+        # Searchable words that no document (in the scope) holds: ok, with no hits.
+        searchable = any(plan.expression() for plan in plans)
+        return SearchResult(OK if searchable else NO_TERMS, tier, [], degraded, reason, scoped)
     arms = [(deep[:FANOUT], vector) for deep, vector in zip(deeps, found_vectors, strict=True)]
     fused, ranks, found = fuse_strings(arms)
     hits = _hits(snap, query, fused, ranks, found)
@@ -542,7 +551,7 @@ def run_search(
         arms = list(zip(deeps, found_vectors, strict=True))
         fused, ranks, found = fuse_strings(arms)
         hits = _hits(snap, query, fused, ranks, found)
-    return SearchResult(OK, tier, hits, degraded, reason)
+    return SearchResult(OK, tier, hits, degraded, reason, scoped)
 
 
 def lexical_arm(

@@ -101,7 +101,8 @@ def show(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
 def status(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     one_object(STATUS, args, set())
     ls.wait_ready()
-    return failing_as_rpc(lambda: results.status_result(ls.projects))
+    opening = not ls.ready.is_set() or ls.opening > 0
+    return failing_as_rpc(lambda: results.status_result(ls.projects, opening))
 
 
 async def reindex(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:

@@ -118,6 +118,19 @@ def folder_lock(ls: FiskLanguageServer) -> asyncio.Lock:
 async def folders_changed(
     ls: FiskLanguageServer, params: types.DidChangeWorkspaceFoldersParams
 ) -> None:
+    # Counted before the first await: a status request that follows the notification sees the
+    # coming folders as indexing until their projects (with their runs scheduled) are listed.
+    adding = 1 if params.event.added else 0
+    ls.opening += adding
+    try:
+        await _change_folders(ls, params)
+    finally:
+        ls.opening -= adding
+
+
+async def _change_folders(
+    ls: FiskLanguageServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
     async with folder_lock(ls):
         for folder in params.event.removed:
             if (path := folder_path(folder.uri)) is not None:
@@ -223,12 +236,15 @@ async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, mu
     except (KnowledgeError, OSError) as exc:
         ls.show_once(f"fisk: cannot open the knowledge store of {folder}: {exc}")
         return
+    # Scheduled before the project is listed: fisk.knowledge.status reports the run from the
+    # moment a client can see the folder, not from when its progress begins.
+    project.request_full()
     used = ls.projects.add(project)
     if used is not project:  # another folder of the same project: one index, one queue
         await asyncio.to_thread(project.close)
         log.info("%s shares the project of %s", folder, used.folder)
         return
     opened.append(project)
-    project.start()
+    project.start(initial=False)
     settings = project.settings
     log.info("opened %s: store %s, roots %s", folder, settings.store_dir, settings.roots)

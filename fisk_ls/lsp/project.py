@@ -26,6 +26,7 @@ from ..knowledge import (
     Expander,
     Expansion,
     Hit,
+    IndexRun,
     Knowledge,
     KnowledgeError,
     QueueHooks,
@@ -79,8 +80,25 @@ class Merged:
     found: list[Found] = field(default_factory=list)
     degraded: bool = False
     reason: str | None = None
+    scoped: bool = False
+    indexing: IndexRun | None = None
+    """The index runs going on in the searched projects, as one."""
     expansion: Expansion | None = None
     """What question expansion did (None: not asked)."""
+
+    def as_result(self) -> SearchResult:
+        """The merged answer as the core's result (for the core's sentence of it)."""
+        hits = [f.hit for f in self.found]
+        return SearchResult(
+            self.status,
+            self.tier,
+            hits,
+            self.degraded,
+            self.reason,
+            self.scoped,
+            self.indexing,
+            self.expansion,
+        )
 
 
 def merged_scores(merged: Merged) -> list[float] | None:
@@ -207,6 +225,7 @@ class Projects:
         tiers: list[str] = []
         reasons: list[str] = []
         failures: list[KnowledgeError] = []
+        runs: list[IndexRun | None] = []
         for project, scope in searched:
             try:
                 result = project.read(partial(_search, query, k, self.reader_language, also, scope))
@@ -216,6 +235,8 @@ class Projects:
                 continue
             statuses.append(result.status)
             tiers.append(result.tier)
+            runs.append(result.indexing)
+            merged.scoped = merged.scoped or result.scoped
             merged.found.extend(Found(project, hit) for hit in result.hits)
             if result.degraded:
                 merged.degraded = True
@@ -224,6 +245,7 @@ class Projects:
             raise failures[0]
         merged.degraded = merged.degraded or bool(failures)
         merged.status = min(statuses, key=_STATUS_ORDER.index)
+        merged.indexing = IndexRun.joined(runs)
         merged.tier = "; ".join(dict.fromkeys(tiers))
         merged.reason = "; ".join(dict.fromkeys(reasons)) or None
         merged.found.sort(key=lambda f: -f.hit.score)

@@ -14,6 +14,7 @@ from ..knowledge import (
     Location,
     one_line,
     parse_citation,
+    search_notice,
 )
 from .convert import (
     Units,
@@ -99,9 +100,12 @@ def around_result(chunks: list[CitedChunk], citation: str, root: Path) -> dict[s
 
 def search_result(merged: Merged, count: Units) -> dict[str, Any]:
     """``count``: text length in the client's position encoding (``convert.units``)."""
+    run = merged.indexing
     return {
         "tier": merged.tier,
         "status": merged.status,
+        "note": search_notice(merged.as_result()),
+        "indexing": run.as_dict() if run is not None else None,
         "degraded": merged.degraded,
         "reason": merged.reason,
         "results": [hit_result(f.hit, f.project.root, count) for f in merged.found],
@@ -119,20 +123,26 @@ def stats_result(runs: Iterable[IndexStats]) -> dict[str, int]:
     return total
 
 
-def status_result(projects: Projects) -> dict[str, Any]:
+def status_result(projects: Projects, opening: bool = False) -> dict[str, Any]:
+    """``opening``: the workspace folders are still being opened (their first runs are about
+    to be scheduled), so the server is indexing even before any root is listed."""
     roots = [root_status(project) for project in projects]
     tiers = [project.reader.tier() for project in projects]
     return {
         "tier": "; ".join(dict.fromkeys(tiers)) or "no workspace folder is open",
         "roots": roots,
-        "indexing": any(r["indexing"] for r in roots),
+        "indexing": opening or any(r["indexing"] for r in roots),
     }
 
 
 def root_status(project: Project) -> dict[str, Any]:
+    """``run``: the full index run going on (scheduled or running, here or in another process),
+    {files, total} (total null until its walk is counted), else null."""
+    run = project.indexing()
     entry: dict[str, Any] = {
         "root": str(project.root),
-        "indexing": project.busy,
+        "indexing": project.busy or run is not None,
+        "run": run.as_dict() if run is not None else None,
         "embedding": project.embedding,
     }
     try:

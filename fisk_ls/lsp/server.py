@@ -54,6 +54,9 @@ class FiskLanguageServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.closing = False
         """Set at shutdown/exit: nothing more is sent to the client."""
+        self.opening = 0
+        """Workspace folders being added (``didChangeWorkspaceFolders``) whose projects are not
+        listed yet: ``fisk.knowledge.status`` counts them as indexing."""
         self.open_progress: set[Any] = set()
         """Work done progress begun and not ended yet (progress.py); shutdown ends them."""
         self.exit_code = 0

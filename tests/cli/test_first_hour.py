@@ -138,6 +138,32 @@ def test_progress_line_every_few_seconds_with_rate_and_time_left() -> None:
     assert lines[-1] == "embedded 1,344 of 6,628 chunks, 14/s, about 6 min left"
 
 
+def test_file_progress_is_a_line_every_few_seconds_when_not_a_terminal() -> None:
+    """`index` into a log or CI: the files read so far every 5 s (and the last count after
+    such a line), not silence until the summary; a run shorter than that prints none."""
+    import io
+
+    from fisk_ls.cli.progress import IndexProgress
+
+    now = [0.0]
+    out = io.StringIO()
+    with IndexProgress(stream=out, clock=lambda: now[0], every=5.0) as progress:
+        progress.on_plan(1_090)
+        for done in range(1, 1_091):
+            now[0] = done * 0.25  # 4 files/s
+            progress.on_file(done, f"doc{done}.md")
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "indexed 21 of 1,090 files, 4/s"
+    assert lines[-1] == "indexed 1,090 of 1,090 files, 4/s"
+    assert len(lines) == 55  # every 5 s (20 files), and the last count
+    quick = io.StringIO()
+    with IndexProgress(stream=quick, clock=lambda: now[0], every=5.0) as progress:
+        progress.on_plan(3)
+        for done in (1, 2, 3):
+            progress.on_file(done, "a.md")
+    assert quick.getvalue() == ""
+
+
 def test_watch_json_prints_one_object_per_line(cli_project: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "fisk_ls.cli", "knowledge", "watch", "--json"],

@@ -293,3 +293,40 @@ def test_tags_keep_the_search_to_tagged_pages(settings: Settings) -> None:
         assert trace({"query": "q", "tags": ["Ops"]}) == 'knowledge_search("q", tags=["ops"])'
     finally:
         tool.close()
+
+
+def test_notes_are_the_cores_sentences(settings: Settings) -> None:
+    """Words no document holds are not "no searchable words" (nor "rephrase it"); a query with
+    no words at all is."""
+    from fisk_ls.knowledge.notices import NO_MATCH, NO_MATCH_IN_SCOPE, NO_TERMS_SENTENCE
+
+    index(settings)
+    tool = KnowledgeTool(settings)
+    try:
+        missing = tool.call({"query": "zeppelin"})
+        assert (missing["status"], missing["note"], missing["results"]) == ("ok", NO_MATCH, [])
+        assert "indexing" not in missing
+        scoped = tool.call({"query": "zeppelin", "paths": ["docs"]})
+        assert scoped["note"] == NO_MATCH_IN_SCOPE
+        nothing = tool.call({"query": "?!"})
+        assert (nothing["status"], nothing["note"]) == ("no_terms", NO_TERMS_SENTENCE)
+        assert "note" not in tool.call({"query": "backpressure"})
+    finally:
+        tool.close()
+
+
+def test_a_search_during_an_index_run_says_how_far_it_got() -> None:
+    from fisk_ls.knowledge import IndexRun
+
+    running = SearchResult("index_empty", "lexical", indexing=IndexRun(257, 1812))
+    out = build_outcome(running, 1000)
+    assert out["note"] == "still indexing: 257 of 1,812 files; nothing is searchable yet"
+    assert out["indexing"] == {"files": 257, "total": 1812}
+    so_far = build_outcome(
+        SearchResult("ok", "lexical", [hit(0, "text")], True, "down", indexing=IndexRun(3, 9)),
+        2000,
+    )
+    assert so_far["note"] == (
+        "still indexing: 3 of 9 files; these are the results so far; the embeddings server "
+        "was unreachable, so only the lexical tier was used"
+    )

@@ -20,13 +20,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import IndexLocked, KnowledgeError
-from ..vectors.backlog import Pending, coverage, pending, store
+from ..vectors.backlog import Coverage, Pending, coverage, coverage_within, pending, store
 from ..vectors.space import describe
 from ..vectors.tier import DocumentEmbedder, VectorTier
 from ..writer import open_writer
 
 if TYPE_CHECKING:
+    import apsw
+
     from ..location import Settings
+    from ..schema import Tables
     from ..store import Manifest
 
 log = logging.getLogger(__name__)
@@ -56,10 +59,23 @@ class Round:
     stored: int
     embedded: int
     chunks: int
+    seen: Coverage | None = None
+    """The coverage the reporter is told: the watched paths' (``Backfill.within``), else
+    None for the whole store's (``embedded`` of ``chunks``)."""
+    seen_before: Coverage | None = None
+    """The same, before this round stored anything."""
 
     @property
     def done(self) -> bool:
         return self.embedded >= self.chunks
+
+    @property
+    def reported(self) -> Coverage:
+        return self.seen or Coverage(self.embedded, self.chunks)
+
+    @property
+    def reported_before(self) -> Coverage:
+        return self.seen_before or Coverage(self.embedded - self.stored, self.chunks)
 
 
 class Backfill:
@@ -71,8 +87,13 @@ class Backfill:
         reporter: Callable[[], BackfillReporter] = BackfillReporter,
         on_error: Callable[[KnowledgeError], None] = lambda exc: None,
         round_size: int = ROUND,
+        within: tuple[str, ...] | None = None,
     ) -> None:
+        """``within``: the document keys (folders ending in ``/``) whose backlog the reporter
+        is told (``watch PATHS``); None: the whole store's. Every waiting chunk is embedded
+        either way."""
         self.settings = settings
+        self.within = within
         self.embedder = embedder
         self.reporter = reporter
         self.on_error = on_error
@@ -121,10 +142,11 @@ class Backfill:
             w.ensure_vec()
             tier = VectorTier.for_live(w, self.embedder)
             tables = manifest.tables
+            before = self._seen(w.conn, tables)
             items = pending(w.conn, tables, self.round_size)
             if not items:
                 cov = coverage(w.conn, tables)
-                return Round(0, cov.embedded, cov.chunks)
+                return Round(0, cov.embedded, cov.chunks, before, before)
             known = tier.cached([i.hash for i in items])
             if known:
                 with w.transaction() as tx:
@@ -137,7 +159,11 @@ class Backfill:
             stored += self._store(manifest, tier, items, vectors)
         with open_writer(self.settings.store_dir, wait=LOCK_WAIT) as w:
             cov = coverage(w.conn, w.manifest.tables)
-        return Round(stored, cov.embedded, cov.chunks)
+            seen = self._seen(w.conn, w.manifest.tables)
+        return Round(stored, cov.embedded, cov.chunks, seen, before)
+
+    def _seen(self, conn: apsw.Connection, tables: Tables) -> Coverage | None:
+        return None if self.within is None else coverage_within(conn, tables, self.within)
 
     def _store(
         self, manifest: Manifest, tier: VectorTier, items: list[Pending], vectors: dict[str, bytes]
@@ -201,9 +227,10 @@ class Backfill:
                     break  # nothing to do
                 if reporter is None:
                     reporter = self.reporter()
-                    reporter.begin(r.embedded - r.stored, r.chunks)
+                    first = r.reported_before
+                    reporter.begin(first.embedded, first.chunks)
                 last = r
-                reporter.progress(r.embedded, r.chunks)
+                reporter.progress(r.reported.embedded, r.reported.chunks)
                 idle_rounds = idle_rounds + 1 if r.stored == 0 else 0
                 if r.done or idle_rounds >= 2:  # empty, or only stale rows (a kick follows)
                     break
@@ -214,7 +241,8 @@ class Backfill:
             error = KnowledgeError(f"background embedding failed: {type(exc).__name__}: {exc}")
         finally:
             if reporter is not None:
-                reporter.end(last.embedded if last else 0, last.chunks if last else 0, error)
+                seen = last.reported if last else Coverage(0, 0)
+                reporter.end(seen.embedded, seen.chunks, error)
             if error is None and last is not None and last.done:
                 self._release()
             if not self._kick.is_set():

@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import Cancelled, IndexLocked, KnowledgeError, StoreError
+from ..location import document_key, key_prefix
 from ..operations import ignore_rules, index, update_paths
+from ..progress import IndexRun
 from ..vectors.providers import make_embedder
 from .backfill import Backfill, BackfillReporter
 from .runs import IndexReporter, IndexStats
@@ -65,6 +67,60 @@ class RunReporter(IndexReporter):
         """The run finished, failed or was cancelled."""
 
 
+def _keys(roots: tuple[Path, ...] | None, project_root: Path) -> tuple[str, ...] | None:
+    """The document keys of explicit ``roots`` (folders end in ``/``), for the backlog counts
+    the owner is told; None when the roots are the configured ones or include the root."""
+    if roots is None:
+        return None
+    keys = []
+    for root in roots:
+        try:
+            key = (
+                key_prefix(root, project_root)
+                if root.is_dir()
+                else document_key(root, project_root)
+            )
+        except KnowledgeError:
+            continue
+        if not key:
+            return None
+        keys.append(key)
+    return tuple(keys)
+
+
+class _Tracked(RunReporter):
+    """``inner`` (the owner's reporter), with the run's progress kept for ``progress``."""
+
+    def __init__(self, inner: RunReporter, keep: Callable[[IndexRun], None]) -> None:
+        self.inner = inner
+        self.keep = keep
+        self.total: int | None = None
+
+    def begin(self) -> None:
+        self.inner.begin()
+
+    def waiting(self) -> None:
+        self.inner.waiting()
+
+    def end(self, message: str) -> None:
+        self.inner.end(message)
+
+    def on_plan(self, files: int) -> None:
+        self.total = files
+        self.keep(IndexRun(0, files))
+        self.inner.on_plan(files)
+
+    def on_file(self, done: int, key: str) -> None:
+        self.keep(IndexRun(done, self.total))
+        self.inner.on_file(done, key)
+
+    def on_note(self, message: str) -> None:
+        self.inner.on_note(message)
+
+    def on_embed(self, done: int, total: int) -> None:
+        self.inner.on_embed(done, total)
+
+
 @dataclass
 class QueueHooks:
     """What the queue tells its owner; every hook is called from the worker thread."""
@@ -75,6 +131,9 @@ class QueueHooks:
     on_locked: Callable[[], None] = lambda: None
     on_error: Callable[[KnowledgeError], None] = lambda exc: None
     on_update: Callable[[set[Path], IndexStats], None] = lambda paths, stats: None
+    on_rules: Callable[[list[Path], IndexStats], None] = lambda files, stats: None
+    """A change to these ignore files brought a full run, and it ended: ``stats.removed``
+    documents became ignored, ``stats.added`` are no longer ignored."""
 
 
 @dataclass
@@ -120,6 +179,8 @@ class UpdateQueue:
         self._first = self._last = 0.0
         self._full: FullRun | None = None
         self._running: FullRun | None = None
+        self._run = IndexRun()
+        """How far the running full run got (``progress``)."""
         self._working = False
         self._stopping = False
         self._stop = threading.Event()
@@ -138,6 +199,7 @@ class UpdateQueue:
                 self._embedder,
                 reporter=self.hooks.embed_reporter,
                 on_error=self.hooks.on_error,
+                within=_keys(roots, settings.project_root),
             )
         name = f"fisk-index-{settings.project_root.name}"
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
@@ -169,7 +231,8 @@ class UpdateQueue:
         rules_changed = [p for p in paths if self.rules.is_source(p)]
         if rules_changed:
             log.info("ignore rules changed (%s): a full run follows", rules_changed[0])
-            self.request_full(after_running=True)
+            run = self.request_full(after_running=True)
+            run.add_done_callback(lambda done: self._rules_run(rules_changed, done))
         taken = {p for p in paths if self.covers(p)} - set(rules_changed)
         if not taken:
             return len(rules_changed)
@@ -181,6 +244,11 @@ class UpdateQueue:
             self._last = now
             self._cond.notify_all()
         return len(taken) + len(rules_changed)
+
+    def _rules_run(self, files: list[Path], done: Future[IndexStats]) -> None:
+        if done.cancelled() or done.exception() is not None:
+            return  # a cancelled or failed run was reported as such
+        self.hooks.on_rules(files, done.result())
 
     def request_full(
         self, rebuild: bool = False, *, after_running: bool = False
@@ -215,6 +283,18 @@ class UpdateQueue:
         for run in runs:
             run.cancel.set()
         return bool(runs)
+
+    @property
+    def progress(self) -> IndexRun | None:
+        """The full run scheduled or running, with how far it got (None: there is none). It
+        is known from the moment ``request_full`` schedules the run, before its walk begins."""
+        with self._cond:
+            if self._running is not None:
+                return self._run
+            return IndexRun() if self._full is not None else None
+
+    def _keep(self, run: IndexRun) -> None:
+        self._run = run
 
     @property
     def busy(self) -> bool:
@@ -271,6 +351,7 @@ class UpdateQueue:
             while not self._stopping:
                 if self._full is not None:
                     self._running, self._full = self._full, None
+                    self._run = IndexRun()
                     self._working = True
                     return self._running
                 if self._pending:
@@ -326,7 +407,7 @@ class UpdateQueue:
         self.hooks.on_update(batch, stats)
 
     def _run_full(self, run: FullRun) -> None:
-        reporter = self.hooks.reporter()
+        reporter = _Tracked(self.hooks.reporter(), self._keep)
         reporter.begin()
         message = "cancelled"
         try:

@@ -11,7 +11,7 @@ round computed while a file changed stores nothing stale.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -61,6 +61,31 @@ def coverage(conn: apsw.Connection, tables: Tables, chunks: int | None = None) -
     total = int(scalar(conn, f"SELECT count(*) FROM {tables.rows}")) if chunks is None else chunks
     waiting = int(scalar(conn, f"SELECT count(*) FROM {tables.rows} WHERE embedded = 0"))
     return Coverage(total - waiting, total)
+
+
+def coverage_within(conn: apsw.Connection, tables: Tables, keys: Sequence[str]) -> Coverage:
+    """The coverage of the documents under ``keys`` only: folder keys ending in ``/`` (every
+    document below) or document keys (that one), as ``location.key_prefix`` and
+    ``document_key`` give them (``watch docs/`` reports the backlog of docs/, not the
+    store's)."""
+    tests: list[str] = []
+    args: list[object] = []
+    for key in keys:
+        if key.endswith("/"):
+            tests.append("substr(d.path, 1, ?) = ?")
+            args += [len(key), key]
+        else:
+            tests.append("d.path = ?")
+            args.append(key)
+    if not tests:
+        return Coverage(0, 0)
+    row = conn.execute(
+        f"SELECT count(*), coalesce(sum(c.embedded), 0) FROM {tables.rows} c"
+        f" JOIN {tables.documents} d ON d.id = c.document_id WHERE {' OR '.join(tests)}",
+        args,
+    ).fetchone()
+    total, embedded = (int(row[0]), int(row[1])) if row else (0, 0)
+    return Coverage(embedded, total)
 
 
 def incomplete(conn: apsw.Connection, tables: Tables) -> Coverage | None:

@@ -13,8 +13,16 @@ M.last_citations = {}
 local status_messages = {
   index_not_built = "the index is not built yet (indexing may still be running: see :FiskStatus, or run :FiskReindex)",
   index_empty = "the index is empty: no markdown or text files were indexed (check `settings.paths` and the server's messages; :FiskStatus)",
-  no_terms = "the query has no searchable words",
+  no_terms = "the query has no words to search for",
 }
+
+-- The server's sentence while an index run goes on ("still indexing: 257 of 1,812 files; ..."),
+-- nil otherwise (older servers send no `indexing`).
+local function indexing_note(result)
+  if type(result.indexing) == "table" and type(result.note) == "string" then
+    return result.note
+  end
+end
 
 -- Jump to a LocationLink, or say why not.
 local function open(link, client, what, opts)
@@ -51,9 +59,16 @@ local function run_search(query, quickfix, also, paths, title)
     M.last_citations = vim.tbl_map(function(item)
       return item.citation
     end, items)
+    local running = indexing_note(result)
     if #items == 0 then
+      if running then
+        return notify.info(running)
+      end
       local why = status_messages[result.status]
       return why and notify.warn(why) or notify.info(("no results for %q"):format(title))
+    end
+    if running then
+      notify.info(running)
     end
     show_items(items, query, quickfix, client, title)
   end)

@@ -44,9 +44,19 @@ export interface SearchHit {
   foundBy?: string[];
 }
 
+/** An index run going on: `files` of `total` handled (`total` null while it counts). */
+export interface IndexRun {
+  files: number;
+  total: number | null;
+}
+
 export interface SearchResult {
   tier: string;
   status: SearchStatus;
+  /** The server's sentence for the outcome (absent from older servers). */
+  note?: string | null;
+  /** Set while an index run goes on: the results are the ones so far (absent from older servers). */
+  indexing?: IndexRun | null;
   degraded: boolean;
   reason: string | null;
   results: SearchHit[];

@@ -117,6 +117,10 @@ export function noticeItem(notice: Notice): NoticeItem {
 /** Why a search shows no results, or undefined when there are results to show. */
 export function noticeFor(result: SearchResult, query: string): Notice | undefined {
   const degraded = result.degraded ? ` Search is degraded: ${result.reason ?? result.tier}.` : '';
+  if (result.indexing && result.note && (result.status !== 'ok' || result.results.length === 0) && result.status !== 'no_terms') {
+    // Nothing (or nothing matching) yet while the first index run goes on: say how far it got.
+    return { label: '$(sync~spin) Still indexing', detail: `${result.note}.${degraded}`, action: 'none' };
+  }
   switch (result.status) {
     case 'index_not_built':
       return {
@@ -131,7 +135,7 @@ export function noticeFor(result: SearchResult, query: string): Notice | undefin
         action: 'openSettings',
       };
     case 'no_terms':
-      return { label: '$(info) Type words to search for', detail: `"${query}" has no searchable words.`, action: 'none' };
+      return { label: '$(info) Type words to search for', detail: `"${query}" has no words to search for.`, action: 'none' };
     case 'ok':
       if (result.results.length > 0) {
         return undefined;

@@ -89,7 +89,13 @@ test('every empty state says why', () => {
   assert.equal(notBuilt?.action, 'reindex');
   assert.match(notBuilt?.label ?? '', /not been built/);
   assert.match(noticeFor(result([], { status: 'index_empty' }), 'q')?.detail ?? '', /fisk\.paths/);
-  assert.match(noticeFor(result([], { status: 'no_terms' }), '!!')?.detail ?? '', /"!!" has no searchable words/);
+  assert.match(noticeFor(result([], { status: 'no_terms' }), '!!')?.detail ?? '', /"!!" has no words to search for/);
+  const running = noticeFor(
+    result([], { status: 'index_empty', indexing: { files: 257, total: 1812 }, note: 'still indexing: 257 of 1,812 files; nothing is searchable yet' }),
+    'q',
+  );
+  assert.equal(running?.label, '$(sync~spin) Still indexing');
+  assert.match(running?.detail ?? '', /257 of 1,812 files/);
   assert.match(noticeFor(result([]), 'zebra')?.label ?? '', /No matches for "zebra"/);
   assert.equal(noticeFor(result([hit('a.md#1', 0)]), 'q'), undefined);
 });

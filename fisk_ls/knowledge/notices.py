@@ -1,0 +1,63 @@
+"""The sentences of a search's soft outcomes, one definition each, for every front end (the
+CLI's text and ``--json``, the language server's search result, the agent tool and MCP).
+
+A search answers ``status`` (search.py) and, beside it, whether an index run is going on
+(``SearchResult.indexing``); :func:`search_notice` turns the two into the one sentence a person
+or an agent reads. "No words to search for" is said only of a query with no words at all
+(punctuation, symbols, spaces; a query of stop words alone searches for them); a query whose
+words are simply in no document answers ``ok`` with no results, and the sentence says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .search import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS
+
+if TYPE_CHECKING:
+    from .search import SearchResult
+
+NOT_BUILT_SENTENCE = "the knowledge index is not built yet; run `fisk-ai knowledge index`"
+EMPTY_SENTENCE = (
+    "the knowledge index is empty: no markdown or text file was indexed; check the knowledge "
+    "paths, or run `fisk-ai knowledge index PATH`"
+)
+NO_TERMS_SENTENCE = (
+    "the query has no words to search for, only punctuation, symbols or spaces; type words"
+)
+NO_MATCH = "no indexed document contains these words"
+NO_MATCH_IN_SCOPE = "no indexed document in the searched paths or tags contains these words"
+NO_MATCH_SO_FAR = "no document indexed so far contains these words"
+NO_MATCH_IN_SCOPE_SO_FAR = (
+    "no document indexed so far in the searched paths or tags contains these words"
+)
+SO_FAR = "these are the results so far"
+NOTHING_YET = "nothing is searchable yet"
+
+STATUS_SENTENCES = {
+    INDEX_NOT_BUILT: NOT_BUILT_SENTENCE,
+    INDEX_EMPTY: EMPTY_SENTENCE,
+    NO_TERMS: NO_TERMS_SENTENCE,
+}
+"""The sentence of each soft status when no index run is going on."""
+
+
+def search_notice(result: SearchResult) -> str | None:
+    """Why ``result`` reads as it does, in one sentence; None for results with nothing to add.
+
+    During an index run (``result.indexing``) a search that found nothing yet says how far the
+    run got instead of "not built" or "empty", and one that found something says these are the
+    results so far."""
+    run = result.indexing
+    if result.status == NO_TERMS:
+        return NO_TERMS_SENTENCE
+    if result.status in (INDEX_NOT_BUILT, INDEX_EMPTY):
+        if run is not None:
+            return f"{run.describe()}; {NOTHING_YET}"
+        return STATUS_SENTENCES[result.status]
+    if result.hits:
+        return f"{run.describe()}; {SO_FAR}" if run is not None else None
+    if run is not None:
+        missing = NO_MATCH_IN_SCOPE_SO_FAR if result.scoped else NO_MATCH_SO_FAR
+        return f"{missing} ({run.describe()})"
+    return NO_MATCH_IN_SCOPE if result.scoped else NO_MATCH

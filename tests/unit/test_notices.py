@@ -1,0 +1,108 @@
+"""The sentences of a search's soft outcomes: "no searchable words" only for a query of stop
+words and punctuation, "no document contains these words" for words the docs lack, and during
+an index run how far it got instead of "not built" or "empty"."""
+
+from __future__ import annotations
+
+import pytest
+
+from fisk_ls.knowledge import (
+    INDEX_EMPTY,
+    INDEX_NOT_BUILT,
+    NO_TERMS,
+    OK,
+    IndexRun,
+    Knowledge,
+    Scope,
+    SearchResult,
+    Settings,
+    index,
+    search_notice,
+)
+from fisk_ls.knowledge.notices import (
+    EMPTY_SENTENCE,
+    NO_MATCH,
+    NO_MATCH_IN_SCOPE,
+    NO_TERMS_SENTENCE,
+    NOT_BUILT_SENTENCE,
+)
+
+
+def result(status: str, hits: int = 0, **fields: object) -> SearchResult:
+    from fisk_ls.knowledge.search import Hit
+
+    found = [Hit(i, "a.md", i, "", "text", 1, 1, 1.0) for i in range(hits)]
+    return SearchResult(status, "lexical", found, **fields)  # type: ignore[arg-type]
+
+
+RUN = IndexRun(257, 1812)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "sentence"),
+    [
+        pytest.param(result(OK, 2), None, id="hits"),
+        pytest.param(result(OK), NO_MATCH, id="no-match"),
+        pytest.param(result(OK, scoped=True), NO_MATCH_IN_SCOPE, id="no-match-in-scope"),
+        pytest.param(result(NO_TERMS), NO_TERMS_SENTENCE, id="no-terms"),
+        pytest.param(result(INDEX_NOT_BUILT), NOT_BUILT_SENTENCE, id="not-built"),
+        pytest.param(result(INDEX_EMPTY), EMPTY_SENTENCE, id="empty"),
+        pytest.param(
+            result(OK, 2, indexing=RUN),
+            "still indexing: 257 of 1,812 files; these are the results so far",
+            id="hits-while-indexing",
+        ),
+        pytest.param(
+            result(OK, indexing=RUN),
+            "no document indexed so far contains these words (still indexing: 257 of 1,812 files)",
+            id="no-match-while-indexing",
+        ),
+        pytest.param(
+            result(INDEX_EMPTY, indexing=RUN),
+            "still indexing: 257 of 1,812 files; nothing is searchable yet",
+            id="empty-while-indexing",
+        ),
+        pytest.param(
+            result(INDEX_NOT_BUILT, indexing=IndexRun()),
+            "still indexing: counting files; nothing is searchable yet",
+            id="not-built-while-counting",
+        ),
+        pytest.param(
+            result(NO_TERMS, indexing=RUN), NO_TERMS_SENTENCE, id="no-terms-while-indexing"
+        ),
+    ],
+)
+def test_each_outcome_has_its_sentence(outcome: SearchResult, sentence: str | None) -> None:
+    assert search_notice(outcome) == sentence
+
+
+def test_searchable_words_no_document_holds_are_not_no_terms(settings: Settings) -> None:
+    index(settings)
+    kb = Knowledge(settings)
+    try:
+        missing = kb.search("zeppelin")
+        assert (missing.status, missing.hits) == (OK, [])
+        assert search_notice(missing) == NO_MATCH
+        for query in ("?!", "--- ***", "   "):
+            only = kb.search(query)
+            assert only.status == NO_TERMS, query
+            assert search_notice(only) == NO_TERMS_SENTENCE
+        scoped = kb.search("zeppelin", scope=Scope.build(["docs"]))
+        assert (scoped.status, scoped.scoped) == (OK, True)
+        assert search_notice(scoped) == NO_MATCH_IN_SCOPE
+        assert search_notice(kb.search("backpressure")) is None
+    finally:
+        kb.close()
+
+
+def test_the_not_built_sentence_is_the_one_show_raises(settings: Settings) -> None:
+    from fisk_ls.knowledge import CitationError
+
+    kb = Knowledge(settings)
+    try:
+        assert search_notice(kb.search("queue")) == NOT_BUILT_SENTENCE
+        with pytest.raises(CitationError) as err:
+            kb.show("a.md#0")
+        assert str(err.value) == NOT_BUILT_SENTENCE
+    finally:
+        kb.close()
