@@ -316,15 +316,16 @@ def reset_cmd(obj: Context, force: bool) -> None:
     notes: list[str] = []
     with obj.project() as project:
         counts = project.reset(force=force, notes=notes)
+    if not obj.as_json:
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
     if counts is None:
-        _soft(obj, "no knowledge index to reset", documents=0, chunks=0)
+        _soft(obj, "no knowledge index to reset", documents=0, chunks=0, notes=notes)
         return
     docs, chunks = counts
     if obj.as_json:
         emit_json({"reset": True, "documents": docs, "chunks": chunks, "notes": notes})
     else:
-        for note in notes:
-            click.echo(f"note: {note}", err=True)
         click.echo(f"reset: removed {docs} documents and {chunks} chunks")
 
 
