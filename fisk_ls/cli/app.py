@@ -24,6 +24,7 @@ from ..knowledge import (
     TOP_K,
     KnowledgeError,
     absolute_roots,
+    bounded,
 )
 from . import render
 from .options import (
@@ -74,8 +75,9 @@ def main(args: list[str] | None = None) -> None:
     try:
         code = cli.main(argv, prog_name="fisk-ai", standalone_mode=False)
     except click.ClickException as exc:
+        vars(exc)["message"] = bounded(exc.message)  # click quotes a bad value whole
         if _json_requested(argv):
-            emit_json({"error": exc.format_message()})
+            emit_json({"error": bounded(exc.format_message())})
         else:
             exc.show()
         sys.exit(exc.exit_code)
@@ -302,7 +304,7 @@ def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
     for key in done.removed:
         click.echo(f"removed {key}")
     for typed in done.missing:
-        click.echo(f"not indexed: {typed}", err=True)
+        click.echo(bounded(f"not indexed: {typed}"), err=True)
     click.echo(f"removed {len(done.removed)} document(s)")
     if done.missing:
         sys.exit(1)

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from .operations import Removal, ignore_rules, index, remove, reset, update_paths
     from .project import Project, store_error
     from .reader import Knowledge, Source, StoreStats, tier_of
-    from .sanitize import one_line, strip_controls
+    from .sanitize import bounded, one_line, strip_controls
     from .scope import Scope
     from .search import (
         INDEX_EMPTY,
@@ -85,6 +85,7 @@ if TYPE_CHECKING:
         resolve_top_k,
         rule_needs,
         rule_problems,
+        shown,
     )
     from .vectors.backlog import Coverage
     from .vectors.providers import make_embedder
@@ -127,6 +128,7 @@ _LAZY = {
     "StoreStats": ".reader",
     "tier_of": ".reader",
     "one_line": ".sanitize",
+    "bounded": ".sanitize",
     "strip_controls": ".sanitize",
     "Scope": ".scope",
     "INDEX_EMPTY": ".search",
@@ -161,6 +163,7 @@ _LAZY = {
     "resolve_top_k": ".settings_schema",
     "rule_needs": ".settings_schema",
     "rule_problems": ".settings_schema",
+    "shown": ".settings_schema",
     "Coverage": ".vectors.backlog",
     "make_embedder": ".vectors.providers",
     "open_writer": ".writer",
@@ -229,6 +232,7 @@ __all__ = [
     "StoreStats",
     "VectorSpaceMismatch",
     "absolute_roots",
+    "bounded",
     "check_also",
     "check_context",
     "check_query",
@@ -251,6 +255,7 @@ __all__ = [
     "resolve_top_k",
     "rule_needs",
     "rule_problems",
+    "shown",
     "store_error",
     "strip_controls",
     "tier_line",
