@@ -459,3 +459,15 @@ def test_reindex_clears_anything_but_a_file_at_a_store_name(
     assert any(f"{planted} was a FIFO" in n for n in json.loads(out.stdout)["notes"])
     hits = Knowledge(settings).search("backpressure").hits
     assert hits and hits[0].path == "docs/design.md"
+
+
+def test_a_database_deleted_by_hand_is_built_afresh(settings: Settings) -> None:
+    """Its knowledge.id left beside it, the new empty database (which holds the vector cache
+    table too) was refused as another store's."""
+    index(settings)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db_path(settings.store_dir)}{suffix}").unlink(missing_ok=True)
+    assert (settings.store_dir / "knowledge.id").exists()
+    stats = index(settings)
+    assert stats.added == 3 and not stats.notes
+    assert Knowledge(settings).search("backpressure").hits
