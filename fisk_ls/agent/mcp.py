@@ -45,6 +45,7 @@ from ..knowledge import (
     is_long_query,
     one_line,
     resolve_settings,
+    shown,
 )
 from .tool import (
     DESCRIPTION,
@@ -309,8 +310,8 @@ def _origin(scope: MutableMapping[str, Any]) -> str:
         if HOST_HEADER.fullmatch(given):
             return f"{scheme}://{given}"
     host, port = scope.get("server") or (DEFAULT_HOST, 80)
-    shown = f"[{host}]" if ":" in str(host) else host
-    return f"{scheme}://{shown}:{port}"
+    bracketed = f"[{host}]" if ":" in str(host) else host
+    return f"{scheme}://{bracketed}:{port}"
 
 
 class BearerAuth:
@@ -433,7 +434,9 @@ def _token(token_env: str | None, required: bool) -> str | None:
         return None
     value = os.environ.get(token_env, "").strip()
     if not value:
-        raise ConfigError(f"--token-env {token_env}: that environment variable is unset or empty")
+        raise ConfigError(
+            f"--token-env {shown(token_env)}: that environment variable is unset or empty"
+        )
     return value
 
 
@@ -448,7 +451,8 @@ def _bind(host: str, port: int) -> socket.socket:
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
         sock.bind(addr)
     except OSError as exc:
-        raise KnowledgeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+        where = shown(f"{host}:{port}")
+        raise KnowledgeError(f"cannot listen on {where}: {exc.strerror or exc}") from exc
     sock.listen(128)
     sock.setblocking(False)
     return sock
@@ -456,8 +460,8 @@ def _bind(host: str, port: int) -> socket.socket:
 
 def _url(host: str, sock: socket.socket) -> str:
     port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}{MCP_PATH}"
+    bracketed = f"[{host}]" if ":" in host else host
+    return f"http://{bracketed}:{port}{MCP_PATH}"
 
 
 def http_app(
@@ -543,7 +547,7 @@ def serve(
             log.warning(
                 "WARNING: --host %s: the server is reachable from %s; every request must carry "
                 "the bearer token",
-                bind_host,
+                shown(bind_host),
                 reach,
             )
         token = _token(token_env, required=host is not None)

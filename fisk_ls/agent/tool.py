@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..knowledge import (
@@ -33,6 +34,7 @@ from ..knowledge import (
     SearchResult,
     SettingError,
     Settings,
+    bounded,
     check_also,
     check_context,
     check_query,
@@ -41,6 +43,7 @@ from ..knowledge import (
     check_top_k,
     one_line,
     search_notice,
+    shown,
 )
 
 NAME = KNOWLEDGE_SEARCH
@@ -234,8 +237,9 @@ class ToolArgs:
     context: int = 0
 
 
-def parse_args(raw: Mapping[str, Any] | str | None) -> ToolArgs:
-    """Validate arguments as the schema says (also when a client does not)."""
+def parse_args(raw: Mapping[str, Any] | str | None, root: Path | None = None) -> ToolArgs:
+    """Validate arguments as the schema says (also when a client does not); an absolute path
+    in ``paths`` inside the project ``root`` is taken relative to it."""
     if raw is None or raw == "":
         raw = {}
     if isinstance(raw, str):
@@ -247,17 +251,18 @@ def parse_args(raw: Mapping[str, Any] | str | None) -> ToolArgs:
         raise ToolInputError(f"invalid {NAME} input: expected an object")
     extra = sorted(set(raw) - {"query", "top_k", "also", "paths", "tags", "context"})
     if extra:
-        raise ToolInputError(f"invalid {NAME} input: unknown field(s) {', '.join(extra)}")
+        raise ToolInputError(f"invalid {NAME} input: unknown field(s) {shown(extra)}")
     try:
         query = check_query(raw.get("query"), "`query`")
         top_k = check_top_k(raw.get("top_k"), "`top_k`")
         also = check_also(raw.get("also"), "`also`")
         paths = check_scope(raw.get("paths"), "`paths`")
         tags = check_tags(raw.get("tags"), "`tags`")
-        scope = Scope.build(paths, tags=tags, names=("`paths`", "`paths`"), tag_name="`tags`")
+        names = ("`paths`", "`paths`")
+        scope = Scope.build(paths, tags=tags, names=names, tag_name="`tags`", root=root)
         context = check_context(raw.get("context"), TOOL_CONTEXT, "`context`")
     except SettingError as exc:
-        raise ToolInputError(f"invalid {NAME} input: {exc}") from None
+        raise ToolInputError(bounded(f"invalid {NAME} input: {exc}")) from None
     if not query.strip():
         raise ToolInputError(f"invalid {NAME} input: `query` must be a non-empty string")
     return ToolArgs(query=query, top_k=top_k, also=also, scope=scope, context=context)
@@ -394,7 +399,7 @@ class KnowledgeTool:
 
     def call(self, raw: Mapping[str, Any] | str | None) -> dict[str, Any]:
         """Run the tool; ToolInputError for bad arguments, KnowledgeError for real failures."""
-        args = parse_args(raw)
+        args = parse_args(raw, self.settings.project_root)
         result = self.project.read(
             lambda kn: kn.search(args.query, args.top_k, also=args.also, scope=args.scope)
         )

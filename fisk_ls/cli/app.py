@@ -24,6 +24,7 @@ from ..knowledge import (
     TOP_K,
     KnowledgeError,
     absolute_roots,
+    bounded,
 )
 from . import render
 from .options import (
@@ -75,8 +76,9 @@ def main(args: list[str] | None = None) -> None:
     try:
         code = cli.main(argv, prog_name="fisk-ai", standalone_mode=False)
     except click.ClickException as exc:
+        vars(exc)["message"] = bounded(exc.message)  # click quotes a bad value whole
         if _json_requested(argv):
-            emit_json({"error": exc.format_message()})
+            emit_json({"error": bounded(exc.format_message())})
         else:
             exc.show()
         sys.exit(exc.exit_code)
@@ -317,7 +319,7 @@ def rm_cmd(obj: Context, paths: tuple[str, ...]) -> None:
     for key in done.removed:
         click.echo(f"removed {key}")
     for typed in done.missing:
-        click.echo(f"not indexed: {typed}", err=True)
+        click.echo(bounded(f"not indexed: {typed}"), err=True)
     click.echo(f"removed {len(done.removed)} document(s)")
     if done.missing:
         sys.exit(1)
@@ -331,15 +333,16 @@ def reset_cmd(obj: Context, force: bool) -> None:
     notes: list[str] = []
     with obj.project() as project:
         counts = project.reset(force=force, notes=notes)
+    if not obj.as_json:
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
     if counts is None:
-        _soft(obj, "no knowledge index to reset", documents=0, chunks=0)
+        _soft(obj, "no knowledge index to reset", documents=0, chunks=0, notes=notes)
         return
     docs, chunks = counts
     if obj.as_json:
         emit_json({"reset": True, "documents": docs, "chunks": chunks, "notes": notes})
     else:
-        for note in notes:
-            click.echo(f"note: {note}", err=True)
         click.echo(f"reset: removed {docs} documents and {chunks} chunks")
 
 

@@ -23,12 +23,14 @@ from ..knowledge import (
     KnowledgeError,
     SettingError,
     Settings,
+    bounded,
     check_also,
     check_query,
     check_scope,
     check_tags,
     check_top_k,
     resolve_settings,
+    shown,
     store_error,
 )
 
@@ -148,6 +150,7 @@ def _store_dir(obj: Context) -> Path | None:
 
 
 def fail(obj: Context, message: str, code: int = 1) -> None:
+    message = bounded(message)
     if obj.as_json:
         emit_json({"error": message})
     else:
@@ -167,7 +170,7 @@ class TopK(click.ParamType[int]):
             try:
                 number = int(str(value).strip())
             except ValueError:
-                self.fail(f"expected {TOP_K.limits()}, got {value!r}", param, ctx)
+                self.fail(f"expected {TOP_K.limits()}, got {shown(value)}", param, ctx)
         try:
             checked = check_top_k(number, "--top-k")
         except SettingError as exc:
@@ -192,17 +195,14 @@ def search_scope(
     tags: tuple[str, ...] = (),
 ) -> Scope | None:
     """``--path`` / ``--exclude`` / ``--tag`` as the core's scope: each path relative to the
-    current folder (an absolute path is taken as it is), which must lead inside the project
-    root; a usage error naming the flag otherwise (also for a tag past the limits)."""
+    current folder (an absolute path is taken relative to the project root, as every front end
+    does), which must lead inside the project root; a usage error naming the flag otherwise
+    (also for a tag past the limits)."""
     from ..knowledge import Scope
 
     here = os.path.realpath(cwd or Path.cwd())
     root = os.path.realpath(settings.project_root)
     base = os.path.relpath(here, root).replace(os.sep, "/")
-
-    def relative(items: tuple[str, ...]) -> list[str]:
-        return [os.path.relpath(p, here) if os.path.isabs(p) else p for p in items]
-
     try:
         check_tags(list(tags), "--tag")
     except SettingError as exc:
@@ -211,15 +211,17 @@ def search_scope(
         check_scope(list(paths), "--path")
         check_scope(list(excludes), "--exclude")
         return Scope.build(
-            relative(paths),
-            relative(excludes),
+            paths,
+            excludes,
             "" if base == "." else base,
             tags=tags,
             names=("--path", "--exclude"),
             tag_name="--tag",
+            root=root,
         )
     except SettingError as exc:
-        raise click.UsageError(f"{exc} (project root: {root})") from None
+        where = "" if root in str(exc) else f" (project root: {root})"
+        raise click.UsageError(f"{exc}{where}") from None
 
 
 def check_expansion(settings: Settings) -> None:

@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from .progress import IndexRun
     from .project import Project, searched_scores, store_error
     from .reader import Knowledge, Source, StoreStats, tier_of
-    from .sanitize import one_line, strip_controls
+    from .sanitize import bounded, one_line, strip_controls
     from .scope import Scope
     from .search import (
         INDEX_EMPTY,
@@ -162,6 +162,7 @@ _LAZY = {
     "StoreStats": ".reader",
     "tier_of": ".reader",
     "one_line": ".sanitize",
+    "bounded": ".sanitize",
     "strip_controls": ".sanitize",
     "Scope": ".scope",
     "INDEX_EMPTY": ".search",
@@ -278,6 +279,7 @@ __all__ = [
     "StoreStats",
     "VectorSpaceMismatch",
     "absolute_roots",
+    "bounded",
     "check_also",
     "check_context",
     "check_query",

@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from .display import display_text
 from .errors import CitationError
+from .settings_schema import shown
 
 EXAMPLE = "docs/guide.md#3"
 
@@ -27,7 +28,7 @@ def parse_citation(token: str) -> tuple[str, int]:
     path, sep, ordinal = token.rpartition("#")
     if not sep or not path or not ordinal.isdigit() or not ordinal.isascii() or len(ordinal) > 9:
         raise CitationError(
-            f"malformed citation {token[:200]!r}: expected relpath#ordinal, e.g. {EXAMPLE}"
+            f"malformed citation {shown(token)}: expected relpath#ordinal, e.g. {EXAMPLE}"
         )
     if "\x00" in path or "\n" in path:
         raise CitationError("malformed citation: control characters in the path")
@@ -42,7 +43,7 @@ def parse_citation(token: str) -> tuple[str, int]:
         or (len(posix) > 1 and posix[1] == ":")
     ):
         raise CitationError(
-            f"citation {token[:200]!r} points outside the project's indexed documents; "
+            f"citation {shown(token)} points outside the project's indexed documents; "
             "citations are relative to the project root"
         )
     return pure.as_posix(), int(ordinal)

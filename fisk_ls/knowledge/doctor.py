@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, cast
 
 from . import schema
 from .location import Settings
-from .lock import WriterLock
+from .lock import LOCK_NAME, WriterLock
+from .regular import kind_of
 from .schema import Tables
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ from .store import (
     connect_reader,
     db_path,
     explain,
+    odd_file_error,
+    odd_files,
     read_manifest,
     scalar,
     store_dir_problem,
@@ -70,10 +73,12 @@ def run_checks(
     deadline = partial(Deadline, None if full else FTS_BUDGET, clock)
     store_dir = settings.store_dir
     path = db_path(store_dir)
-    if not path.exists():
+    if not os.path.lexists(path):
         checks.append(
             Check("store", False, f"{path} not built; run `fisk-ai knowledge index`", False)
         )
+        if (problem := store_dir_problem(store_dir)) is not None:
+            checks.append(Check("store folder", False, problem, fatal=True))
     else:
         checks.append(Check("store", True, str(path)))
         checks.extend(_database_checks(path, deadline))
@@ -85,6 +90,8 @@ def run_checks(
 
 
 def _lock_check(store_dir: Path) -> Check:
+    for path, kind in odd_files(store_dir, (LOCK_NAME,)):
+        return Check("writer lock", False, str(odd_file_error(path, kind)), fatal=True)
     try:
         busy = store_dir.is_dir() and WriterLock(store_dir).is_locked_elsewhere()
     except KnowledgeError as exc:
@@ -209,8 +216,9 @@ def _mode_checks(store_dir: Path, path: Path) -> list[Check]:
             st = os.lstat(p)
         except FileNotFoundError:
             continue
-        if stat.S_ISLNK(st.st_mode):
-            out.append(Check(f"{p.name} mode", False, "is a symlink; remove it", fatal=True))
+        if not stat.S_ISREG(st.st_mode):
+            problem = str(odd_file_error(p, kind_of(st.st_mode)))
+            out.append(Check(f"{p.name} mode", False, problem, fatal=True))
             continue
         mode = stat.S_IMODE(st.st_mode)
         out.append(Check(f"{p.name} mode", mode & 0o077 == 0, f"{mode:04o} (want 0600)"))

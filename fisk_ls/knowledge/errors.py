@@ -10,6 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+RESET_FIX = (
+    "run `fisk-ai knowledge reset --force` (it moves a folder or link aside, removes a FIFO or "
+    "socket, and starts an empty index)"
+)
+"""The way out of anything but a regular file at one of the store's file names."""
+
 
 class KnowledgeError(Exception):
     """Base class: a failure with a message fit to show a person."""

@@ -218,8 +218,12 @@ def resolve_settings(
             where = f"under {base} (--store-dir / {STORE_DIR_ENV})" if base else "per-user cache"
             why = f"{where}, keyed by the project root; no {CONFIG_NAME}"
             return _settings(project.root, store, knowledge, None, (), (reason, why))
-    config_path = config_path.expanduser().resolve()
-    if not config_path.exists():
+    try:
+        config_path = config_path.expanduser().resolve()
+        found = config_path.exists()
+    except OSError as exc:  # a name too long, a loop of links
+        raise ConfigError(f"config file {config_path}: {exc.strerror or exc}") from None
+    if not found:
         raise ConfigError(f"config file {config_path} does not exist")
     agent = load_agent_config(config_path)
     if not agent.knowledge.enabled:

@@ -7,12 +7,13 @@ up to ``wait`` seconds.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from pathlib import Path
 from types import TracebackType
 
-from .errors import IndexLocked, StoreError
+from .errors import RESET_FIX, IndexLocked, StoreError
 from .regular import NotRegular, open_regular
 
 LOCK_NAME = "knowledge.lock"
@@ -88,7 +89,8 @@ class WriterLock:
         return False
 
     def _unusable(self, exc: OSError) -> StoreError:
-        fix = "; remove it" if isinstance(exc, NotRegular) else ""
+        odd = isinstance(exc, NotRegular) or exc.errno == errno.EISDIR
+        fix = f"; remove it, or {RESET_FIX}" if odd else ""
         return StoreError(f"cannot open lock file {self.path}: {exc.strerror or exc}{fix}")
 
     def release(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import os
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from .index.ignore import IgnoreRules
 from .index.runs import Indexer, IndexReporter, IndexStats
 from .location import Settings, document_key, inside_root, resolved_parent
 from .progress import RunRecord
-from .store import db_path
+from .store import clear_odd_files, db_path, odd_files
 from .vectors.providers import make_embedder
 from .vectors.tier import DocumentEmbedder
 from .writer import Writer, open_writer
@@ -59,7 +60,7 @@ def index(
         _embedder(settings, embedder) as emb,
         open_writer(settings.store_dir, wait=wait, recover=recover) as w,
     ):
-        for note in (w.set_aside, w.recovered):
+        for note in (*w.cleared, w.set_aside, w.recovered):
             if note:
                 (reporter or IndexReporter()).on_note(note)
         record = None if dry_run else RunRecord(settings.store_dir)
@@ -216,10 +217,15 @@ def reset(
 
     Without ``force`` nothing is deleted and KnowledgeError says how much would be. With it a
     store that cannot be read is moved aside (a note in ``notes`` says where) and a new, empty
-    one created, so ``reset --force`` always recovers."""
-    if not db_path(settings.store_dir).exists():
+    one created, so ``reset --force`` always recovers: anything but a regular file at the
+    store's file names (a FIFO, a folder, a socket, a link) is removed or moved aside first."""
+    if not os.path.lexists(db_path(settings.store_dir)):
+        if force and odd_files(settings.store_dir):
+            (notes if notes is not None else []).extend(clear_odd_files(settings.store_dir))
         return None
     with open_writer(settings.store_dir, recover=force) as w:
+        if notes is not None:
+            notes.extend(w.cleared)
         if w.recovered:
             if notes is not None:
                 notes.append(w.recovered)
@@ -235,7 +241,7 @@ def reset(
 
 
 def _noted(stats: IndexStats, writer: Writer) -> IndexStats:
-    for note in (writer.recovered, writer.set_aside):
+    for note in (writer.recovered, writer.set_aside, *reversed(writer.cleared)):
         if note:
             stats.notes.insert(0, note)
     return stats

@@ -41,6 +41,7 @@ from .search import (
     run_search,
     tier_line,
 )
+from .settings_schema import shown
 from .store import Snapshot, Store, scalar
 from .vectors.backlog import Coverage, coverage, incomplete
 from .vectors.knn import CoarseIndex
@@ -219,7 +220,7 @@ class Knowledge:
             row = _chunk_row(snap, path, ordinal)
         if row is None:
             raise CitationError(
-                f"no chunk matches {format_citation(path, ordinal)}: it is not an indexed "
+                f"no chunk matches {cited(path, ordinal)}: it is not an indexed "
                 "document, or the document has fewer chunks since the last index; run "
                 "`fisk-ai knowledge sources` to list documents"
             )
@@ -254,7 +255,7 @@ class Knowledge:
             ).fetchall()
         if not any(int(r[0]) == ordinal for r in rows):
             raise CitationError(
-                f"no chunk matches {format_citation(path, ordinal)}: it is not an indexed "
+                f"no chunk matches {cited(path, ordinal)}: it is not an indexed "
                 "document, or the document has fewer chunks since the last index; run "
                 "`fisk-ai knowledge sources` to list documents"
             )
@@ -357,3 +358,11 @@ def tier_of(settings: Settings) -> str:
     finally:
         store.close()
     return tier_line(settings.embeddings.model, dim, coverage=cov)
+
+
+def cited(path: str, ordinal: int) -> str:
+    """A citation as a message quotes it: whole when short, else its length."""
+    citation = format_citation(path, ordinal)
+    if len(citation) > 80:
+        return f"a citation of {len(citation):,} characters"
+    return shown(citation)

@@ -27,3 +27,23 @@ def one_line(text: str, limit: int) -> str:
     """Controls stripped, whitespace collapsed, cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(strip_controls(text).split())
     return flat if len(flat) <= limit else flat[: max(limit - 3, 0)].rstrip() + "..."
+
+
+MAX_MESSAGE_CHARS = 1000
+"""An error message is cut to this many characters (``bounded``)."""
+_LONG_RUN = re.compile(r"\S{301,}")
+
+
+def bounded(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """An error message fit to show whatever input it quotes: each run of over 300 characters
+    without a space (a huge value, never a real path or word) becomes its start and its length,
+    and a message still over ``limit`` characters keeps its start and its end (where the fix
+    is). Every front end passes its errors through this, after quoting values with
+    ``settings_schema.shown`` where it builds them."""
+    short = _LONG_RUN.sub(
+        lambda m: f"{m.group(0)[:40]}... ({len(m.group(0)):,} characters)", message
+    )
+    if len(short) <= limit:
+        return short
+    keep = (limit - 5) // 2
+    return f"{short[:keep]} ... {short[-keep:]}"

@@ -19,6 +19,7 @@ resolves it once per snapshot into the ids of the documents in scope.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
 from collections.abc import Iterable
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import IndexOutdated
-from .settings_schema import SettingError, check_tags
+from .settings_schema import SettingError, check_tags, shown
 
 if TYPE_CHECKING:
     from .store import Snapshot
@@ -35,21 +36,42 @@ _GLOB = re.compile(r"[*?\[\\]")
 """Where a pattern stops being a literal path (a wildcard, a class or an escape)."""
 
 
-def _anchored(pattern: str, base: str, name: str) -> str:
-    """``pattern`` (relative to the project folder ``base``) as a root-anchored git pattern."""
+def _anchored(pattern: str, base: str, name: str, root: str | None = None) -> str:
+    """``pattern`` (relative to the project folder ``base``, or absolute and inside ``root``)
+    as a root-anchored git pattern."""
     text = pattern.strip()
+    if "\0" in text:
+        raise SettingError(
+            f"{name}: {shown(pattern)} contains a NUL byte (\\0), which no path holds"
+        )
     if text.startswith("!"):
-        raise SettingError(f"{name}: {pattern!r} starts with '!'; subtract with an exclude instead")
-    if text.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", text):
-        raise SettingError(f"{name}: {pattern!r} is absolute; give a path relative to the root")
+        raise SettingError(
+            f"{name}: {shown(pattern)} starts with '!'; subtract with an exclude instead"
+        )
+    if root is not None and os.path.isabs(text):
+        text, base = _inside(text, root, name), ""
+    elif text.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", text):
+        raise SettingError(
+            f"{name}: {shown(pattern)} is absolute; give a path relative to the root"
+        )
     folder_only = text.endswith("/")
     base = _GLOB.sub(lambda m: "\\" + m.group(0), base)  # a folder named "[draft]" is literal
     joined = posixpath.normpath(posixpath.join(base, text) if text else base or ".")
     if joined == ".." or joined.startswith("../"):
-        raise SettingError(f"{name}: {pattern!r} is outside the project root")
+        raise SettingError(f"{name}: {shown(pattern)} is outside the project root")
     if joined == ".":
         return "/**"
     return "/" + joined + ("/" if folder_only else "")
+
+
+def _inside(path: str, root: str, name: str) -> str:
+    """An absolute ``path`` (links resolved, as the root's) relative to the project ``root``;
+    SettingError when it is outside, worded as for a relative path that leaves the root."""
+    real_root = os.path.realpath(root)
+    rel = os.path.relpath(os.path.realpath(path), real_root).replace(os.sep, "/")
+    if rel == ".." or rel.startswith("../"):
+        raise SettingError(f"{name}: {shown(path)} is outside the project root {real_root}")
+    return ("" if rel == "." else rel) + ("/" if path.endswith("/") and rel != "." else "")
 
 
 def _prefix(pattern: str) -> str:
@@ -96,13 +118,17 @@ class Scope:
         tags: Iterable[str] = (),
         names: tuple[str, str] = ("paths", "exclude"),
         tag_name: str = "tags",
+        root: str | os.PathLike[str] | None = None,
     ) -> Scope | None:
         """The scope of ``include`` minus ``exclude``, each relative to ``base`` (a folder of
         the project, relative to its root, "" for the root), kept to documents with one of
-        ``tags``; None when all are empty (no scope). SettingError (named after ``names`` and
-        ``tag_name``) for a pattern outside the root or a tag past the contract's limits."""
-        inc = tuple(_anchored(p, base, names[0]) for p in include)
-        exc = tuple(_anchored(p, base, names[1]) for p in exclude)
+        ``tags``; None when all are empty (no scope). With the project ``root`` given, an
+        absolute path inside it is taken relative to it (every front end alike). SettingError
+        (named after ``names`` and ``tag_name``) for a pattern outside the root, an absolute
+        one without ``root``, a NUL byte, or a tag past the contract's limits."""
+        top = None if root is None else os.fspath(root)
+        inc = tuple(_anchored(p, base, names[0], top) for p in include)
+        exc = tuple(_anchored(p, base, names[1], top) for p in exclude)
         kept = check_tags(list(tags), tag_name)
         if not inc and not exc and not kept:
             return None

@@ -456,10 +456,11 @@ def check_query(value: object, name: str = "query") -> str:
 
 
 def check_strings(
-    setting: Setting, value: object, name: str, noun: str = "string"
+    setting: Setting, value: object, name: str, noun: str = "string", *, nul: bool = False
 ) -> tuple[str, ...]:
     """A request's list of strings (``setting``'s ``max_items`` and ``item_max_length``): None
-    or a list; SettingError otherwise, naming the limit (``noun``: what one item is)."""
+    or a list; SettingError otherwise, naming the limit (``noun``: what one item is; ``nul``:
+    a NUL byte is refused too, as agent.yaml refuses it in a path or name)."""
     if value is None:
         return ()
     most, longest = setting.max_items, setting.item_max_length
@@ -473,6 +474,8 @@ def check_strings(
                 f"{name}[{i}]: expected a {noun} of at most {longest:,} characters, got "
                 f"{len(text):,} characters; shorten it"
             )
+        if nul and "\0" in text:
+            raise SettingError(f"{name}[{i}]: contains a NUL byte (\\0), which no {noun} may hold")
     return tuple(value)
 
 
@@ -485,7 +488,7 @@ def check_also(value: object, name: str = "also") -> tuple[str, ...]:
 def check_scope(value: object, name: str = "paths") -> tuple[str, ...]:
     """A search's scope patterns: at most 16 of at most 1,000 characters each (an empty list
     is no scope)."""
-    return check_strings(SCOPE, value, name, "path")
+    return check_strings(SCOPE, value, name, "path", nul=True)
 
 
 def normal_tag(text: str) -> str:
@@ -498,7 +501,7 @@ def check_tags(value: object, name: str = "tags") -> tuple[str, ...]:
     """A search's tag filter: at most 16 tags of at most 100 characters each, returned as the
     index stores them (no leading ``#``, case-folded, blank ones and repeats dropped; an empty
     list is no filter)."""
-    tags = [normal_tag(t) for t in check_strings(TAGS, value, name, "tag")]
+    tags = [normal_tag(t) for t in check_strings(TAGS, value, name, "tag", nul=True)]
     return tuple(dict.fromkeys(t for t in tags if t))
 
 

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import schema
-from .errors import FormatTooNew, StoreError
-from .regular import NotRegular, read_regular
+from .errors import RESET_FIX, FormatTooNew, StoreError
+from .lock import LOCK_NAME
+from .regular import NotRegular, kind_of, read_regular
 
 if TYPE_CHECKING:
     import apsw
@@ -39,6 +40,9 @@ ID_NAME = "knowledge.id"
 that do not carry the same id (a ``-wal`` or a database file from another store) are refused."""
 STORE_ID_KEY = "store_id"
 SIDECARS = ("-wal", "-shm")
+STORE_FILES = (DB_NAME, *(DB_NAME + s for s in SIDECARS), LOCK_NAME, ID_NAME)
+"""Every name the store writes in its folder: anything else at one of them (a FIFO, a folder,
+a socket, a link) is cleared by ``reset --force`` (``clear_odd_files``)."""
 BUSY_TIMEOUT_MS = 5000
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -118,23 +122,115 @@ def _refuse_symlink(path: Path) -> None:
     except FileNotFoundError:
         return
     if stat.S_ISLNK(st.st_mode):
-        raise StoreError(f"refusing to follow the symlink at {path}; remove it")
+        fix = f", or {RESET_FIX}" if path.name in STORE_FILES else ""
+        raise OddStoreFile(f"refusing to follow the symlink at {path}; remove it{fix}")
+
+
+class OddStoreFile(StoreError):
+    """Something other than a regular file sits at one of the store's file names."""
+
+
+def odd_files(store_dir: Path, names: tuple[str, ...] = STORE_FILES) -> list[tuple[Path, str]]:
+    """The store's file names where something else than a regular file sits, with what it is
+    ("a FIFO", "a folder", ...). SQLite meeting a FIFO at ``-shm`` or a folder at the database
+    says only "disk I/O error"; this names the file and the fix first."""
+    found: list[tuple[Path, str]] = []
+    for name in names:
+        path = store_dir / name
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            found.append((path, kind_of(mode)))
+    return found
+
+
+def odd_file_error(path: Path, kind: str) -> OddStoreFile:
+    return OddStoreFile(f"{path} is {kind}, not a file the store wrote; remove it, or {RESET_FIX}")
+
+
+def refuse_odd_files(store_dir: Path, names: tuple[str, ...] = STORE_FILES) -> None:
+    """Raise ``OddStoreFile`` for the first store file name that holds no regular file."""
+    for path, kind in odd_files(store_dir, names):
+        if kind == "a symlink":
+            _refuse_symlink(path)
+        raise odd_file_error(path, kind)
+
+
+def clear_odd_files(store_dir: Path) -> list[str]:
+    """``reset --force`` and ``--reindex``: whatever else than a regular file sits at the
+    store's file names goes: a folder or a link (which may hold or lead to someone's files) is
+    renamed aside unchanged, to ``NAME.damaged-<time>``; a FIFO, socket or device (which hold
+    nothing) is removed. Return one note per file. Only such files are touched, so a writer
+    working on the store meanwhile (whose files are all regular) loses nothing."""
+    notes: list[str] = []
+    for path, kind in odd_files(store_dir):
+        try:
+            if kind in ("a folder", "a symlink"):
+                target = _aside_name(path, "damaged")
+                os.replace(path, target)
+                notes.append(f"{path} was {kind}, not a file the store wrote; moved to {target}")
+            else:
+                os.unlink(path)
+                notes.append(f"{path} was {kind}, not a file the store wrote; removed")
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StoreError(
+                f"{path} is {kind}, not a file the store wrote, and it cannot be moved aside "
+                f"({exc.strerror or exc}); remove it by hand"
+            ) from None
+    return notes
+
+
+def _aside_name(path: Path, why: str) -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = path.with_name(f"{path.name}.{why}-{stamp}")
+    n = 1
+    while os.path.lexists(target):
+        n += 1
+        target = path.with_name(f"{path.name}.{why}-{stamp}-{n}")
+    return target
+
+
+def _make_private_dirs(folder: Path) -> None:
+    """Create ``folder`` and every missing folder above it 0700, whatever the umask (mkdir's
+    mode is filtered by it, and ``parents=True`` gives the parents the umask's mode)."""
+    missing: list[Path] = []
+    for up in (folder, *folder.parents):
+        if os.path.lexists(up):
+            break
+        missing.append(up)
+    for made in reversed(missing):
+        try:
+            made.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        os.chmod(made, 0o700)
 
 
 def ensure_store_dir(store_dir: Path) -> None:
-    """Create the store directory (0700) if needed; refuse a symlink there, and a folder that
-    another user owns or others may write (``check_store_dir``)."""
+    """Create the store directory (0700, and each folder above it the product creates) if
+    needed; refuse a symlink there, a folder that another user owns or others may write, and a
+    folder of other files that holds no store (``check_store_dir``)."""
     _refuse_symlink(store_dir)
-    if not store_dir.exists():
+    if not os.path.lexists(store_dir):
         try:
-            store_dir.mkdir(mode=0o700, parents=True)
-        except FileExistsError:
-            pass
+            _make_private_dirs(store_dir)
         except OSError as exc:
-            raise StoreError(f"cannot create store directory {store_dir}: {exc.strerror}") from exc
-        else:
-            os.chmod(store_dir, 0o700)  # mkdir's mode is filtered by the umask
+            raise StoreError(
+                f"cannot create store directory {store_dir}: {exc.strerror or exc}"
+            ) from exc
     check_store_dir(store_dir)
+    _adopt_empty(store_dir)
+
+
+def _adopt_empty(store_dir: Path) -> None:
+    """An empty folder made beforehand (``mkdir``) becomes the store's: 0700 like one it made."""
+    with contextlib.suppress(OSError), os.scandir(store_dir) as entries:
+        if next(entries, None) is None:
+            os.chmod(store_dir, 0o700)
 
 
 STORE_ELSEWHERE = (
@@ -170,7 +266,26 @@ def store_dir_problem(store_dir: Path) -> str | None:
             f"the store folder {store_dir} is writable by others (mode {mode:04o}), who could "
             f"replace the index in it; check its files, then run `chmod 700 {store_dir}`"
         )
+    if not _holds_a_store(store_dir):
+        return (
+            f"the store folder {store_dir} already holds other files and no store (no "
+            f"{DB_NAME}, {ID_NAME} or {LOCK_NAME}); the store keeps a folder of its own and "
+            f"writes nothing among other files: {STORE_ELSEWHERE} (a new or empty folder)"
+        )
     return None
+
+
+def _holds_a_store(store_dir: Path) -> bool:
+    """Is ``store_dir`` a store's folder: one holding any of the store's files (a store never
+    deletes its lock file), or an empty one? A folder of other files (a system folder, the
+    project's docs) named as the store folder by mistake is not written into."""
+    if any(os.path.lexists(store_dir / name) for name in STORE_FILES):
+        return True
+    try:
+        with os.scandir(store_dir) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return True  # unreadable: the open that follows says so
 
 
 def check_store_dir(store_dir: Path) -> None:
@@ -180,8 +295,7 @@ def check_store_dir(store_dir: Path) -> None:
 
 
 def _precreate(path: Path) -> None:
-    for suffix in ("", *SIDECARS):
-        _refuse_symlink(Path(f"{path}{suffix}"))
+    refuse_odd_files(path.parent, (DB_NAME, *(DB_NAME + s for s in SIDECARS)))
     try:
         fd = os.open(path, os.O_CREAT | os.O_WRONLY | _NOFOLLOW, 0o600)
     except OSError as exc:
@@ -251,7 +365,7 @@ def connect_reader(path: Path) -> apsw.Connection:
     """A read-only connection. On read-only media (a read-only mount, a 0500 folder) where the
     ``-shm`` cannot be created, it falls back to an immutable open, so search still works."""
     lib = _apsw()
-    _refuse_symlink(path)
+    refuse_odd_files(path.parent, (path.name, *(path.name + s for s in SIDECARS)))
     flags = lib.SQLITE_OPEN_READONLY | lib.SQLITE_OPEN_NOFOLLOW
     try:
         conn: apsw.Connection = lib.Connection(str(path), flags=flags)
@@ -293,6 +407,10 @@ def explain(exc: BaseException, path: Path) -> StoreError:
     if isinstance(exc, StoreError):
         return exc
     detail = str(exc).split("\n", 1)[0][:200]
+    if isinstance(exc, lib.IOError | lib.CantOpenError | OSError) and (
+        odd := odd_files(path.parent, (path.name, *(path.name + s for s in SIDECARS)))
+    ):
+        return odd_file_error(*odd[0])
     if isinstance(exc, lib.FullError) or getattr(exc, "errno", None) == errno.ENOSPC:
         return StoreError(
             f"the disk is full writing {path}; free some space and run it again "
@@ -316,6 +434,11 @@ def explain(exc: BaseException, path: Path) -> StoreError:
             f"cannot open the knowledge index {path} ({detail}); check that it "
             "exists and is readable"
         )
+    if isinstance(exc, lib.IOError):
+        return StoreError(
+            f"disk I/O error on the knowledge index {path} ({detail}); check the disk and the "
+            f"store folder, then {RECOVERY}"
+        )
     if isinstance(exc, lib.Error):
         return StoreError(f"SQLite error on the knowledge index {path}: {detail}")
     if isinstance(exc, OSError):
@@ -330,7 +453,9 @@ def damaged(exc: BaseException) -> bool:
     lib = _apsw()
     seen: BaseException | None = exc
     while seen is not None:
-        if isinstance(seen, lib.CorruptError | lib.NotADBError | ForeignStore | IncompleteStore):
+        if isinstance(
+            seen, lib.CorruptError | lib.NotADBError | ForeignStore | IncompleteStore | OddStoreFile
+        ):
             return True
         seen = seen.__cause__
     return False
@@ -339,15 +464,10 @@ def damaged(exc: BaseException) -> bool:
 def move_aside(store_dir: Path) -> Path:
     """Rename an unreadable database (and its sidecars) out of the way; return the new path."""
     path = db_path(store_dir)
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    target = store_dir / f"{DB_NAME}.damaged-{stamp}"
-    n = 1
-    while Path(f"{target}").exists():
-        n += 1
-        target = store_dir / f"{DB_NAME}.damaged-{stamp}-{n}"
+    target = _aside_name(path, "damaged")
     for suffix in ("", *SIDECARS):
         src = Path(f"{path}{suffix}")
-        if src.exists() or src.is_symlink():
+        if os.path.lexists(src):
             os.replace(src, Path(f"{target}{suffix}"))
     with contextlib.suppress(FileNotFoundError):
         os.unlink(store_dir / ID_NAME)
@@ -374,7 +494,9 @@ def read_marker(store_dir: Path) -> str | None:
     except FileNotFoundError:
         return None
     except NotRegular as exc:
-        raise StoreError(f"{path} is not the store's id file ({exc.strerror}); remove it") from None
+        raise OddStoreFile(
+            f"{path} is not the store's id file ({exc.strerror}); remove it, or {RESET_FIX}"
+        ) from None
     except OSError:
         return None  # unreadable marker: no check (doctor reports modes)
     return raw[:200].decode("ascii", "replace").strip() or None
@@ -404,7 +526,7 @@ def _fresh(conn: apsw.Connection) -> bool:
     """True for a database holding nothing yet (at most an empty ``rag_meta``): one created
     where the old file was deleted by hand, the marker left behind."""
     names = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master")}
-    if not names <= {"rag_meta"}:
+    if not names <= {"rag_meta", "vector_cache", "sqlite_autoindex_rag_meta_1"}:
         return False
     return not names or conn.execute("SELECT 1 FROM rag_meta LIMIT 1").fetchone() is None
 

@@ -29,6 +29,7 @@ from .store import (
     IncompleteStore,
     Manifest,
     check_store_id,
+    clear_odd_files,
     close_untouched,
     connect_reader,
     connect_writer,
@@ -72,6 +73,8 @@ class Writer:
         """Set when an unreadable store was moved aside to open this one (say where)."""
         self.set_aside: str | None = None
         """Set when a -wal from elsewhere was moved aside and the index kept (say where)."""
+        self.cleared: list[str] = []
+        """What the recovery removed or moved aside from the store's file names (say so)."""
         self._pending: set[int] = set()
         """Generations whose FTS rows are written at commit (format 3 on); older layouts keep
         their per-row triggers until they are rebuilt."""
@@ -365,18 +368,21 @@ class Batch:
 def open_writer(store_dir: Path, *, wait: float = 0.0, recover: bool = False) -> Writer:
     """Take the lock and open the store for writing (creating it if needed).
 
-    With ``recover`` (``index --reindex``, ``reset --force``) a store that cannot be used — not
-    SQLite, corrupt (``PRAGMA quick_check``), foreign, or naming missing tables — is moved
-    aside (``knowledge.db.damaged-<time>``) and a new one created; ``Writer.recovered`` says
-    where the old file went. Without it such a store raises ``StoreError`` naming the fix."""
+    With ``recover`` (``index --reindex``, ``reset --force``) anything but a regular file at
+    the store's file names is cleared first (``store.clear_odd_files``; ``Writer.cleared``
+    says what went where), and a store that cannot be used — not SQLite, corrupt (``PRAGMA
+    quick_check``), foreign, or naming missing tables — is moved aside
+    (``knowledge.db.damaged-<time>``) and a new one created; ``Writer.recovered`` says where
+    the old file went. Without it such a store raises ``StoreError`` naming the fix."""
     lock = WriterLock(store_dir)
     ensure_store_dir(store_dir)
+    cleared = clear_odd_files(store_dir) if recover else []
     lock.acquire(wait)
     try:
         set_aside = set_aside_foreign_wal(store_dir)  # never replayed over the index
         try:
             writer = _open(store_dir, lock, check=recover)
-            writer.set_aside = set_aside
+            writer.set_aside, writer.cleared = set_aside, cleared
             return writer
         except Exception as exc:
             if not (recover and damaged(exc)):
@@ -384,6 +390,7 @@ def open_writer(store_dir: Path, *, wait: float = 0.0, recover: bool = False) ->
             reason = str(exc).split(";", 1)[0]
         aside = move_aside(store_dir)
         writer = _open(store_dir, lock, check=False)
+        writer.cleared = cleared
         writer.recovered = (
             f"{reason}; it was moved to {aside} and a new index is built in its place"
         )

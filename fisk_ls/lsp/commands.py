@@ -22,6 +22,7 @@ from ..knowledge import (
     KnowledgeError,
     Scope,
     SettingError,
+    bounded,
     check_also,
     check_context,
     check_query,
@@ -109,7 +110,7 @@ async def reindex(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     params = one_object(REINDEX, args, {"rebuild"})
     rebuild = params.get("rebuild", False)
     if not isinstance(rebuild, bool):
-        raise invalid(REINDEX, f"rebuild must be true or false, got {rebuild!r}")
+        raise invalid(REINDEX, f"rebuild must be true or false, got {shown(rebuild)}")
     await asyncio.to_thread(ls.wait_ready)
     projects = list(ls.projects)
     runs = [asyncio.wrap_future(p.request_full(rebuild)) for p in projects]
@@ -131,11 +132,11 @@ async def reindex(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
 
 
 def invalid(command: str, message: str) -> JsonRpcInvalidParams:
-    return JsonRpcInvalidParams(f"{command}: {message}")
+    return JsonRpcInvalidParams(bounded(f"{command}: {message}"))
 
 
 def request_failed(message: str) -> JsonRpcException:
-    return JsonRpcException(message, code=types.LSPErrorCodes.RequestFailed.value)
+    return JsonRpcException(bounded(message), code=types.LSPErrorCodes.RequestFailed.value)
 
 
 def one_object(command: str, args: tuple[Any, ...], known: set[str]) -> dict[str, Any]:
@@ -148,7 +149,7 @@ def one_object(command: str, args: tuple[Any, ...], known: set[str]) -> dict[str
     extra = sorted(set(args[0]) - known)
     if extra:
         names = ", ".join(sorted(known)) or "none"
-        raise invalid(command, f"unknown argument(s) {', '.join(extra)} (known: {names})")
+        raise invalid(command, f"unknown argument(s) {shown(extra)} (known: {names})")
     return args[0]
 
 
@@ -164,6 +165,6 @@ def failing_as_rpc(call: Callable[[], T]) -> T:
     try:
         return call()
     except CitationError as exc:
-        raise JsonRpcInvalidParams(str(exc)) from exc
+        raise JsonRpcInvalidParams(bounded(str(exc))) from exc
     except KnowledgeError as exc:
         raise request_failed(str(exc)) from exc

@@ -38,6 +38,7 @@ from ..knowledge import (
     parse_citation,
     resolve_settings,
     resolve_top_k,
+    shown,
 )
 from ..knowledge import Project as CoreProject
 from .options import Options
@@ -330,5 +331,6 @@ def scopes(
         if mine or not paths:
             out.append((project, Scope.build(mine, tags=tags)))
     if stray := [p for p in paths if os.path.isabs(p) and p not in claimed]:
-        raise SettingError(f"paths: {stray[0]!r} is in no open project")
+        roots = ", ".join(os.path.realpath(p.root) for p in projects[:4])
+        raise SettingError(f"paths: {shown(stray[0])} is outside the project root(s) {roots}")
     return out

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
+from ..knowledge import bounded, shown
 from . import citations, commands, expand, lifecycle, sync
 from .server import FiskLanguageServer
 
@@ -35,15 +36,15 @@ def tcp_address(tcp: str) -> tuple[str, int]:
     host, _, port = tcp.rpartition(":")
     host = host.strip("[]") or "127.0.0.1"
     if not port.isdigit() or not 0 <= int(port) <= 65535:
-        sys.exit(f"fisk-ls: --tcp {tcp}: expected HOST:PORT with a port from 0 to 65535")
+        sys.exit(f"fisk-ls: --tcp {shown(tcp)}: expected HOST:PORT with a port from 0 to 65535")
     try:
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = False
     if not loopback:
         sys.exit(
-            f"fisk-ls: --tcp {tcp}: the TCP port listens on loopback only (127.0.0.1, ::1 or "
-            "localhost); use stdio to serve an editor"
+            f"fisk-ls: --tcp {shown(tcp)}: the TCP port listens on loopback only (127.0.0.1, "
+            "::1 or localhost); use stdio to serve an editor"
         )
     return host, int(port)
 
@@ -95,7 +96,10 @@ def run(tcp: str | None = None, log_file: Path | None = None, token_env: str | N
     address = tcp_address(tcp) if tcp else None
     token = tcp_token(token_env) if tcp else ""
     ls = create_server()
-    setup_logging(ls, log_file)
+    try:
+        setup_logging(ls, log_file)
+    except OSError as exc:
+        sys.exit(bounded(f"fisk-ls: --log-file {log_file}: {exc.strerror or exc}"))
     _on_interrupt(ls)
     try:
         if address is not None:

@@ -60,7 +60,7 @@ async def test_an_empty_scope_answers_no_hits(session: Session) -> None:
     ("paths", "message"),
     [
         (["../basic"], "outside the project root"),
-        (["/nowhere/at/all"], "in no open project"),
+        (["/nowhere/at/all"], "outside the project root"),
         ("docs", "expected a list"),
         (["x"] * 17, "at most 16"),
     ],

@@ -392,3 +392,82 @@ def test_readers_turn_damage_into_knowledge_errors(settings: Settings, how: str)
                 assert "--reindex" in str(exc) or "reset --force" in str(exc), exc
     finally:
         kb.close()
+
+
+def _plant(store_dir: Path, name: str, kind: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Replace the store file ``name`` by a FIFO, a folder holding a file, or a socket."""
+    path = store_dir / name
+    if path.is_dir():
+        shutil.rmtree(path)
+    path.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+        (path / "kept.txt").write_text("someone's file\n")
+    else:
+        import socket
+
+        monkeypatch.chdir(store_dir)  # a socket's path must be short: bind the bare name
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.bind(name)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "socket"])
+@pytest.mark.parametrize(
+    "name",
+    ["knowledge.db", "knowledge.db-wal", "knowledge.db-shm", "knowledge.lock", "knowledge.id"],
+)
+def test_anything_but_a_file_at_a_store_name_names_the_fix_and_reset_force_clears_it(
+    settings: Settings, name: str, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A FIFO at knowledge.db-shm or a folder at knowledge.db made every command, the recovery
+    included, say "disk I/O error" and name no way out."""
+    index(settings)
+    planted = _plant(settings.store_dir, name, kind, monkeypatch)
+    for command in (("search", "backpressure"), ("index",), ("reset",), ("stats",)):
+        out = cli(settings, *command, "--json")
+        if out.returncode == 0 and name == "knowledge.lock" and command[0] in ("search", "stats"):
+            continue  # readers never open the lock file
+        error = assert_one_line_json_error(out)
+        assert str(planted) in error and "reset --force" in error, (command, error)
+        assert "disk I/O error" not in error, error
+    out = cli(settings, "reset", "--force", "--json")
+    assert out.returncode == 0, (out.stdout, out.stderr)
+    notes = json.loads(out.stdout)["notes"]
+    assert any(str(planted) in n for n in notes), notes
+    if kind == "folder":  # moved aside whole, never deleted
+        (aside,) = settings.store_dir.glob(f"{name}.damaged-*")
+        assert (aside / "kept.txt").read_text() == "someone's file\n"
+    assert cli(settings, "index", "--json").returncode == 0
+    hits = Knowledge(settings).search("backpressure").hits
+    assert hits and hits[0].path == "docs/design.md"
+    assert not [c for c in run_checks(settings) if c.broken]
+
+
+@pytest.mark.parametrize("name", ["knowledge.db", "knowledge.db-shm", "knowledge.lock"])
+def test_reindex_clears_anything_but_a_file_at_a_store_name(
+    settings: Settings, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index(settings)
+    planted = _plant(settings.store_dir, name, "fifo", monkeypatch)
+    doctor = [c for c in run_checks(settings) if c.broken]
+    assert doctor and any("reset --force" in c.detail for c in doctor), doctor
+    out = cli(settings, "index", "--reindex", "--json")
+    assert out.returncode == 0, (out.stdout, out.stderr)
+    assert any(f"{planted} was a FIFO" in n for n in json.loads(out.stdout)["notes"])
+    hits = Knowledge(settings).search("backpressure").hits
+    assert hits and hits[0].path == "docs/design.md"
+
+
+def test_a_database_deleted_by_hand_is_built_afresh(settings: Settings) -> None:
+    """Its knowledge.id left beside it, the new empty database (which holds the vector cache
+    table too) was refused as another store's."""
+    index(settings)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db_path(settings.store_dir)}{suffix}").unlink(missing_ok=True)
+    assert (settings.store_dir / "knowledge.id").exists()
+    stats = index(settings)
+    assert stats.added == 3 and not stats.notes
+    assert Knowledge(settings).search("backpressure").hits

@@ -87,3 +87,56 @@ def test_store_folder_others_control_is_refused(
         Knowledge(settings).search("backpressure")
     broken = [c for c in run_checks(settings) if c.broken]
     assert [c.name for c in broken] == ["store folder"] and expected in broken[0].detail
+
+
+def _configure_store(project: Path, directory: Path | str) -> None:
+    (project / "agent.yaml").write_text(f"harness:\n  knowledge:\n    directory: {directory}\n")
+
+
+def test_a_folder_of_other_files_is_never_taken_for_the_store(
+    project: Path, tmp_path: Path
+) -> None:
+    """harness.knowledge.directory naming the docs folder (or, as root, a 0755 system folder)
+    got knowledge.* written among its files."""
+    _configure_store(project, project / "docs")
+    before = sorted(p.name for p in (project / "docs").iterdir())
+    for command in (("index",), ("index", "--reindex")):
+        out = cli(project, tmp_path / "unused", *command)
+        assert out.returncode == 1, (command, out.stdout, out.stderr)
+        error = json.loads(out.stdout.strip())["error"]
+        assert "already holds other files and no store" in error, error
+        assert "harness.knowledge.directory" in error, error
+    assert cli(project, tmp_path / "unused", "reset", "--force").returncode == 0  # nothing to do
+    assert sorted(p.name for p in (project / "docs").iterdir()) == before
+    settings = resolve_settings(project / "agent.yaml")
+    broken = [c for c in run_checks(settings) if c.broken]
+    assert [c.name for c in broken] == ["store folder"], broken
+
+
+def test_an_empty_folder_made_beforehand_becomes_the_store(project: Path, tmp_path: Path) -> None:
+    store = tmp_path / "made-by-hand"
+    store.mkdir(mode=0o755)
+    os.chmod(store, 0o755)
+    _configure_store(project, store)
+    out = cli(project, tmp_path / "unused", "index")
+    assert out.returncode == 0, (out.stdout, out.stderr)
+    assert (store / "knowledge.db").is_file()
+    assert os.stat(store).st_mode & 0o777 == 0o700
+    (store / "a note of the owner's.txt").write_text("kept\n")  # a store stays one
+    assert cli(project, tmp_path / "unused", "index").returncode == 0
+
+
+def test_folders_the_store_creates_are_private_whatever_the_umask(
+    project: Path, tmp_path: Path
+) -> None:
+    """A store base created under umask 000 was 0777 (only the store folder itself was fixed)."""
+    base = tmp_path / "a" / "b" / "stores"
+    old = os.umask(0)
+    try:
+        settings = resolve_settings(cwd=project, store_base=base)
+        index(settings)
+    finally:
+        os.umask(old)
+    made = [settings.store_dir, *settings.store_dir.parents][:4]
+    assert made[-1] == tmp_path / "a"
+    assert [oct(os.stat(d).st_mode & 0o777) for d in made] == [oct(0o700)] * 4

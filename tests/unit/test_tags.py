@@ -93,6 +93,49 @@ def test_hostile_front_matter_is_bounded(front: str) -> None:
     assert len(doc.tags) <= 64 and all(isinstance(t, str) for t in doc.tags)
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('+++\ntitle = "T"\ntags = ["go"]\nn = ' + "9" * 5000 + "\n+++\nx\n", "does not parse"),
+        ("---\ntitle: T\ntags: [go]\nn: " + "9" * 5000 + "\n---\nx\n", "does not parse"),
+        ("---\ntitle: T\ntags: {go: 1}\n---\nx\n", "tags are a mapping"),
+        ("---\ntags: [go, [x], {a: b}]\n---\nx\n", "2 that are not text"),
+        ("---\ntags: ['" + "x" * 101 + "', ok]\n---\nx\n", "1 over 100 characters"),
+        ("---\n- a\n- b\n---\nx\n", "is a list"),
+        ("---\ntags: x\n" + f"y: {'z' * 60}\n" * 1500 + "---\nx\n", "over 65,536 characters"),
+    ],
+    ids=[
+        "toml 5000 digits",
+        "yaml 5000 digits",
+        "tags map",
+        "odd items",
+        "long tag",
+        "list",
+        "long",
+    ],
+)
+def test_front_matter_that_cannot_be_read_is_dropped_with_a_note(
+    text: str, said: str, tmp_path: Path, store_base: Path
+) -> None:
+    """TOML front matter with a 5,000-digit number dropped its tags without a word."""
+    assert said in chunk_document(text).problem
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text(text, encoding="utf-8")
+    (tmp_path / "docs" / "plain.md").write_text("---\ntags: [go]\n---\nx\n", encoding="utf-8")
+    stats = index(resolve_settings(cwd=tmp_path / "docs", store_base=store_base))
+    assert stats.added == 2  # the page is indexed all the same
+    (note,) = stats.notes
+    assert note.startswith("page.md: ") and said in note and "\n" not in note and len(note) < 400
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+def test_a_front_matter_note_is_one_short_line(front: str) -> None:
+    for fence in ("---", "+++"):
+        problem = chunk_document(f"{fence}\n{front}\n{fence}\nx\n").problem
+        assert "\n" not in problem and len(problem) < 400
+
+
 def test_the_request_limits_are_the_contract_s() -> None:
     assert check_tags(["#Go", " go ", "", "Java"]) == ("go", "java")
     with pytest.raises(SettingError, match="at most 16 tags"):

@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from ..display import display_text
+from ..sanitize import one_line
 from ..settings_schema import TAGS, normal_tag
 from .blocks import MAX_HEADING_CHARS, Block, Heading, clean_heading, label_text, scan
 
@@ -73,6 +74,9 @@ class Document:
     tags: tuple[str, ...] = ()
     """The front matter's ``tags``, normalised (``settings_schema.normal_tag``): a search
     filter."""
+    problem: str = ""
+    """What of the front matter could not be read and was dropped ("" when all of it was): the
+    index run's note."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +88,9 @@ class FrontMatter:
     title: str = ""
     description: str = ""
     tags: tuple[str, ...] = ()
+    problem: str = ""
+    """Why part of it was dropped (it does not parse, is too long, or ``tags`` is not a list or
+    a string); "" when nothing was."""
 
 
 @dataclass(slots=True)
@@ -137,17 +144,26 @@ def front_matter(lines: list[str]) -> FrontMatter:
     inner = lines[1:end]
     fields = _line_fields(inner)
     data = _parse(inner, yaml_form)
-    if data is None:
-        return FrontMatter(end + 1, fields.get("title", ""), fields.get("description", ""))
+    if isinstance(data, str):
+        kind = "YAML" if yaml_form else "TOML"
+        dropped = (
+            f"its {kind} front matter {data}, so its tags were not read (only one-line "
+            "`title:` and `description:` lines were)"
+        )
+        return FrontMatter(
+            end + 1, fields.get("title", ""), fields.get("description", ""), problem=dropped
+        )
     title = _one_line(data.get("title"))
-    return FrontMatter(end + 1, title, fields.get("description", ""), _tags(data.get("tags")))
+    tags, problem = _tags(data.get("tags"))
+    return FrontMatter(end + 1, title, fields.get("description", ""), tags, problem)
 
 
-def _parse(inner: list[str], yaml_form: bool) -> dict[str, Any] | None:
-    """The front matter as a mapping, None when it is not one (or is too long to parse)."""
+def _parse(inner: list[str], yaml_form: bool) -> dict[str, Any] | str:
+    """The front matter as a mapping, else why it is not read ("does not parse (...)", "is
+    over 65,536 characters"). An empty one, or a scalar, is an empty mapping: nothing dropped."""
     text = "\n".join(inner)
     if len(text) > MAX_FRONT_CHARS:
-        return None
+        return f"is over {MAX_FRONT_CHARS:,} characters, so it was not parsed"
     data: object
     try:
         if yaml_form:
@@ -158,10 +174,13 @@ def _parse(inner: list[str], yaml_form: bool) -> dict[str, Any] | None:
 
             data = tomllib.loads(text)
         else:  # pragma: no cover - Python 3.10 has no TOML parser
-            return None
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
+            return {}
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+        reason = one_line(str(exc), 120) or type(exc).__name__
+        return f"does not parse ({reason})"
+    if isinstance(data, list):
+        return "is a list, not a mapping of fields"
+    return data if isinstance(data, dict) else {}
 
 
 def _one_line(value: object) -> str:
@@ -177,15 +196,31 @@ def _listed(value: object) -> list[object]:
     return [value] if isinstance(value, str) else []
 
 
-def _tags(value: object) -> tuple[str, ...]:
-    """Normalised distinct tags (a list's items whole, a string split on commas and spaces);
-    longer ones than a request may name are dropped."""
+def _tags(value: object) -> tuple[tuple[str, ...], str]:
+    """Normalised distinct tags (a list's items whole, a string split on commas and spaces),
+    and what was dropped ("" when nothing): a ``tags`` that is not a list or a string, items
+    that are lists or mappings, tags longer than a request may name."""
+    if value is None:
+        return (), ""
+    if not isinstance(value, list | str):
+        what = "a mapping" if isinstance(value, dict) else "not a list or text"
+        return (), f"its front-matter tags are {what}, so they were not read"
     items = _listed(value)
     if isinstance(value, str):
         items = [t for t in re.split(r"[,\s]+", value) if t]
     longest = TAGS.item_max_length or MAX_LABEL_CHARS
-    found = (normal_tag(_one_line(t)) for t in items if not isinstance(t, bool | list | dict))
-    return tuple(dict.fromkeys(t for t in found if t and len(t) <= longest))[:MAX_DOCUMENT_TAGS]
+    odd = sum(isinstance(t, bool | list | dict) for t in items)
+    found = [normal_tag(_one_line(t)) for t in items if not isinstance(t, bool | list | dict)]
+    long = sum(len(t) > longest for t in found)
+    kept = tuple(dict.fromkeys(t for t in found if t and len(t) <= longest))[:MAX_DOCUMENT_TAGS]
+    dropped = [
+        *([f"{odd} that are not text"] if odd else []),
+        *([f"{long} over {longest} characters"] if long else []),
+    ]
+    problem = (
+        f"some of its front-matter tags were not read ({', '.join(dropped)})" if dropped else ""
+    )
+    return kept, problem
 
 
 def _front_matter(lines: list[str]) -> tuple[int, str]:
@@ -372,6 +407,7 @@ def chunk_document(text: str) -> Document:
         chunks=packer.chunks,
         description=front.description,
         tags=front.tags,
+        problem=front.problem,
     )
 
 

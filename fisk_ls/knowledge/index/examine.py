@@ -119,7 +119,8 @@ def examine(key: str, cand: Candidate, existing: Existing | None) -> Outcome:
         for ch in doc.chunks
     ]
     prep = Prepared(key, cand, digest, doc.title, existing, rows, about, doc.tags)
-    return Outcome(key, cand, existing, "changed", prepared=prep)
+    note = f"{key}: {doc.problem}" if doc.problem else ""
+    return Outcome(key, cand, existing, "changed", note=note, prepared=prep)
 
 
 Job = tuple[str, Candidate, "Existing | None"]

@@ -423,6 +423,9 @@ class Indexer:
             return
         prep = outcome.prepared
         assert prep is not None
+        if outcome.note:  # part of its front matter was dropped: indexed, and said so
+            stats.notes.append(outcome.note)
+            self.reporter.on_note(outcome.note)
         if existing is None:
             stats.added += 1
         else:
