@@ -420,13 +420,16 @@ class Glob:
 
     def within(self, path: str, is_dir: bool = False) -> bool:
         """Does it match ``path`` or a folder above it (a scope: everything below a folder)?"""
+        if (lit := self._path) is not None:  # the commonest scope: a folder or a file
+            if not path.startswith(lit):
+                return False
+            end = len(lit)
+            return path[end : end + 1] == "/" or (
+                len(path) == end and (not self.dir_only or is_dir)
+            )
         if self.broken is not None:
             return False
         last = not self.dir_only or is_dir
-        if (lit := self._path) is not None:
-            if not path.startswith(lit):
-                return False
-            return path[len(lit) : len(lit) + 1] == "/" or (last and len(path) == len(lit))
         if self.name is not None and (found := self.name.anywhere(path, last)) is not None:
             return found
         return self._match(path, is_dir, within=True)[0]
@@ -557,4 +560,6 @@ class Globs:
 
     def any_within(self, path: str, is_dir: bool = False) -> bool:
         """Does any pattern match ``path`` or a folder above it (negations are not read)?"""
+        if len(self.globs) == 1:  # the usual scope: spare the generator
+            return self.globs[0].within(path, is_dir)
         return any(g.within(path, is_dir) for g in self.globs)
