@@ -12,7 +12,7 @@ import pytest
 from fisk_ls.knowledge import Settings, resolve_settings
 from fisk_ls.knowledge.languages import LOCALE_VARIABLES
 
-pytest_plugins = ["tests.support.embed_fixtures"]
+pytest_plugins = ["tests.support.embed_fixtures", "tests.support.git_repo"]
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,9 +1,9 @@
 """A search's scope: the documents it may return (folders, files or globs; ``--exclude``;
 front-matter tags).
 
-Patterns are .gitignore syntax (``**`` allowed, compiled by the same matcher as the ignore rules,
-``index/ignore.py``), relative to a folder of the project (the current folder on the command
-line, else the root) and anchored there: ``guides`` is the folder ``guides`` beside you, not
+Patterns are .gitignore syntax (``**`` allowed, matched by the same linear-time matcher as the
+ignore rules, ``wildmatch.py``), relative to a folder of the project (the current folder on the
+command line, else the root) and anchored there: ``guides`` is the folder ``guides`` beside you, not
 every folder of that name, and ``**/*.md`` every markdown file below you. A document is in
 scope when it, or a folder above it, matches an include pattern (none: every document) and no
 exclude pattern. A pattern that leaves the project root (``../other``) is refused. Tags
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import IndexOutdated
 from .settings_schema import SettingError, check_tags, shown
+from .wildmatch import Globs, parse
 
 if TYPE_CHECKING:
     from .store import Snapshot
@@ -61,7 +62,11 @@ def _anchored(pattern: str, base: str, name: str, root: str | None = None) -> st
         raise SettingError(f"{name}: {shown(pattern)} is outside the project root")
     if joined == ".":
         return "/**"
-    return "/" + joined + ("/" if folder_only else "")
+    anchored = "/" + joined + ("/" if folder_only else "")
+    glob = parse(anchored)
+    if glob is not None and glob.broken is not None:
+        raise SettingError(f"{name}: {pattern!r} is not a .gitignore-style pattern: {glob.broken}")
+    return anchored
 
 
 def _inside(path: str, root: str, name: str) -> str:
@@ -94,18 +99,11 @@ class Scope:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
-    _matchers: tuple[re.Pattern[str] | None, re.Pattern[str] | None] = field(
-        init=False, repr=False, compare=False
-    )
+    _matchers: tuple[Globs | None, Globs | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        from .index.ignore import git_regex
-
-        try:
-            inc = git_regex(self.include) if self.include else None
-            exc = git_regex(self.exclude) if self.exclude else None
-        except (ValueError, TypeError) as err:
-            raise SettingError(f"paths: not a .gitignore-style pattern ({err})") from None
+        inc = Globs.of(self.include) if self.include else None
+        exc = Globs.of(self.exclude) if self.exclude else None
         object.__setattr__(self, "_matchers", (inc, exc))
 
     @classmethod
@@ -138,9 +136,9 @@ class Scope:
         """Is the document ``path`` (relative to the root) inside the scope's paths (its tags
         are the index's to know: :func:`documents`)?"""
         inc, exc = self._matchers
-        if inc is not None and inc.search(path) is None:
+        if inc is not None and not inc.any_within(path):
             return False
-        return exc is None or exc.search(path) is None
+        return exc is None or not exc.any_within(path)
 
     def prefixes(self) -> tuple[str, ...] | None:
         """Literal path prefixes every document in scope starts with (None: any path may)."""

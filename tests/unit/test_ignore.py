@@ -3,8 +3,6 @@ exclude globs): the walk agrees with `git ls-files`, and an ignored file leaves 
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,37 +11,7 @@ from hypothesis import strategies as st
 
 from fisk_ls.knowledge import IgnoreRules, index, resolve_settings, update_paths
 from fisk_ls.knowledge.index.walk import walk
-
-GIT = shutil.which("git")
-needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, check=True, capture_output=True, text=True
-    ).stdout
-
-
-def touch(root: Path, *rels: str) -> None:
-    for rel in rels:
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"# {rel}\n\nsome words about {rel}\n", encoding="utf-8")
-
-
-@pytest.fixture
-def git_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private global git config naming a global excludes file (no user config leaks in)."""
-    home = tmp_path / "home"
-    home.mkdir()
-    excludes = home / "global-ignore"
-    excludes.write_text("*.global.md\n", encoding="utf-8")
-    config = home / "gitconfig"
-    config.write_text(f"[core]\n\texcludesFile = {excludes}\n", encoding="utf-8")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("HOME", str(home))
-    return home
+from tests.support.git_repo import git, needs_git, touch
 
 
 def walked(root: Path, rules: IgnoreRules | None, store: Path | None = None) -> list[str]:
