@@ -30,6 +30,7 @@ from .options import (
     Context,
     TopK,
     check_also_option,
+    check_expansion,
     check_query_argument,
     emit_json,
     knowledge_command,
@@ -159,6 +160,12 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
         " keywords in the docs' words, a short hypothetical answer, a rephrasing."
     ),
 )
+@click.option(
+    "--expand",
+    is_flag=True,
+    help="Ask the language model configured under harness.knowledge.expansion in agent.yaml for "
+    "extra search strings when the plain results are weak (the question is sent to it).",
+)
 @click.option("--full", is_flag=True, help="Print whole chunks, not snippets.")
 @click.option(
     "--path",
@@ -189,6 +196,7 @@ def search_cmd(
     query: str,
     top_k: int | None,
     also: tuple[str, ...],
+    expand: bool,
     full: bool,
     paths: tuple[str, ...],
     excludes: tuple[str, ...],
@@ -197,12 +205,17 @@ def search_cmd(
     """Search the index for QUERY (within --path, minus --exclude, with a --tag, when given)."""
     scoped = paths or excludes or tags
     scope = search_scope(obj.settings(), paths, excludes, tags=tags) if scoped else None
-    _, result = obj.read(lambda kb: kb.search(query, top_k, also=also, scope=scope))
+    with obj.project() as project:
+        if expand:
+            check_expansion(project.settings)
+        result = project.search(query, top_k, also=also, scope=scope, expand=expand)
     if obj.as_json:
         emit_json(render.search_json(result))
     else:
         bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         click.echo(render.tier_text(result.tier), err=True)
+        if result.expansion is not None:
+            click.echo(render.expansion_text(result.expansion), err=True)
         click.echo(render.search_text(result, full=full, bold=bold))
 
 

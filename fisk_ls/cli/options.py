@@ -222,6 +222,18 @@ def search_scope(
         raise click.UsageError(f"{exc} (project root: {root})") from None
 
 
+def check_expansion(settings: Settings) -> None:
+    """``--expand`` needs an expander: a usage error naming the setting when none is set."""
+    expansion = settings.expansion
+    if expansion is None or expansion.provider != "openai":
+        where = settings.config_path or "agent.yaml"
+        raise click.UsageError(
+            "--expand needs a language model: set harness.knowledge.expansion in "
+            f"{where} (base_url and model of an OpenAI-compatible chat server, e.g. "
+            "{base_url: http://127.0.0.1:11434/v1, model: llama3.2} for Ollama)"
+        )
+
+
 def check_also_option(
     ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
 ) -> tuple[str, ...]:

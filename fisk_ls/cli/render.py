@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..knowledge import (
         Check,
         CitedChunk,
+        Expansion,
         Hit,
         IndexStats,
         SearchResult,
@@ -159,13 +160,26 @@ def emphasise(snippet: str, highlights: Any, bold: bool) -> str:
 
 
 def search_json(result: SearchResult) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "tier": result.tier,
         "status": result.status,
         "degraded": result.degraded,
         "reason": result.reason,
         "results": [hit_json(h) for h in result.hits],
     }
+    if result.expansion is not None:
+        out["expansion"] = result.expansion.describe()
+        out["expansion_strings"] = list(result.expansion.strings)
+    return out
+
+
+def expansion_text(expansion: Expansion) -> str:
+    """The expansion's line on stderr: what it did and the strings it searched beside the
+    question."""
+    line = f"expansion: {expansion.describe()}"
+    if expansion.strings:
+        line += "".join(f"\n  + {one_line(s, 160)}" for s in expansion.strings)
+    return line
 
 
 STATUS_TEXT = {

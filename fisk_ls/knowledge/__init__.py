@@ -35,8 +35,23 @@ from . import index as _index_package  # noqa: F401  # isort: skip
 
 if TYPE_CHECKING:
     from .citations import CitedChunk, parse_citation
-    from .config import DEFAULT_BUILTIN_MODEL, KNOWLEDGE_SEARCH, EmbeddingsConfig, parse_duration
+    from .config import (
+        DEFAULT_BUILTIN_MODEL,
+        KNOWLEDGE_SEARCH,
+        EmbeddingsConfig,
+        ExpansionConfig,
+        expansion_problem,
+        parse_duration,
+    )
     from .doctor import Check
+    from .expansion import (
+        Ask,
+        Expander,
+        Expansion,
+        ExpansionFailed,
+        expanded,
+        make_expander,
+    )
     from .fts import is_long_query
     from .index.backfill import BackfillReporter
     from .index.files import read_document
@@ -46,7 +61,7 @@ if TYPE_CHECKING:
     from .location import absolute_roots
     from .match import Spot
     from .operations import Removal, ignore_rules, index, remove, reset, update_paths
-    from .project import Project, store_error
+    from .project import Project, searched_hits, store_error
     from .reader import Knowledge, Source, StoreStats, tier_of
     from .sanitize import one_line, strip_controls
     from .scope import Scope
@@ -65,6 +80,8 @@ if TYPE_CHECKING:
         EDITOR_SETTINGS,
         EMBEDDINGS,
         EMBEDDINGS_RULE,
+        EXPANSION,
+        EXPANSION_TIMEOUT,
         QUERY,
         QUERY_TIMEOUT,
         SCOPE,
@@ -85,9 +102,11 @@ if TYPE_CHECKING:
         resolve_top_k,
         rule_needs,
         rule_problems,
+        shown,
     )
     from .vectors.backlog import Coverage
     from .vectors.providers import make_embedder
+    from .vectors.url import validate_base_url
     from .writer import open_writer
 else:
 
@@ -104,6 +123,14 @@ _LAZY = {
     "DEFAULT_BUILTIN_MODEL": ".config",
     "KNOWLEDGE_SEARCH": ".config",
     "EmbeddingsConfig": ".config",
+    "ExpansionConfig": ".config",
+    "expansion_problem": ".config",
+    "Ask": ".expansion",
+    "Expander": ".expansion",
+    "Expansion": ".expansion",
+    "ExpansionFailed": ".expansion",
+    "expanded": ".expansion",
+    "make_expander": ".expansion",
     "parse_duration": ".config",
     "Check": ".doctor",
     "is_long_query": ".fts",
@@ -122,6 +149,7 @@ _LAZY = {
     "update_paths": ".operations",
     "Project": ".project",
     "store_error": ".project",
+    "searched_hits": ".project",
     "Knowledge": ".reader",
     "Source": ".reader",
     "StoreStats": ".reader",
@@ -141,6 +169,8 @@ _LAZY = {
     "EDITOR_SETTINGS": ".settings_schema",
     "EMBEDDINGS": ".settings_schema",
     "EMBEDDINGS_RULE": ".settings_schema",
+    "EXPANSION": ".settings_schema",
+    "EXPANSION_TIMEOUT": ".settings_schema",
     "QUERY": ".settings_schema",
     "QUERY_TIMEOUT": ".settings_schema",
     "SCOPE": ".settings_schema",
@@ -161,8 +191,10 @@ _LAZY = {
     "resolve_top_k": ".settings_schema",
     "rule_needs": ".settings_schema",
     "rule_problems": ".settings_schema",
+    "shown": ".settings_schema",
     "Coverage": ".vectors.backlog",
     "make_embedder": ".vectors.providers",
+    "validate_base_url": ".vectors.url",
     "open_writer": ".writer",
 }
 
@@ -182,6 +214,8 @@ __all__ = [
     "EDITOR_SETTINGS",
     "EMBEDDINGS",
     "EMBEDDINGS_RULE",
+    "EXPANSION",
+    "EXPANSION_TIMEOUT",
     "INDEX_EMPTY",
     "INDEX_NOT_BUILT",
     "KNOWLEDGE_SEARCH",
@@ -195,6 +229,7 @@ __all__ = [
     "TIMEOUT",
     "TOOL_CONTEXT",
     "TOP_K",
+    "Ask",
     "BackfillReporter",
     "Cancelled",
     "Check",
@@ -204,6 +239,10 @@ __all__ = [
     "Coverage",
     "EmbeddingsConfig",
     "EmbeddingsError",
+    "Expander",
+    "Expansion",
+    "ExpansionConfig",
+    "ExpansionFailed",
     "FormatTooNew",
     "Hit",
     "IgnoreRules",
@@ -236,10 +275,13 @@ __all__ = [
     "check_tags",
     "check_top_k",
     "check_value",
+    "expanded",
+    "expansion_problem",
     "ignore_rules",
     "index",
     "is_long_query",
     "make_embedder",
+    "make_expander",
     "one_line",
     "open_writer",
     "parse_citation",
@@ -251,9 +293,12 @@ __all__ = [
     "resolve_top_k",
     "rule_needs",
     "rule_problems",
+    "searched_hits",
+    "shown",
     "store_error",
     "strip_controls",
     "tier_line",
     "tier_of",
     "update_paths",
+    "validate_base_url",
 ]

@@ -37,8 +37,10 @@ _KNOWLEDGE_KEYS = {
     "top_k",
     "max_injected_tokens",
     "embeddings",
+    "expansion",
 }
 _EMBEDDINGS_KEYS = {s.name for s in (*contract.EMBEDDINGS, *contract.AGENT_ONLY_EMBEDDINGS)}
+_EXPANSION_KEYS = {s.name for s in contract.EXPANSION}
 
 
 PROVIDERS = ("openai", "builtin")
@@ -71,6 +73,20 @@ class EmbeddingsConfig:
 
 
 @dataclass(frozen=True)
+class ExpansionConfig:
+    """Where a person's question gets its extra search strings (expansion.py).
+
+    ``openai``: an OpenAI-compatible chat server at ``base_url``; ``editor``: the editor's own
+    language model, asked through the language server's client (no URL here)."""
+
+    provider: str = "openai"
+    base_url: str = ""
+    model: str = ""
+    api_key_env: str = ""
+    timeout: float = contract.EXPANSION_TIMEOUT.default
+
+
+@dataclass(frozen=True)
 class KnowledgeConfig:
     enabled: bool = False
     paths: tuple[str, ...] = ()
@@ -79,6 +95,7 @@ class KnowledgeConfig:
     top_k: int = DEFAULT_TOP_K
     max_injected_tokens: int = DEFAULT_MAX_INJECTED_TOKENS
     embeddings: EmbeddingsConfig | None = None
+    expansion: ExpansionConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -214,6 +231,45 @@ def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> 
     )
 
 
+def expansion_problem(provider: str, base_url: str, model: str) -> str | None:
+    """What is missing for ``provider`` (None: nothing), in the words every front end uses."""
+    if provider == "openai" and (not base_url or not model):
+        return "provider openai needs base_url and model (an OpenAI-compatible chat server)"
+    if provider != "openai" and base_url:
+        return f"base_url is only used with provider openai (provider is {provider})"
+    return None
+
+
+def parse_expansion(
+    raw: object, key: str = "harness.knowledge.expansion"
+) -> ExpansionConfig | None:
+    """The expansion block: None for provider ``none``; ``provider`` defaults to openai (a
+    block with a base_url asks for a chat server)."""
+    block = _mapping(raw, key)
+    _unknown(block, _EXPANSION_KEYS, key)
+    provider = _string(block, "provider", key, "openai").strip() or "openai"
+    if problem := contract.check_value(contract.EXPANSION_PROVIDER, provider):
+        raise ConfigError(f"{key}.provider: {problem}")
+    base_url = _string(block, "base_url", key).strip()
+    model = _string(block, "model", key).strip()
+    if problem := expansion_problem(provider, base_url, model):
+        raise ConfigError(f"{key}: {problem}")
+    timeout = contract.EXPANSION_TIMEOUT.default
+    if block.get("timeout") is not None:
+        timeout = parse_duration(block["timeout"], f"{key}.timeout", contract.EXPANSION_TIMEOUT)
+    if provider == "none":
+        return None
+    if base_url:
+        base_url = validate_base_url(base_url, f"{key}.base_url")
+    return ExpansionConfig(
+        provider=provider,
+        base_url=base_url,
+        model=model,
+        api_key_env=_string(block, "api_key_env", key).strip(),
+        timeout=timeout,
+    )
+
+
 def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeConfig:
     block = _mapping(raw, key)
     _unknown(block, _KNOWLEDGE_KEYS, key)
@@ -233,6 +289,9 @@ def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeCon
             f"{key}.embeddings is empty: give provider: builtin, or base_url and model, "
             "or remove it"
         )
+    expansion = None
+    if block.get("expansion") is not None:
+        expansion = parse_expansion(block["expansion"], f"{key}.expansion")
     return KnowledgeConfig(
         enabled=enabled,
         paths=tuple(_no_nul(p, f"{key}.paths") for p in paths_raw if p.strip()),
@@ -241,6 +300,7 @@ def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeCon
         top_k=top_k,
         max_injected_tokens=budget,
         embeddings=embeddings,
+        expansion=expansion,
     )
 
 

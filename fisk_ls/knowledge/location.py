@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from .config import (
     AgentConfig,
     EmbeddingsConfig,
+    ExpansionConfig,
     KnowledgeConfig,
     load_agent_config,
 )
@@ -43,6 +44,8 @@ class Settings:
     max_injected_tokens: int
     embeddings: EmbeddingsConfig | None
     config_path: Path | None = None
+    expansion: ExpansionConfig | None = None
+    """Where a person's question gets extra search strings (None: no expansion)."""
     mcp_builtins: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     """Extra ignore patterns (.gitignore syntax, relative to the project root)."""
@@ -220,6 +223,7 @@ def _settings(
         top_k=knowledge.top_k,
         max_injected_tokens=knowledge.max_injected_tokens,
         embeddings=knowledge.embeddings,
+        expansion=knowledge.expansion,
         config_path=config_path,
         mcp_builtins=builtins,
         exclude=knowledge.exclude,

@@ -31,11 +31,14 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from .doctor import Check
+    from .expansion import Expander
     from .index.queue import QueueHooks, UpdateQueue
     from .index.runs import IndexReporter, IndexStats
     from .index.watcher import Watcher
     from .operations import Removal
     from .reader import Knowledge
+    from .scope import Scope
+    from .search import SearchResult
     from .vectors.models import Progress
     from .vectors.providers import Embedder
 
@@ -78,6 +81,8 @@ class Project:
         self._reader = reader
         self._embedder: Embedder | None = None
         self._embedder_made = False
+        self._expander: Expander | None = None
+        self._expander_made = False
         self._lock = threading.Lock()
 
     @classmethod
@@ -137,6 +142,44 @@ class Project:
             if converted is None:
                 raise
             raise converted from exc
+
+    @property
+    def expander(self) -> Expander | None:
+        """The question expander ``expansion`` configures (made on first use; None without
+        one)."""
+        with self._lock:
+            if not self._expander_made:
+                from .expansion import make_expander
+
+                self._expander = make_expander(self.settings.expansion)
+                self._expander_made = True
+            return self._expander
+
+    def search(
+        self,
+        query: str,
+        top_k: int | None = None,
+        *,
+        also: tuple[str, ...] = (),
+        scope: Scope | None = None,
+        reader_language: str | None = None,
+        expand: bool = False,
+    ) -> SearchResult:
+        """A search of the live index (``Knowledge.search``); with ``expand``, the configured
+        expander's strings join ``also`` when the plain results are weak (expansion.py), and the
+        result's ``expansion`` says what happened."""
+        import dataclasses
+
+        from .expansion import expanded
+
+        def run(strings: tuple[str, ...]) -> SearchResult:
+            return self.reader.search(query, top_k, reader_language, strings, scope=scope)
+
+        with self.errors():
+            if not expand:
+                return run(also)
+            result, expansion = expanded(run, query, self.expander, searched_hits, also)
+            return dataclasses.replace(result, expansion=expansion)
 
     def tier(self) -> str:
         """The tier line as configured, read from the manifest without embedding anything."""
@@ -344,8 +387,19 @@ class Project:
         with self._lock:
             reader, self._reader = self._reader, None
             embedder, self._embedder = self._embedder, None
+            expander, self._expander = self._expander, None
         if reader is not None:
             reader.close()
+        if expander is not None:
+            expander.close()
         closer = getattr(embedder, "close", None)
         if callable(closer) and ended:
             closer()
+
+
+def searched_hits(result: SearchResult) -> int | None:
+    """How many hits a search found; None when the index could not answer (not built, empty),
+    where no extra string would help."""
+    from .search import INDEX_EMPTY, INDEX_NOT_BUILT
+
+    return None if result.status in (INDEX_NOT_BUILT, INDEX_EMPTY) else len(result.hits)

@@ -42,6 +42,7 @@ from .vectors.space import VectorSpace, dimension_error, require_match, require_
 
 if TYPE_CHECKING:
     from .arms import ArmPool
+    from .expansion import Expansion
     from .match import Match
     from .store import Snapshot
     from .vectors.backlog import Coverage
@@ -199,6 +200,8 @@ class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     degraded: bool = False
     reason: str | None = None
+    expansion: Expansion | None = None
+    """What question expansion did (``Project.search`` with ``expand``; None: not asked)."""
 
 
 def tier_line(

@@ -289,6 +289,59 @@ EMBEDDINGS_RULE: dict[str, Any] = {
 written: the schema file carries it, :func:`rule_problems` applies it for the language server and
 the editors apply the generated copy the same way, with the same messages."""
 
+# -- question expansion (a language model's search strings for a person's question) -----------
+EXPANSION_PROVIDER = Setting(
+    "provider",
+    "provider",
+    "string",
+    "'openai': an OpenAI-compatible chat server at baseUrl writes the extra search strings; "
+    "'editor': the editor's own language model (VS Code); 'none' (the default): no expansion.",
+    "none",
+    choices=("none", "openai", "editor"),
+)
+EXPANSION_BASE_URL = Setting(
+    "base_url",
+    "baseUrl",
+    "string",
+    "OpenAI-compatible chat endpoint, e.g. http://127.0.0.1:11434/v1 (Ollama).",
+)
+EXPANSION_MODEL = Setting("model", "model", "string", "Chat model name the server knows.")
+EXPANSION_TIMEOUT = Setting(
+    "timeout",
+    "timeout",
+    "number",
+    "Seconds the model may take before the search keeps its plain results.",
+    10.0,
+    minimum=0.1,
+    maximum=120,
+)
+EXPANSION: tuple[Setting, ...] = (
+    EXPANSION_PROVIDER,
+    EXPANSION_BASE_URL,
+    EXPANSION_MODEL,
+    API_KEY_ENV,
+    EXPANSION_TIMEOUT,
+)
+EXPANSION_RULE: dict[str, Any] = {
+    "if": {
+        "properties": {EXPANSION_PROVIDER.wire: {"const": "openai"}},
+        "required": [EXPANSION_PROVIDER.wire],
+    },
+    "then": {
+        "properties": {name: {"minLength": 1} for name in EMBEDDINGS_REQUIRED},
+        "required": list(EMBEDDINGS_REQUIRED),
+    },
+}
+"""provider openai needs baseUrl and model (the other providers take neither)."""
+EXPAND = Setting(
+    "expand",
+    "expand",
+    "boolean",
+    "Ask the configured language model for extra search strings when the plain results are "
+    "weak (CLI --expand, language server `expand`).",
+    False,
+)
+
 EDITOR_SETTINGS: tuple[Setting, ...] = (PATHS, EXCLUDE, TOP_K, WATCH, WORKSPACE_SYMBOLS)
 """The language server's ``fisk`` section (besides ``embeddings``), in schema order."""
 
@@ -476,6 +529,13 @@ def json_schema() -> dict[str, Any]:
         "description": "The optional vector tier; without it search is lexical (BM25) only.",
         "properties": {s.wire: s.json_schema() for s in EMBEDDINGS},
         **EMBEDDINGS_RULE,
+    }
+    props["expansion"] = {
+        "type": "object",
+        "description": "Question expansion: a language model writes extra search strings for a "
+        "person's question (palette and picker searches, CLI --expand).",
+        "properties": {s.wire: s.json_schema() for s in EXPANSION},
+        **EXPANSION_RULE,
     }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

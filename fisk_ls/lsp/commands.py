@@ -28,6 +28,7 @@ from ..knowledge import (
     check_scope,
     check_tags,
     check_top_k,
+    shown,
 )
 from . import results
 from .convert import units
@@ -53,20 +54,23 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     """Arguments are checked on the event loop, so an over-long query is refused at once and
     never occupies a worker thread; the search itself runs on a thread of its lane (a long
     query never holds up a short one: lanes.py)."""
-    params = one_object(SEARCH, args, {"query", "topK", "also", "paths", "tags"})
+    params = one_object(SEARCH, args, {"query", "topK", "also", "paths", "tags", "expand"})
     try:
         query = check_query(params.get("query"), "query")
         top_k = check_top_k(params.get("topK"), "topK")
         also = check_also(params.get("also"), "also")
         paths = check_scope(params.get("paths"), "paths")
         tags = check_tags(params.get("tags"), "tags")
+        expand = params.get("expand", False)
+        if not isinstance(expand, bool):
+            raise SettingError(f"expand: expected true or false, got {shown(expand)}")
         Scope.build([p for p in paths if not os.path.isabs(p)])  # traversal refused at once
     except SettingError as exc:
         raise invalid(SEARCH, str(exc)) from None
 
     def scoped() -> Merged:
         try:
-            return ls.projects.search(query, top_k, also, paths, tags)
+            return ls.projects.search(query, top_k, also, paths, tags, expand=expand)
         except SettingError as exc:  # an absolute path in no open project
             raise invalid(SEARCH, str(exc)) from None
 

@@ -18,15 +18,21 @@ from ..knowledge import (
     EDITOR_SETTINGS,
     EMBEDDINGS,
     EMBEDDINGS_RULE,
+    EXPANSION,
+    EXPANSION_TIMEOUT,
     QUERY_TIMEOUT,
     TIMEOUT,
+    ConfigError,
     EmbeddingsConfig,
+    ExpansionConfig,
     Setting,
     Settings,
     absolute_roots,
     check_value,
+    expansion_problem,
     rule_needs,
     rule_problems,
+    validate_base_url,
 )
 
 SECTION = "fisk"
@@ -61,6 +67,26 @@ class Embeddings:
 
 
 @dataclass(frozen=True)
+class Expansion:
+    provider: str = "none"
+    base_url: str = ""
+    model: str = ""
+    api_key_env: str = ""
+    timeout: float = EXPANSION_TIMEOUT.default
+
+    def config(self) -> ExpansionConfig | None:
+        if self.provider == "none":
+            return None
+        return ExpansionConfig(
+            provider=self.provider,
+            base_url=self.base_url,
+            model=self.model,
+            api_key_env=self.api_key_env,
+            timeout=self.timeout,
+        )
+
+
+@dataclass(frozen=True)
 class Options:
     """Every key optional: None means "keep what agent.yaml (or zero-config) says"."""
 
@@ -68,18 +94,22 @@ class Options:
     exclude: tuple[str, ...] | None = None
     top_k: int | None = None
     embeddings: Embeddings | None = None
+    expansion: Expansion | None = None
     watch: bool = True
     workspace_symbols: bool = True
 
     def apply(self, settings: Settings) -> Settings:
         """``settings`` of one root with these options laid over them."""
         root = settings.project_root
-        return settings.with_overrides(
+        laid = settings.with_overrides(
             roots=absolute_roots(list(self.paths), cwd=root) if self.paths else None,
             exclude=self.exclude,
             top_k=self.top_k,
             embeddings=self.embeddings.config() if self.embeddings else False,
         )
+        if self.expansion is None:
+            return laid
+        return replace(laid, expansion=self.expansion.config())
 
 
 @dataclass
@@ -153,10 +183,37 @@ def _embeddings(value: object, key: str, errors: list[str]) -> object:
     return Embeddings(**fields)
 
 
+def _expansion(value: object, key: str, errors: list[str]) -> object:
+    if not isinstance(value, dict):
+        errors.append(f"{key} (expected an object with provider, baseUrl and model)")
+        return _BAD
+    fields: dict[str, Any] = {}
+    for setting in EXPANSION:
+        item = value.get(setting.wire)
+        if item is None:
+            continue
+        if problem := check_value(setting, item):
+            errors.append(f"{key}.{setting.wire} ({problem})")
+            return _BAD
+        fields[setting.name] = item.strip() if isinstance(item, str) else float(item)
+    options = Expansion(**fields)
+    if problem := expansion_problem(options.provider, options.base_url, options.model):
+        errors.append(f"{key} ({problem.replace('base_url', 'baseUrl')})")
+        return _BAD
+    if options.base_url:
+        try:
+            validate_base_url(options.base_url, f"{key}.baseUrl")
+        except ConfigError as exc:
+            errors.append(str(exc))
+            return _BAD
+    return options
+
+
 Check = Callable[[object, str, list[str]], object]
 _FIELDS: tuple[tuple[str, str, Check], ...] = (
     *((s.wire, s.name, _checked(s)) for s in EDITOR_SETTINGS),
     ("embeddings", "embeddings", _embeddings),
+    ("expansion", "expansion", _expansion),
 )
 
 

@@ -22,6 +22,8 @@ from ..knowledge import (
     OK,
     CitationError,
     CitedChunk,
+    Expander,
+    Expansion,
     Hit,
     Knowledge,
     KnowledgeError,
@@ -30,6 +32,7 @@ from ..knowledge import (
     SearchResult,
     SettingError,
     Settings,
+    expanded,
     parse_citation,
     resolve_settings,
     resolve_top_k,
@@ -75,6 +78,13 @@ class Merged:
     found: list[Found] = field(default_factory=list)
     degraded: bool = False
     reason: str | None = None
+    expansion: Expansion | None = None
+    """What question expansion did (None: not asked)."""
+
+
+def merged_hits(merged: Merged) -> int | None:
+    """How many hits a merged search found; None when no index could answer yet."""
+    return None if merged.status in (INDEX_EMPTY, INDEX_NOT_BUILT) else len(merged.found)
 
 
 _STATUS_ORDER = (OK, NO_TERMS, INDEX_EMPTY, INDEX_NOT_BUILT)
@@ -90,6 +100,9 @@ class Projects:
         self._folders: dict[Path, Project] = {}
         self.reader_language: str | None = None
         """The user's language (set at ``initialize``): a query in none prefers its pages."""
+        self.editor_expander: Callable[[float], Expander] | None = None
+        """The expander of provider ``editor`` (the client's own model) for a timeout; set by
+        the server (expand.py)."""
 
     def __iter__(self) -> Iterator[Project]:
         with self._lock:
@@ -143,14 +156,47 @@ class Projects:
         also: tuple[str, ...] = (),
         paths: Sequence[str] = (),
         tags: Sequence[str] = (),
+        *,
+        expand: bool = False,
     ) -> Merged:
         """The best hits of every project, merged by score; ``paths`` and ``tags`` (see
-        :func:`scopes`) keep each project's search to them."""
+        :func:`scopes`) keep each project's search to them. With ``expand``, the first
+        project's expander adds its strings when the plain results are weak (the core's
+        ``expanded``), once for all projects."""
         projects = list(self)
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
-        searched = scopes(projects, paths, tags) if paths or tags else [(p, None) for p in projects]
+        searched: list[tuple[Project, Scope | None]] = (
+            scopes(projects, paths, tags) if paths or tags else [(p, None) for p in projects]
+        )
         k = resolve_top_k(top_k, projects[0].settings.top_k)
+
+        def run(strings: tuple[str, ...]) -> Merged:
+            return self._merged(searched, query, k, strings)
+
+        if not expand:
+            return run(also)
+        merged, expansion = expanded(run, query, self.expander(projects[0]), merged_hits, also)
+        merged.expansion = expansion
+        return merged
+
+    def expander(self, project: Project) -> Expander | None:
+        """``project``'s question expander: the core's for a chat server, the client's model
+        for provider ``editor``, None without expansion."""
+        cfg = project.settings.expansion
+        if cfg is None:
+            return None
+        if cfg.provider == "editor":
+            return self.editor_expander(cfg.timeout) if self.editor_expander else None
+        return project.expander
+
+    def _merged(
+        self,
+        searched: list[tuple[Project, Scope | None]],
+        query: str,
+        k: int,
+        also: tuple[str, ...],
+    ) -> Merged:
         merged = Merged(INDEX_NOT_BUILT, "")
         statuses: list[str] = []
         tiers: list[str] = []

@@ -105,6 +105,8 @@ def search_result(merged: Merged, count: Units) -> dict[str, Any]:
         "degraded": merged.degraded,
         "reason": merged.reason,
         "results": [hit_result(f.hit, f.project.root, count) for f in merged.found],
+        "expansion": merged.expansion.describe() if merged.expansion else "off",
+        "expansionStrings": list(merged.expansion.strings) if merged.expansion else [],
     }
 
 

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from . import citations, commands, lifecycle, sync
+from . import citations, commands, expand, lifecycle, sync
 from .server import FiskLanguageServer
 
 log = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 
 def create_server() -> FiskLanguageServer:
     ls = FiskLanguageServer()
-    for module in (lifecycle, sync, commands, citations):
+    for module in (lifecycle, sync, commands, citations, expand):
         module.register(ls)
     return ls
 

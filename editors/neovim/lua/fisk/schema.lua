@@ -100,6 +100,50 @@ return {
         required = { "baseUrl", "model" },
       },
     },
+    expansion = {
+      type = "object",
+      properties = {
+        provider = {
+          type = "string",
+          enum = { "none", "openai", "editor" },
+          default = "none",
+        },
+        baseUrl = {
+          type = "string",
+        },
+        model = {
+          type = "string",
+        },
+        apiKeyEnv = {
+          type = "string",
+        },
+        timeout = {
+          type = "number",
+          minimum = 0.1,
+          maximum = 120,
+          default = 10.0,
+        },
+      },
+      ["if"] = {
+        properties = {
+          provider = {
+            const = "openai",
+          },
+        },
+        required = { "provider" },
+      },
+      ["then"] = {
+        properties = {
+          baseUrl = {
+            minLength = 1,
+          },
+          model = {
+            minLength = 1,
+          },
+        },
+        required = { "baseUrl", "model" },
+      },
+    },
   },
   defs = {
     query = {
