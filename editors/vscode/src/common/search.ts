@@ -65,7 +65,8 @@ export interface PickerView {
 const views = new vscode.EventEmitter<PickerView>();
 /**
  * Fires when the workbench reports the picker's active row, that is once a new list has reached
- * it: a row accepted after this event is one of that list's.
+ * it (a row accepted after this event is one of that list's), and when the title says why the list
+ * was not expanded.
  */
 export const onDidChangePicker: vscode.Event<PickerView> = views.event;
 
@@ -125,6 +126,20 @@ export class SearchPicker {
     // The citation of the row the workbench reports active: a refined list keeps it active.
     let activeCitation: string | undefined;
 
+    /** Fires the picker view: the rows the workbench shows, with the active one. */
+    const report = () => {
+      views.fire({
+        query: shown.query,
+        title: picker.title ?? '',
+        placeholder: picker.placeholder ?? '',
+        paths: shown.paths,
+        citations: picker.items.flatMap((item) => ('hit' in item ? [item.hit.citation] : [])),
+        active: activeCitation,
+        refined: shown.refined,
+        ...(shown.expansion === undefined ? {} : { expansion: shown.expansion }),
+      });
+    };
+
     const showResult = (query: string, result: SearchResult, refined: boolean) => {
       shown = { query, refined, paths: paths(), expansion: result.expansion };
       const notice = noticeFor(result, query);
@@ -176,6 +191,7 @@ export class SearchPicker {
       } else if (refined.expansion?.startsWith('failed: ')) {
         shown = { ...shown, expansion: refined.expansion };
         picker.title = searchTitle(refined, label());
+        report(); // the same rows, under a title that says why they were not refined
       }
     };
 
@@ -227,23 +243,12 @@ export class SearchPicker {
           timer = setTimeout(() => run(value), this.deps.delayMs ?? SEARCH_DELAY_MS);
         }),
         picker.onDidChangeActive((active) => {
-          const rows = picker.items;
           const row = active[0];
-          if (row === undefined || !rows.includes(row)) {
+          if (row === undefined || !picker.items.includes(row)) {
             return;
           }
-          const citations = rows.flatMap((item) => ('hit' in item ? [item.hit.citation] : []));
           activeCitation = 'hit' in row ? row.hit.citation : undefined;
-          views.fire({
-            query: shown.query,
-            title: picker.title ?? '',
-            placeholder: picker.placeholder ?? '',
-            paths: shown.paths,
-            citations,
-            active: activeCitation,
-            refined: shown.refined,
-            ...(shown.expansion === undefined ? {} : { expansion: shown.expansion }),
-          });
+          report();
         }),
         picker.onDidTriggerItemButton((event) => {
           if (!('hit' in event.item)) {
