@@ -663,6 +663,45 @@ def _agent(folder: Path) -> list[str]:
     return agent_section(plain, agent, cost)
 
 
+def expansion_section(e: dict[str, Any]) -> list[str]:
+    """Question expansion and its gates (bench/expansion.py): per set and gate, the share of
+    questions sent to the model and Hit@5 / MRR@10 overall and per query shape."""
+    shapes = list(e["shapes"])
+    out = [
+        "## Question expansion and its gate (bench/expansion.py, lexical, English questions)",
+        "",
+        "Each question searched alone and with its three blind agent strings (standing in for a "
+        "language model's keywords, hypothetical answer and rephrasing) as `also`; a gate picks "
+        "one of the two results per question from the question and the plain hits alone. Cells: "
+        "Hit@5 / MRR@10; calls: the share of questions the gate sends to the model; helped / "
+        "hurt: calls that moved the target into the top 5 or up in it, or down; missed: "
+        "questions the gate kept from a model that would have helped. Shapes: "
+        + "; ".join(f"{k} ({', '.join(v)})" for k, v in e["shapes"].items())
+        + f". Naive baseline: {e['naive']}. otel-heldout is reported only, no gate was chosen "
+        "on it.",
+        "",
+        f"| set | rule | calls | overall | {' | '.join(shapes)} | helped / hurt / missed |",
+        f"|---|---|---|---|{'---|' * len(shapes)}---|",
+    ]
+    for name, s in e["sets"].items():
+        overall = s["slices"]["overall"]
+        for rule, v in overall.items():
+            cells = [
+                f"{s['slices'][k][rule]['hit@5']:.3f} / {s['slices'][k][rule]['mrr@10']:.3f}"
+                if k in s["slices"]
+                else "–"
+                for k in shapes
+            ]
+            calls = f"{v['calls']:.2f}" if "calls" in v else "0"
+            moved = f"{v['helped']} / {v['hurt']} / {v['missed']}" if "calls" in v else "–"
+            label = f"**{rule}**" if rule.startswith("product") else rule
+            out.append(
+                f"| {name} ({s['n']}) | {label} | {calls} | {v['hit@5']:.3f} / "
+                f"{v['mrr@10']:.3f} | {' | '.join(cells)} | {moved} |"
+            )
+    return out
+
+
 def lsp_embed_section(le: dict[str, Any]) -> list[str]:
     w, s_, a = le["rss_while_embedding_mb"], le["search_while_embedding_ms"], le["search_after_ms"]
     return [
@@ -720,6 +759,7 @@ SECTIONS: list[Section] = [
     _beir,
     _one("devset.json", devset_section),
     _agent,
+    _one("expansion.json", expansion_section),
 ]
 """The generated sections in the order they appear: a new result gets a function and a line here."""
 

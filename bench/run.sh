@@ -61,6 +61,9 @@ $PY bench/beir.py arguana --cache "$CACHE" "${EMBED_ARGS[@]}" > "$OUT/beir-argua
 $PY bench/devset.py --store-base "$CACHE/devset" --embed-corpora otel "${EMBED_ARGS[@]}" > "$OUT/devset.json"
 # The same questions with their blind agent strings as `also`, and what the strings cost.
 $PY bench/devset.py --store-base "$CACHE/devset" --embed-corpora otel "${EMBED_ARGS[@]}" --agent > "$OUT/devset-agent.json"
+# Question expansion and its gate: each English question alone and with its agent strings, every
+# gate's pick between the two, per query shape (lexical, the stores above).
+$PY bench/expansion.py --store-base "$CACHE/devset" > "$OUT/expansion.json"
 $PY bench/agent_latency.py --store-base "$CACHE/devset" --corpus powershell --out "$OUT/agent-latency-powershell.json" > /dev/null
 if [ ${#EMBED_ARGS[@]} -gt 0 ]; then
   $PY bench/agent_latency.py --store-base "$CACHE/devset" --corpus otel --builtin "${EMBED_ARGS[1]}" --out "$OUT/agent-latency-otel.json" > /dev/null

@@ -34,7 +34,6 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
@@ -51,6 +50,7 @@ from .tool import (
     DESCRIPTION,
     INPUT_SCHEMA,
     NAME,
+    OUTPUT_SCHEMA,
     SYSTEM_NOTE,
     KnowledgeTool,
     ToolInputError,
@@ -75,30 +75,6 @@ ALLOWLIST_SNIPPET = f"""\
     agent:
       mcp:
         builtins: [{KNOWLEDGE_SEARCH}]"""
-
-OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "tier": {"type": "string"},
-        "status": {"type": "string"},
-        "note": {"type": "string"},
-        "results": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "citation": {"type": "string"},
-                    "section": {"type": "string"},
-                    "lines": {"type": "string"},
-                    "content": {"type": "string"},
-                    "truncated": {"type": "boolean"},
-                },
-                "required": ["citation", "content"],
-            },
-        },
-    },
-    "required": ["tier", "status", "results"],
-}
 
 TOOL = types.Tool(
     name=NAME,
@@ -510,7 +486,7 @@ def http_app(
 def _serve_http(server: Server[Any], host: str, port: int, token: str | None) -> None:
     import uvicorn
 
-    from .http_limits import GuardedH11
+    from .http_limits import GuardedH11, throttle_logs
 
     app = http_app(server, host, token)
     sock = _bind(host, port)
@@ -525,14 +501,10 @@ def _serve_http(server: Server[Any], host: str, port: int, token: str | None) ->
         log_level="warning",
         access_log=False,
         lifespan="on",
-        http=GuardedH11,  # header timeout and connection cap
+        http=GuardedH11,  # head and body deadlines, connection caps
     )
+    throttle_logs("uvicorn.error")  # a flood of connections writes a line now and then
     uvicorn.Server(config).run(sockets=[sock])
-
-
-async def _serve_stdio(server: Server[Any]) -> None:
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def _configure_logging() -> None:
@@ -588,7 +560,9 @@ def serve(
         if http:
             _serve_http(server, bind_host, port, token)
         else:
-            anyio.run(_serve_stdio, server)
+            from .stdio import serve_stdio
+
+            anyio.run(serve_stdio, server)
     except KeyboardInterrupt:  # pragma: no cover - interactive stop
         pass
     finally:

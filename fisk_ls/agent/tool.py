@@ -135,6 +135,58 @@ INPUT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
+_EXCERPT_PROPERTIES: dict[str, Any] = {
+    "citation": {"type": "string", "description": "relpath#ordinal: cite it as it is"},
+    "section": {"type": "string", "description": "the heading path (absent when none)"},
+    "lines": {"type": "string", "description": "first-last line of the chunk, 1-based"},
+    "content": {"type": "string", "description": "the quoted text, framed as untrusted data"},
+}
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "tier": {"type": "string"},
+        "status": {"type": "string"},
+        "note": {"type": "string"},
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    **_EXCERPT_PROPERTIES,
+                    "truncated": {
+                        "type": "boolean",
+                        "description": "the content was cut to fit the answer's budget",
+                    },
+                    "found_by": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": (
+                            'the search strings that found it ("query", "also[0]", ...); only '
+                            "when the call sent `also`"
+                        ),
+                    },
+                    "context": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": _EXCERPT_PROPERTIES,
+                            "required": ["citation", "lines", "content"],
+                        },
+                        "description": (
+                            "the chunks around this one, in document order; only when the call "
+                            "sent `context`"
+                        ),
+                    },
+                },
+                "required": ["citation", "lines", "content"],
+            },
+        },
+    },
+    "required": ["tier", "status", "results"],
+}
+"""What ``build_outcome`` returns, every key declared (tests/mcp checks real results)."""
+
 SYSTEM_NOTE = (
     f"You can search a knowledge base of the operator's own project documents with the "
     f"`{NAME}` tool. Before answering anything that hinges on project-specific facts, "

@@ -349,13 +349,19 @@ def _soft(obj: Context, message: str, **fields: Any) -> None:
 
 
 @cli.command("lsp")
-@click.option("--tcp", "tcp", default=None, metavar="HOST:PORT", help="Listen on TCP (debugging).")
+@click.option("--tcp", "tcp", default=None, metavar="HOST:PORT", help="Listen on loopback TCP.")
+@click.option(
+    "--token-env",
+    default=None,
+    metavar="NAME",
+    help="With --tcp: the environment variable holding the token clients must send.",
+)
 @click.option("--log-file", type=click.Path(path_type=Path), default=None)
-def lsp_cmd(tcp: str | None, log_file: Path | None) -> None:
+def lsp_cmd(tcp: str | None, token_env: str | None, log_file: Path | None) -> None:
     """Run the fisk-ls language server on stdio."""
     from ..lsp.__main__ import serve
 
-    serve(tcp=tcp, log_file=log_file)
+    serve(tcp=tcp, log_file=log_file, token_env=token_env)
 
 
 @cli.command("mcp")

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     )
     from .doctor import Check
     from .expansion import (
+        FLAT_DEPTH,
         Ask,
         Expander,
         Expansion,
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
     from .location import absolute_roots
     from .match import Spot
     from .operations import Removal, ignore_rules, index, remove, reset, update_paths
-    from .project import Project, searched_hits, store_error
+    from .project import Project, searched_scores, store_error
     from .reader import Knowledge, Source, StoreStats, tier_of
     from .sanitize import one_line, strip_controls
     from .scope import Scope
@@ -125,6 +126,7 @@ _LAZY = {
     "EmbeddingsConfig": ".config",
     "ExpansionConfig": ".config",
     "expansion_problem": ".config",
+    "FLAT_DEPTH": ".expansion",
     "Ask": ".expansion",
     "Expander": ".expansion",
     "Expansion": ".expansion",
@@ -149,7 +151,7 @@ _LAZY = {
     "update_paths": ".operations",
     "Project": ".project",
     "store_error": ".project",
-    "searched_hits": ".project",
+    "searched_scores": ".project",
     "Knowledge": ".reader",
     "Source": ".reader",
     "StoreStats": ".reader",
@@ -216,6 +218,7 @@ __all__ = [
     "EMBEDDINGS_RULE",
     "EXPANSION",
     "EXPANSION_TIMEOUT",
+    "FLAT_DEPTH",
     "INDEX_EMPTY",
     "INDEX_NOT_BUILT",
     "KNOWLEDGE_SEARCH",
@@ -293,7 +296,7 @@ __all__ = [
     "resolve_top_k",
     "rule_needs",
     "rule_problems",
-    "searched_hits",
+    "searched_scores",
     "shown",
     "store_error",
     "strip_controls",

@@ -62,18 +62,19 @@ class ChatModel:
             "stream": False,
             "response_format": {"type": "json_object"},
         }
-        status, text = self._post(body, deadline)
+        status, text = self._post(body, deadline, timeout)
         if status in (400, 422) and "response_format" in text:
             del body["response_format"]  # a server without JSON mode: the prompt asks for JSON
-            status, text = self._post(body, deadline)
+            status, text = self._post(body, deadline, timeout)
         if status != 200:
             raise ExpansionFailed(self._status_reason(status, text))
         return _content(text)
 
-    def _post(self, body: dict[str, Any], deadline: float) -> tuple[int, str]:
+    def _post(self, body: dict[str, Any], deadline: float, timeout: float) -> tuple[int, str]:
+        late = f"the chat server at {self._where} did not answer within {timeout:g} s"
         left = deadline - time.monotonic()
         if left <= 0:
-            raise ExpansionFailed("no time left for the chat server")
+            raise ExpansionFailed(late)
         try:
             with self._http.stream(
                 "POST", self._endpoint, json=body, timeout=httpx.Timeout(left)
@@ -87,12 +88,10 @@ class ChatModel:
                             f"{MAX_REPLY_BYTES >> 20} MiB"
                         )
                     if time.monotonic() > deadline:
-                        raise ExpansionFailed(f"the chat server at {self._where} was too slow")
+                        raise ExpansionFailed(late)
                 return response.status_code, data.decode("utf-8", "replace")
         except httpx.TimeoutException:
-            raise ExpansionFailed(
-                f"the chat server at {self._where} did not answer in time"
-            ) from None
+            raise ExpansionFailed(late) from None
         except httpx.TransportError as exc:
             raise ExpansionFailed(
                 f"cannot reach the chat server at {self._where} ({type(exc).__name__})"

@@ -11,7 +11,8 @@ model asked through the language server's client.
 cache per question (a palette re-running the same text never calls the model again), a deadline,
 and failures turned into a one-line reason (the search then keeps its plain results).
 :func:`expanded` runs the plain search first and asks the model only when :func:`needs_expansion`
-says the plain results are weak, so a keyword search that hits costs no model time.
+says the plain results are weak, so a keyword search whose best hits stand out costs no model
+time.
 """
 
 from __future__ import annotations
@@ -234,25 +235,43 @@ _QUESTION_WORDS = frozenset(
 )
 
 
+LONG_QUESTION = 6
+"""Words past which a query reads as a sentence: keyword queries typed into a palette run to six
+(the docs' terms, an identifier, an option name); a person's own question is longer."""
+FLAT = 0.75
+"""The plain results are flat when the fifth hit scores at least this share of the first."""
+FLAT_DEPTH = 5
+
+
 def reads_as_question(question: str) -> bool:
     """Several words asked as a question or said as a sentence: a question mark, a question word
-    first, or more than five words. A few keywords or an identifier are not."""
+    first, or more than ``LONG_QUESTION`` words. A few keywords or an identifier are not."""
     words = [w for w in question.split() if any(ch.isalnum() for ch in w)]
-    if len(words) > 5 or "?" in question:
+    if len(words) > LONG_QUESTION or "?" in question:
         return True
     if len(words) < 3:
         return False
     return words[0].strip("¿¡\"'(").casefold() in _QUESTION_WORDS
 
 
-def needs_expansion(question: str, hits: int) -> bool:
-    """Whether a model's strings are worth asking for, from the question and the plain search's
-    hit count: always when nothing was found; never for a keyword or identifier query that hits
-    (its words are the docs' words already); otherwise when it reads as a question.
-    bench/expansion.py measures this rule on the dev sets (bench/tuning.md)."""
-    if hits == 0:
+def flat(scores: Sequence[float]) -> bool:
+    """Whether the plain results cannot tell their top five apart (the fifth scores at least
+    ``FLAT`` of the first) or are fewer than five: the question's words are everywhere, or
+    almost nowhere, in the docs."""
+    if len(scores) < FLAT_DEPTH:
         return True
-    return reads_as_question(question)
+    return scores[FLAT_DEPTH - 1] >= FLAT * scores[0]
+
+
+def needs_expansion(question: str, scores: Sequence[float]) -> bool:
+    """Whether a model's strings are worth asking for, from the question and the plain search's
+    hit scores (best first): when the question reads as one (:func:`reads_as_question`: its
+    words are the asker's, not the docs'), or the results are :func:`flat` (nothing or little
+    found, or a keyword found in many sections alike: an option name every cmdlet page lists).
+    A keyword or identifier query whose best hits stand out costs no model call. A search for
+    fewer than five hits always counts as flat. bench/expansion.py measures this rule and the
+    alternatives on the dev sets (bench/tuning.md)."""
+    return reads_as_question(question) or flat(scores)
 
 
 R = TypeVar("R")
@@ -262,17 +281,17 @@ def expanded(
     search: Callable[[tuple[str, ...]], R],
     question: str,
     expander: Expander | None,
-    hits: Callable[[R], int | None],
+    scores: Callable[[R], Sequence[float] | None],
     also: Sequence[str] = (),
 ) -> tuple[R, Expansion]:
     """``search`` with the caller's ``also``, then, when ``expander`` is given and the plain
-    results are weak (:func:`needs_expansion` on ``hits`` of them; None: the index cannot
-    answer yet, so no string would help), again with the model's strings after the caller's (up
-    to the ``also`` limit). A failed expansion keeps the plain results."""
+    results are weak (:func:`needs_expansion` on the ``scores`` of their hits, best first;
+    None: the index cannot answer yet, so no string would help), again with the model's strings
+    after the caller's (up to the ``also`` limit). A failed expansion keeps the plain results."""
     plain = search(tuple(also))
     if expander is None:
         return plain, Expansion(OFF)
-    found = hits(plain)
+    found = scores(plain)
     if found is None or not needs_expansion(question, found):
         return plain, Expansion(NOT_NEEDED)
     got = expander.expand(question)

@@ -167,19 +167,24 @@ class Project:
     ) -> SearchResult:
         """A search of the live index (``Knowledge.search``); with ``expand``, the configured
         expander's strings join ``also`` when the plain results are weak (expansion.py), and the
-        result's ``expansion`` says what happened."""
+        result's ``expansion`` says what happened. The gate reads at least ``FLAT_DEPTH`` hits,
+        so a search for fewer asks for that many and keeps its own count."""
         import dataclasses
 
-        from .expansion import expanded
+        from .expansion import FLAT_DEPTH, expanded
+        from .settings_schema import resolve_top_k
+
+        k = resolve_top_k(top_k, self.settings.top_k)
+        wide = max(k, FLAT_DEPTH) if expand else k
 
         def run(strings: tuple[str, ...]) -> SearchResult:
-            return self.reader.search(query, top_k, reader_language, strings, scope=scope)
+            return self.reader.search(query, wide, reader_language, strings, scope=scope)
 
         with self.errors():
             if not expand:
                 return run(also)
-            result, expansion = expanded(run, query, self.expander, searched_hits, also)
-            return dataclasses.replace(result, expansion=expansion)
+            result, expansion = expanded(run, query, self.expander, searched_scores, also)
+            return dataclasses.replace(result, hits=result.hits[:k], expansion=expansion)
 
     def tier(self) -> str:
         """The tier line as configured, read from the manifest without embedding anything."""
@@ -397,9 +402,11 @@ class Project:
             closer()
 
 
-def searched_hits(result: SearchResult) -> int | None:
-    """How many hits a search found; None when the index could not answer (not built, empty),
-    where no extra string would help."""
+def searched_scores(result: SearchResult) -> list[float] | None:
+    """The scores of a search's hits, best first; None when the index could not answer (not
+    built, empty), where no extra string would help."""
     from .search import INDEX_EMPTY, INDEX_NOT_BUILT
 
-    return None if result.status in (INDEX_NOT_BUILT, INDEX_EMPTY) else len(result.hits)
+    return (
+        None if result.status in (INDEX_NOT_BUILT, INDEX_EMPTY) else [h.score for h in result.hits]
+    )

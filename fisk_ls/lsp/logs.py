@@ -1,4 +1,5 @@
-"""Logging: WARNING+ of fisk_ls to ``window/logMessage``; everything to ``--log-file``.
+"""Logging: WARNING+ of fisk_ls to ``window/logMessage`` (but what ``show_once`` already showed
+the client); everything to ``--log-file``.
 
 The server never writes to stdout (that is the protocol channel); without a log file, warnings
 also go to stderr, which clients show in their server log.
@@ -16,6 +17,10 @@ from lsprotocol import types
 if TYPE_CHECKING:
     from .server import FiskLanguageServer
 
+SHOWN = "fisk_shown"
+"""Set on a log record whose message went to the client as ``window/showMessage``
+(``FiskLanguageServer.show_once``): it is not sent again as a ``window/logMessage``."""
+
 _LEVELS = {
     logging.ERROR: types.MessageType.Error,
     logging.WARNING: types.MessageType.Warning,
@@ -25,13 +30,16 @@ FORMAT = "%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s"
 
 
 class ClientLogHandler(logging.Handler):
-    """Forwards records to the client once it is initialized (before that they are dropped)."""
+    """Forwards records to the client once it is initialized (before that they are dropped),
+    except those the client was already shown (``server.SHOWN``): one message per warning."""
 
     def __init__(self, ls: FiskLanguageServer) -> None:
         super().__init__(logging.WARNING)
         self.ls = ls
 
     def emit(self, record: logging.LogRecord) -> None:
+        if getattr(record, SHOWN, False):
+            return
         try:
             kind = next(t for lvl, t in _LEVELS.items() if record.levelno >= lvl)
         except StopIteration:

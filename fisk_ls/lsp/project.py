@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..knowledge import (
+    FLAT_DEPTH,
     INDEX_EMPTY,
     INDEX_NOT_BUILT,
     NO_TERMS,
@@ -82,9 +83,11 @@ class Merged:
     """What question expansion did (None: not asked)."""
 
 
-def merged_hits(merged: Merged) -> int | None:
-    """How many hits a merged search found; None when no index could answer yet."""
-    return None if merged.status in (INDEX_EMPTY, INDEX_NOT_BUILT) else len(merged.found)
+def merged_scores(merged: Merged) -> list[float] | None:
+    """The scores of a merged search's hits, best first; None when no index could answer yet."""
+    if merged.status in (INDEX_EMPTY, INDEX_NOT_BUILT):
+        return None
+    return [f.hit.score for f in merged.found]
 
 
 _STATUS_ORDER = (OK, NO_TERMS, INDEX_EMPTY, INDEX_NOT_BUILT)
@@ -170,14 +173,16 @@ class Projects:
             scopes(projects, paths, tags) if paths or tags else [(p, None) for p in projects]
         )
         k = resolve_top_k(top_k, projects[0].settings.top_k)
+        wide = max(k, FLAT_DEPTH) if expand else k  # the gate reads at least FLAT_DEPTH hits
 
         def run(strings: tuple[str, ...]) -> Merged:
-            return self._merged(searched, query, k, strings)
+            return self._merged(searched, query, wide, strings)
 
         if not expand:
             return run(also)
-        merged, expansion = expanded(run, query, self.expander(projects[0]), merged_hits, also)
+        merged, expansion = expanded(run, query, self.expander(projects[0]), merged_scores, also)
         merged.expansion = expansion
+        del merged.found[k:]
         return merged
 
     def expander(self, project: Project) -> Expander | None:

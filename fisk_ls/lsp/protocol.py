@@ -11,7 +11,8 @@
    ``msg_id`` after awaiting the user's handler, when another message may have changed it.
 
 Also, as JSON-RPC and LSP say (pygls logged a traceback and sent nothing): a message that is not
-JSON gets -32700, one that is not a JSON-RPC request -32600, a request whose params do not have
+JSON gets -32700, one that is not a JSON-RPC request -32600 (an id with neither a method nor a
+result or error included), a request whose params do not have
 the method's shape -32602, a second ``initialize`` -32600; replies the handlers chose (invalid
 params, request failed, cancelled) are one INFO line, never a traceback.
 
@@ -151,6 +152,13 @@ class FiskProtocol(LanguageServerProtocol):
         not fit is one warning (JSON-RPC never answers those)."""
         if "jsonrpc" not in data:
             return data  # an object inside a message (or a message without jsonrpc: refused)
+        if "id" in data and not {"method", "result", "error"} & data.keys():
+            # Neither a request nor a response: JSON-RPC's Invalid Request (pygls took it for
+            # a stray response and sent nothing).
+            refused = JsonRpcInvalidRequest("a message with an id needs a method (a request)")
+            log.info("request %r: error %d: %s", _reply_id(data), refused.code, refused)
+            self._send_error(_reply_id(data), refused)
+            raise MessageAnswered
         try:
             return self._converter.structure(data, self._message_type(data))
         except Exception as exc:
@@ -183,10 +191,30 @@ class FiskProtocol(LanguageServerProtocol):
         self._send_error(reply_id, refused)
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
-        super()._handle_cancel_notification(msg_id)
+        """pygls' cancel, without its warning for a request already answered: a cancel that
+        crosses the reply is ordinary (the specification allows it), not a problem."""
+        future = self._request_futures.pop(msg_id, None)
+        if future is None:
+            log.debug("cancel of %r: already answered", msg_id)
+        elif future.cancel():
+            log.debug("cancelled request %r", msg_id)
         hook = self.cancel_hooks.pop(msg_id, None)
         if hook is not None:
             hook()
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        """A ``$/`` notification the server does not know is ignored silently, as LSP allows
+        (pygls logged a warning, which Neovim records as an error)."""
+        if (
+            isinstance(method_name, str)
+            and method_name.startswith("$/")
+            and method_name != types.CANCEL_REQUEST
+            and method_name not in self.fm.builtin_features
+            and method_name not in self.fm.features
+        ):
+            log.debug("ignoring the notification %s", method_name)
+            return
+        super()._handle_notification(method_name, params)
 
     def handle_message(self, message: Any) -> None:
         """As the specification says: a request before ``initialize`` gets -32002

@@ -19,11 +19,17 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .lanes import SearchLanes
+from .logs import SHOWN
 from .options import Options
 from .project import Projects
 from .protocol import FiskProtocol
 
 NAME = "fisk-ls"
+SHOWN_LEVELS = {
+    types.MessageType.Error: logging.ERROR,
+    types.MessageType.Warning: logging.WARNING,
+    types.MessageType.Info: logging.INFO,
+}
 READY_TIMEOUT = 30.0
 
 
@@ -77,12 +83,16 @@ class FiskLanguageServer(LanguageServer):
     def show_once(
         self, message: str, kind: types.MessageType = types.MessageType.Error, key: str = ""
     ) -> None:
-        """One ``window/showMessage`` per distinct problem (``key``, default the message)."""
+        """One ``window/showMessage`` per distinct problem (``key``, default the message).
+
+        The message is also logged, at its own level, for stderr and ``--log-file`` only
+        (``SHOWN``): the client gets it once, not again as a ``window/logMessage``."""
         with self._shown_lock:
             if (key or message) in self._shown:
                 return
             self._shown.add(key or message)
-        logging.getLogger(__name__).warning("%s", message)
+        level = SHOWN_LEVELS.get(kind, logging.INFO)
+        logging.getLogger(__name__).log(level, "%s", message, extra={SHOWN: True})
         params = types.ShowMessageParams(type=kind, message=message)
         self.call(self.window_show_message, params)
 

@@ -29,8 +29,9 @@ def create_server() -> FiskLanguageServer:
 
 
 def tcp_address(tcp: str) -> tuple[str, int]:
-    """``HOST:PORT`` (host default 127.0.0.1) on loopback only: the port has no authentication,
-    so any user who can reach it reads what the server reads. SystemExit for anything else."""
+    """``HOST:PORT`` (host default 127.0.0.1) on loopback only: what a client can read is what
+    the server can, so the port is for this machine's user holding the token (tcp.py).
+    SystemExit for anything else."""
     host, _, port = tcp.rpartition(":")
     host = host.strip("[]") or "127.0.0.1"
     if not port.isdigit() or not 0 <= int(port) <= 65535:
@@ -41,10 +42,24 @@ def tcp_address(tcp: str) -> tuple[str, int]:
         loopback = False
     if not loopback:
         sys.exit(
-            f"fisk-ls: --tcp {tcp}: the TCP port has no authentication, so it listens on "
-            "loopback only (127.0.0.1, ::1 or localhost); use stdio to serve an editor"
+            f"fisk-ls: --tcp {tcp}: the TCP port listens on loopback only (127.0.0.1, ::1 or "
+            "localhost); use stdio to serve an editor"
         )
     return host, int(port)
+
+
+def tcp_token(token_env: str | None) -> str:
+    """The token a ``--tcp`` client must send; SystemExit when there is none."""
+    if not token_env:
+        sys.exit(
+            "fisk-ls: --tcp needs a token, so that no other user of this machine can use the "
+            "port: put a secret in an environment variable and pass --token-env NAME; the "
+            "client sends it as initializationOptions.token (docs/lsp-protocol.md)"
+        )
+    value = os.environ.get(token_env, "").strip()
+    if not value:
+        sys.exit(f"fisk-ls: --token-env {token_env}: that environment variable is unset or empty")
+    return value
 
 
 def _on_interrupt(ls: FiskLanguageServer) -> None:
@@ -71,22 +86,30 @@ def _on_interrupt(ls: FiskLanguageServer) -> None:
     signal.signal(signal.SIGINT, interrupted)
 
 
-def run(tcp: str | None = None, log_file: Path | None = None) -> None:
-    """Serve on stdio, or on loopback ``HOST:PORT`` for debugging."""
+def run(tcp: str | None = None, log_file: Path | None = None, token_env: str | None = None) -> None:
+    """Serve on stdio, or on loopback ``HOST:PORT`` to the client holding the token."""
     from .logs import setup_logging
 
+    if tcp is None and token_env is not None:
+        sys.exit("fisk-ls: --token-env applies to --tcp only (stdio needs none)")
     address = tcp_address(tcp) if tcp else None
+    token = tcp_token(token_env) if tcp else ""
     ls = create_server()
     setup_logging(ls, log_file)
     _on_interrupt(ls)
     try:
         if address is not None:
-            log.warning(
-                "fisk-ls: listening on %s:%d with no authentication: any local user can "
-                "connect and search or read the projects it opens; for debugging only",
-                *address,
-            )
-            ls.start_tcp(*address)
+            from .tcp import serve_tcp
+
+            def listening(bound: tuple[str, int]) -> None:
+                log.warning(
+                    "fisk-ls: listening on %s:%d; the first message must be initialize with "
+                    "the token in initializationOptions.token; one client, whose disconnect "
+                    "ends the server",
+                    *bound,
+                )
+
+            serve_tcp(ls, *address, token, on_listening=listening)
         else:
             from .frames import FrameGuard
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -67,56 +66,124 @@ async def read_message(reader: asyncio.StreamReader) -> dict[str, Any]:
     return message
 
 
-async def test_tcp(tmp_path: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+TCP_TOKEN = "tcp-" + "5e1f0a9d3c" * 3
+
+
+def _initialize(msg_id: int, token: str | None, root: Path | None = None) -> dict[str, Any]:
+    options = {"watch": False} if token is None else {"watch": False, "token": token}
+    params: dict[str, Any] = {"capabilities": {}, "initializationOptions": options}
+    if root is not None:
+        params["rootUri"] = root.as_uri()
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "initialize", "params": params}
+
+
+async def _tcp_server(tmp_path: Path, *args: str) -> tuple[asyncio.subprocess.Process, int]:
+    """``fisk-ls --tcp 127.0.0.1:0 --token-env`` and the port its listening line names."""
+    env = server_env(tmp_path) | {"FISK_LS_TEST_TOKEN": TCP_TOKEN}
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "fisk_ls.lsp", "--tcp", f"127.0.0.1:{port}",
-        env=server_env(tmp_path), stderr=asyncio.subprocess.PIPE,
+        sys.executable, "-m", "fisk_ls.lsp", "--tcp", "127.0.0.1:0",
+        "--token-env", "FISK_LS_TEST_TOKEN", *args,
+        env=env, stdin=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
+    assert server.stderr is not None
+    line = (await asyncio.wait_for(server.stderr.readline(), 30)).decode()
+    assert "listening on 127.0.0.1:" in line, line
+    return server, int(line.split("listening on 127.0.0.1:")[1].split(";")[0])
+
+
+async def _refused(port: int, payload: bytes | None) -> dict[str, Any] | None:
+    """Connect, send ``payload`` (None: nothing, just close): the error reply, if any, after
+    which the server must have closed the connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
-        for _ in range(200):
-            try:
-                reader, writer = await asyncio.open_connection("127.0.0.1", port)
-                break
-            except OSError:
-                await asyncio.sleep(0.05)
-        else:
-            raise AssertionError("the TCP server never listened")
-        writer.write(
-            frame(
-                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
-            )
-        )
+        if payload is None:
+            return None
+        writer.write(payload)
+        reply = await asyncio.wait_for(read_message(reader), 10)
+        assert await asyncio.wait_for(reader.read(), 10) == b""  # closed by the server
+        return reply
+    finally:
+        writer.close()
+
+
+async def test_tcp(tmp_path: Path) -> None:
+    """Connections without the token are refused and leave the server listening; the holder
+    is served; while its session lasts another holder is refused; its exit ends the server."""
+    root = copy_fixture("basic", tmp_path / "basic")
+    server, port = await _tcp_server(tmp_path)
+    try:
+        assert await _refused(port, None) is None  # connect and vanish
+        for payload in (
+            frame(_initialize(1, None)),  # no token
+            frame(_initialize(2, "wrong")),
+            frame({"jsonrpc": "2.0", "id": 3, "method": "workspace/symbol", "params": {}}),
+            b"Content-Length: 9\r\n\r\nnot json!",
+        ):
+            reply = await _refused(port, payload)
+            assert reply is not None and reply["error"]["code"] == -32600, reply
+            assert "initializationOptions.token" in reply["error"]["message"]
+        assert reply["id"] is None and server.returncode is None
+
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(frame(_initialize(1, TCP_TOKEN, root)))
         response = await asyncio.wait_for(read_message(reader), 10)
         assert response["id"] == 1
-        assert (
-            "fisk.knowledge.search"
-            in response["result"]["capabilities"]["executeCommandProvider"]["commands"]
-        )
-        writer.write(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
-        while (await asyncio.wait_for(read_message(reader), 10)).get("id") != 2:
+        commands = response["result"]["capabilities"]["executeCommandProvider"]["commands"]
+        assert "fisk.knowledge.search" in commands
+        writer.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        second = await _refused(port, frame(_initialize(1, TCP_TOKEN)))
+        assert second is not None and "one client at a time" in second["error"]["message"]
+        status = {"command": "fisk.knowledge.status", "arguments": []}
+        writer.write(
+            frame({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
+                   "params": status})
+        )  # fmt: skip
+        while (reply := await asyncio.wait_for(read_message(reader), 30)).get("id") != 2:
+            pass
+        assert reply["result"]["roots"][0]["root"] == str(root)
+        writer.write(frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
+        while (await asyncio.wait_for(read_message(reader), 10)).get("id") != 3:
             pass
         writer.write(frame({"jsonrpc": "2.0", "method": "exit"}))
         await writer.drain()
         writer.close()
-        await asyncio.wait_for(server.wait(), 10)
+        assert await asyncio.wait_for(server.wait(), 10) == 0
         assert server.stderr is not None
-        assert "no authentication" in (await server.stderr.read()).decode()  # the warning
+        assert TCP_TOKEN not in (await server.stderr.read()).decode()
     finally:
         if server.returncode is None:
             server.kill()
             await server.wait()
 
 
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        (["--tcp", "127.0.0.1:0"], {}, "--tcp needs a token"),
+        (["--tcp", "127.0.0.1:0", "--token-env", "UNSET_VAR"], {}, "unset or empty"),
+        (["--token-env", "X"], {"X": "y"}, "applies to --tcp only"),
+    ],
+)
+def test_tcp_needs_a_token(args: list[str], env: dict[str, str], said: str, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "fisk_ls.lsp", *args],
+        env=server_env(tmp_path) | env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode != 0 and said in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 @pytest.mark.parametrize("address", ["0.0.0.0:0", "[::]:0", "192.0.2.1:0", "example.org:1"])
 def test_tcp_listens_on_loopback_only(address: str, tmp_path: Path) -> None:
-    """The port has no authentication: another user read a root-only file through one bound
-    to every address."""
+    """Another user read a root-only file through a port bound to every address (before the
+    token): only loopback, even with a token."""
     proc = subprocess.run(
-        [sys.executable, "-m", "fisk_ls.lsp", "--tcp", address],
-        env=server_env(tmp_path),
+        [sys.executable, "-m", "fisk_ls.lsp", "--tcp", address, "--token-env", "T"],
+        env=server_env(tmp_path) | {"T": "secret"},
         capture_output=True,
         text=True,
         timeout=30,

@@ -246,3 +246,55 @@ def test_a_failed_request_logs_no_traceback(server: Server, project: Path, tmp_p
     assert error_code(server.command("fisk.knowledge.reindex", {})) == -32803
     server.close()
     assert "Traceback" not in server.stderr, server.stderr
+
+
+def test_a_message_with_an_id_and_no_method_gets_invalid_request(
+    server: Server, project: Path
+) -> None:
+    server.initialize([project])
+    for msg_id, extra in ((9, {}), ("ten", {"params": {"query": "x"}})):
+        server.send({"jsonrpc": "2.0", "id": msg_id, **extra})
+        reply = server.reply(msg_id)
+        assert error_code(reply) == -32600 and "method" in reply["error"]["message"]
+    assert "result" in server.command("fisk.knowledge.status")
+    server.close()
+    assert "Traceback" not in server.stderr, server.stderr
+
+
+def test_unknown_dollar_notifications_and_late_cancels_are_ignored_silently(
+    server: Server, project: Path
+) -> None:
+    server.initialize([project])
+    server.notify("$/fisk/unknownThing", {"x": 1})
+    server.notify("$/cancelRequest", {"id": 424242})  # never sent
+    answered = server.command("fisk.knowledge.status")
+    assert "result" in answered
+    server.notify("$/cancelRequest", {"id": server.next_id})  # crosses its reply
+    server.request("shutdown")
+    said = [m for m in server.log if m.get("method") in ("window/logMessage", "window/showMessage")]
+    assert not [m for m in said if "424242" in str(m) or "unknownThing" in str(m)], said
+    server.notify("exit")
+    server.proc.wait(HANG_GUARD)
+    assert "unknownThing" not in server.stderr and "424242" not in server.stderr, server.stderr
+    assert "Cancel notification" not in server.stderr, server.stderr
+
+
+def test_each_problem_reaches_the_client_as_one_message(
+    server: Server, project: Path, tmp_path: Path
+) -> None:
+    """A warning is one ``window/showMessage``, not also a ``window/logMessage`` (with another
+    severity, for an Info message)."""
+    missing = tmp_path / "gone"
+    server.initialize([project])
+    server.notify(
+        "workspace/didChangeWorkspaceFolders",
+        {"event": {"added": [{"uri": missing.as_uri(), "name": "gone"}], "removed": []}},
+    )
+    server.wait_for(lambda m: "no such folder" in str(m.get("params", {}).get("message")))
+    server.request("shutdown")  # every message sent before it has arrived
+    said = [m for m in server.log if "no such folder" in str(m.get("params", {}).get("message"))]
+    assert [m["method"] for m in said] == ["window/showMessage"], said
+    assert said[0]["params"]["type"] == 2  # Warning
+    server.notify("exit")
+    server.proc.wait(HANG_GUARD)
+    assert "no such folder" in server.stderr  # the server's own log still has it

@@ -73,6 +73,8 @@ class Busy:
     """A request cycle whose response is still being sent."""
 
     response_complete = False
+    response_started = True
+    more_body = False
     keep_alive = False
 
     class message_event:
@@ -106,3 +108,24 @@ def test_refused_only_when_every_connection_is_busy(connect: Any) -> None:
         protocol.cycle = Busy()  # type: ignore[assignment]
     _, new_t = connect("10.0.0.3")
     assert new_t.closed
+
+
+class Receiving:
+    """A request cycle whose head arrived and whose body is still arriving."""
+
+    response_complete = False
+    response_started = False
+    more_body = True
+    message_event = Busy.message_event
+
+
+def test_a_connection_still_receiving_a_body_gives_way(connect: Any) -> None:
+    receiving = []
+    for i in range(4):
+        protocol, transport = connect("10.0.0.1" if i < 2 else "10.0.0.2")
+        protocol.cycle = Receiving()  # type: ignore[assignment]
+        protocol.waiting_since = float(i)
+        receiving.append(transport)
+    _, new_t = connect("10.0.0.3")
+    assert not new_t.closed and receiving[0].closed
+    assert not any(t.closed for t in receiving[1:])

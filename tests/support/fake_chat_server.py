@@ -23,6 +23,7 @@ As a script (prints ``PORT n`` first; SIGTERM or Ctrl-C stops it)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -66,6 +67,8 @@ class FakeChatServer:
         self._release = threading.Event()
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
+        self.url = ""
+        """``http://127.0.0.1:PORT/v1`` once started."""
 
     def set_mode(self, mode: str, *, status: int = 500) -> None:
         if mode not in MODES:
@@ -110,7 +113,7 @@ class FakeChatServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 try:
                     body = json.loads(self.rfile.read(length) or b"{}")
@@ -142,14 +145,21 @@ class FakeChatServer:
                     {
                         "object": "chat.completion",
                         "model": body.get("model", "fake-chat"),
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+                        "choices": [
+                            {"index": 0, "message": {"role": "assistant", "content": content}}
+                        ],
                     },
                 )
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client that gave up (a timeout under test) is not an error here
+
+        self._httpd = Server(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        return self.url
 
     def stop(self) -> None:
         httpd, self._httpd = self._httpd, None
@@ -181,10 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"PORT {url.split(':')[2].split('/')[0]}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
-    except KeyboardInterrupt:
-        pass
     server.stop()
     return 0
 
