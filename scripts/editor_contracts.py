@@ -115,7 +115,10 @@ def stale() -> list[Path]:
 # What a contributed setting and the schema must agree on (descriptions and scopes are VS Code's).
 LIMIT_KEYS = ("type", "minimum", "maximum", "maxLength", "maxItems", "enum")
 # Deliberate default differences, with the reason.
-OWN_DEFAULTS = {"fisk.workspaceSymbols": "off in VS Code, so code symbols are not mixed with docs"}
+OWN_DEFAULTS = {
+    "fisk.workspaceSymbols": "off in VS Code, so code symbols are not mixed with docs",
+    "fisk.expansion.provider": "the editor's own language model in VS Code, which has one",
+}
 # "1–20", "0.05–60": a range a description states.
 RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*[–-]\s*(\d+(?:\.\d+)?)")
 

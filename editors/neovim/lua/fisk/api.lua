@@ -13,18 +13,29 @@ M.commands = {
 
 ---@alias fisk.Callback fun(err: string?, result: table?, client: vim.lsp.Client?)
 
+---@class fisk.Request
+---@field cancel fun() stops waiting: the callback is not called, and a request sent is cancelled
+
 ---@param name string key of M.commands
 ---@param args table? the single argument object, or nil for none
 ---@param bufnr integer? buffer whose project is meant (default: current)
 ---@param cb fisk.Callback
+---@return fisk.Request
 local function execute(name, args, bufnr, cb)
+  local cancelled, sent_to = false, nil
   lsp.with_client(bufnr, function(err, client)
+    if cancelled then
+      return
+    end
     if not client then
       return cb(err)
     end
     local params = { command = M.commands[name], arguments = args and { args } or {} }
     -- no bufnr: pending edits of every buffer are flushed to the server first
-    local sent = lsp.request(client, "workspace/executeCommand", params, function(rerr, result)
+    local sent, id = lsp.request(client, "workspace/executeCommand", params, function(rerr, result)
+      if cancelled then
+        return
+      end
       if rerr then
         return cb(lsp.error_message(rerr), nil, client)
       end
@@ -34,9 +45,18 @@ local function execute(name, args, bufnr, cb)
       cb(nil, result, client)
     end)
     if not sent then
-      cb(("the %s client has stopped; see :LspLog (%s)"):format(lsp.name, vim.lsp.get_log_path()))
+      return cb(("the %s client has stopped; see :LspLog (%s)"):format(lsp.name, vim.lsp.get_log_path()))
     end
+    sent_to = { client = client, id = id }
   end)
+  return {
+    cancel = function()
+      cancelled = true
+      if sent_to then
+        pcall(lsp.cancel_request, sent_to.client, sent_to.id)
+      end
+    end,
+  }
 end
 
 --- {tier, status, degraded, reason, results = {{citation, section, snippet, score, foundBy, location, also}}}
@@ -45,12 +65,21 @@ end
 --- rephrasing. Each result's `foundBy` names the strings that found it ("query", "also[0]", ...).
 --- `opts.paths`: folders, files or globs (.gitignore syntax) to search in, relative to the
 --- project root or absolute, sent unchanged; the results are the best inside them.
+--- `opts.expand`: when the plain results are weak, the server asks its language model (the
+--- `expansion` setting) for extra search strings and fuses them; the result's `expansion` says
+--- what happened ("off", "not needed", "used", "cached" or "failed: <reason>") and
+--- `expansionStrings` holds the strings fused.
 ---@param query string
----@param opts? {top_k?: integer, bufnr?: integer, also?: string[], paths?: string[]}
+---@param opts? {top_k?: integer, bufnr?: integer, also?: string[], paths?: string[], expand?: boolean}
 ---@param cb fisk.Callback
+---@return fisk.Request
 function M.search(query, opts, cb)
   opts = opts or {}
-  execute("search", { query = query, topK = opts.top_k, also = opts.also, paths = opts.paths }, opts.bufnr, cb)
+  local args = { query = query, topK = opts.top_k, also = opts.also, paths = opts.paths }
+  if opts.expand then
+    args.expand = true
+  end
+  return execute("search", args, opts.bufnr, cb)
 end
 
 --- {citation, section, content, location, stale}

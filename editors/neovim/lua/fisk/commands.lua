@@ -33,7 +33,8 @@ local function open(link, client, what, opts)
   return ok and jumped
 end
 
--- title: the query, with the `path=` words as typed.
+-- title: the query, with the `path=` words as typed. Returns the list's handle: for the quickfix
+-- list and a picker that can refresh, `update(items)` replaces the list in place.
 local function show_items(items, query, quickfix, client, title)
   if quickfix then
     vim.fn.setqflist({}, " ", {
@@ -41,36 +42,151 @@ local function show_items(items, query, quickfix, client, title)
       items = picker.qf_items(items, true),
       context = { fisk = { query = query } },
     })
+    local id = vim.fn.getqflist({ id = 0 }).id
     vim.cmd("botright copen")
-    return
+    return {
+      update = function(new_items)
+        local list = vim.fn.getqflist({ id = id, idx = 0, items = 1 })
+        if list.id ~= id then
+          return false
+        end
+        local was = list.items[list.idx] and (list.items[list.idx].user_data or {}).citation
+        local entries = picker.qf_items(new_items, true)
+        local idx = picker.index_of(vim.tbl_map(function(e)
+          return e.user_data
+        end, entries), was) or 1
+        vim.fn.setqflist({}, "r", { id = id, items = entries, idx = idx })
+        return true
+      end,
+    }
   end
-  picker.pick(items, { title = "Fisk: " .. title }, function(item)
+  local handle = {}
+  picker.pick(items, { title = "Fisk: " .. title, handle = handle }, function(item)
     open(item.location, client, item.citation, { matched = true })
   end)
+  return handle
+end
+
+--- ms before a search that waits for its expansion says so (the expansion may not be needed)
+M.expanding_notice_ms = 400
+
+-- The search running its expansion, cancelled by the next search.
+local running
+
+local function expanded(result)
+  return result.expansion == "used" or result.expansion == "cached"
+end
+
+-- "failed: <reason>" -> "<reason>"
+local function failure(result)
+  return type(result.expansion) == "string" and result.expansion:match("^failed: (.*)$")
 end
 
 local function run_search(query, quickfix, also, paths, title)
-  api.search(query, { also = also, paths = paths }, function(err, result, client)
-    if err then
-      return notify.error("search failed: " .. err)
+  if running then
+    running.cancel()
+  end
+  local this = { cancelled = false, requests = {} }
+  running = this
+  this.cancel = function()
+    this.cancelled = true
+    for _, request in ipairs(this.requests) do
+      request.cancel()
     end
+  end
+  local function search(expand, cb)
+    this.requests[#this.requests + 1] = api.search(query, { also = also, paths = paths, expand = expand }, function(...)
+      if not this.cancelled then
+        cb(...)
+      end
+    end)
+  end
+  -- Extra strings of the caller's own are never expanded again.
+  local expanding = also == nil and require("fisk.config").expanding()
+
+  -- A result's items, remembered for :FiskShow completion; nil (and the reason said) when it has none.
+  local function items_of(result, client, quiet)
     progress.note_tier(client, result)
     local items = picker.items(result.results, client and client.offset_encoding)
+    local indexing = indexing_note(result)
+    if indexing and (#items > 0 or not quiet) then
+      notify.info(indexing) -- an index run goes on: these are the results so far
+    end
+    if #items > 0 or quiet then
+      return #items > 0 and items or nil
+    end
+    if indexing then
+      return nil
+    end
+    local why = status_messages[result.status]
+    return why and notify.warn(why) or notify.info(("no results for %q"):format(title))
+  end
+  local function remember(items)
     M.last_citations = vim.tbl_map(function(item)
       return item.citation
     end, items)
-    local running = indexing_note(result)
-    if #items == 0 then
-      if running then
-        return notify.info(running)
+  end
+  local function say_failure(result)
+    local why = failure(result)
+    if why then
+      notify.warn(("the question was not expanded (%s); the plain results stay"):format(why))
+    end
+  end
+
+  if expanding and not quickfix and not picker.refreshes() then
+    -- vim.ui.select and fzf-lua cannot take a new list once open: one search with expand, and
+    -- the list opens with its answer (the server keeps to the expansion's timeout).
+    local timer = vim.defer_fn(function()
+      if running == this and not this.cancelled and not this.answered then
+        notify.info(("asking the language model for search strings for %q…"):format(title))
       end
-      local why = status_messages[result.status]
-      return why and notify.warn(why) or notify.info(("no results for %q"):format(title))
+    end, M.expanding_notice_ms)
+    return search(true, function(err, result, client)
+      this.answered = true
+      pcall(function()
+        timer:stop()
+      end)
+      if err then
+        return notify.error("search failed: " .. err)
+      end
+      say_failure(result)
+      local items = items_of(result, client)
+      if items then
+        remember(items)
+        show_items(items, query, quickfix, client, title)
+      end
+    end)
+  end
+
+  search(false, function(err, result, client)
+    if err then
+      return notify.error("search failed: " .. err)
     end
-    if running then
-      notify.info(running)
+    local refine = expanding and result.status == "ok"
+    -- nothing found yet: the refined search may find something, so wait for it before saying so
+    local items = items_of(result, client, refine)
+    local handle
+    if items then
+      remember(items)
+      handle = show_items(items, query, quickfix, client, title)
     end
-    show_items(items, query, quickfix, client, title)
+    if not refine then
+      return
+    end
+    search(true, function(rerr, refined, rclient)
+      if rerr then
+        return notify.warn(("the question was not expanded (%s); the plain results stay"):format(rerr))
+      end
+      say_failure(refined)
+      local better = expanded(refined) and items_of(refined, rclient, true) or nil
+      if not better then
+        return not items and items_of(result, client) -- the "no results" held back
+      end
+      remember(better)
+      if not (handle and handle.update and handle.update(better)) and not items then
+        show_items(better, query, quickfix, rclient, title)
+      end
+    end)
   end)
 end
 

@@ -10,8 +10,16 @@ local M = {}
 ---@field picker_options table         extra options for the picker backend, keyed by backend name
 ---@field mappings table|false         buffer-local keys set when the client attaches
 ---@field progress boolean             notify when indexing starts and ends
+---@field expansion fisk.Expansion|false question expansion by a chat server (default off)
 ---@field on_attach? fun(client: vim.lsp.Client, bufnr: integer)
 ---@field capabilities? table
+---@class fisk.Expansion
+---@field provider? string  "openai" (the default: a chat server the language server calls) or "none"
+---@field base_url? string  OpenAI-compatible chat API, e.g. "http://127.0.0.1:11434/v1"
+---@field model? string     chat model name
+---@field api_key_env? string name of the environment variable holding the API key
+---@field timeout? number   seconds the model may take before the plain results stay (default 10)
+
 M.defaults = {
   cmd = { "fisk-ls" },
   filetypes = { "markdown", "text" },
@@ -21,6 +29,7 @@ M.defaults = {
   picker_options = {},
   mappings = { definition = "gd" },
   progress = true,
+  expansion = false,
   on_attach = nil,
   capabilities = nil,
 }
@@ -60,11 +69,20 @@ function M.rule_problems(rule, value)
   end
   local out = {}
   if applies then
+    local needed = (rule["then"] or {}).required or {}
+    for _, key in ipairs(needed) do
+      if value[key] == nil or value[key] == "" then
+        return { { problem = ("%s are required with %s"):format(table.concat(needed, " and "), condition(rule)) } }
+      end
+    end
     for key, p in vim.spairs((rule["then"] or {}).properties or {}) do
-      if value[key] ~= nil and value[key] ~= p.const then
+      if p.const ~= nil and value[key] ~= nil and value[key] ~= p.const then
         out[#out + 1] = { field = key, problem = "not used with " .. condition(rule) }
       end
     end
+    return out
+  end
+  if not rule["else"] then
     return out
   end
   local required = rule["else"].required
@@ -212,6 +230,42 @@ function M.problems_message(problems)
   return "ignoring invalid settings, using defaults for: " .. table.concat(problems, "; ")
 end
 
+local EXPANSION_KEYS = { provider = "provider", base_url = "baseUrl", model = "model", api_key_env = "apiKeyEnv", timeout = "timeout" }
+
+--- The `expansion` option as the server's `fisk.expansion` setting (camelCase). Raises a clear
+--- error for what the server could not use: an unknown key or provider ("editor" is VS Code's:
+--- Neovim has no language model of its own), or provider openai without base_url and model.
+---@param e fisk.Expansion|true
+---@return table
+function M.expansion_settings(e)
+  e = e == true and {} or e
+  local out = {}
+  for key, value in pairs(e) do
+    if not EXPANSION_KEYS[key] then
+      error(("fisk.setup: `expansion.%s` is not an option (%s)"):format(key, table.concat(vim.tbl_keys(EXPANSION_KEYS), ", ")), 0)
+    end
+    out[EXPANSION_KEYS[key]] = value
+  end
+  out.provider = out.provider or "openai"
+  if out.provider == "editor" then
+    error("fisk.setup: `expansion.provider` editor is VS Code's own language model; in Neovim use openai (a chat server) or none", 0)
+  end
+  if out.provider ~= "openai" and out.provider ~= "none" then
+    error(("fisk.setup: `expansion.provider` must be openai or none, got %s"):format(vim.inspect(out.provider)), 0)
+  end
+  if out.provider == "openai" and (type(out.baseUrl) ~= "string" or out.baseUrl == "" or type(out.model) ~= "string" or out.model == "") then
+    error("fisk.setup: `expansion` with provider openai needs base_url and model (an OpenAI-compatible chat server)", 0)
+  end
+  return out
+end
+
+--- True when searches ask the server for question expansion: a provider other than none.
+---@return boolean
+function M.expanding()
+  local e = M.options.settings.expansion
+  return type(e) == "table" and e.provider ~= nil and e.provider ~= "none"
+end
+
 --- Merge user options over the defaults; raises a clear error for a wrong type. `settings` follow
 --- the server's rule instead: a bad one keeps its default and one warning names every bad field.
 ---@param opts? table
@@ -230,6 +284,7 @@ function M.setup(opts)
   check("picker_options", merged.picker_options, "table")
   check("mappings", merged.mappings, { "table", "boolean" })
   check("progress", merged.progress, "boolean")
+  check("expansion", merged.expansion, { "table", "boolean" })
   check("on_attach", merged.on_attach, "function", true)
   check("capabilities", merged.capabilities, "table", true)
   if not vim.tbl_contains(M.pickers, merged.picker) then
@@ -240,6 +295,9 @@ function M.setup(opts)
       ),
       0
     )
+  end
+  if merged.expansion then
+    merged.settings = vim.tbl_extend("force", merged.settings, { expansion = M.expansion_settings(merged.expansion) })
   end
   local problems
   merged.settings, problems = M.check_settings(merged.settings)

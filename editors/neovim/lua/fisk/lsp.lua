@@ -128,6 +128,10 @@ function M.request_sync(client, method, params, timeout_ms, bufnr)
   return call(client, "request_sync", method, params, timeout_ms, bufnr)
 end
 
+function M.cancel_request(client, id)
+  return call(client, "cancel_request", id)
+end
+
 function M.is_stopped(client)
   return call(client, "is_stopped")
 end

@@ -205,19 +205,50 @@ function M.backend()
   return "select"
 end
 
---- Show items in the picker; on_choice(item) runs in the window the user came from.
+--- The backends whose list can be replaced while it is open (a refined search's results):
+--- their adapters set `handle.update`. fzf-lua runs fzf, a separate program that takes no new
+--- list once started, and vim.ui.select cannot be refreshed once open.
+M.refreshable = { telescope = true, snacks = true, mini = true }
+
+--- Whether the picker in use can replace its items in place.
+---@return boolean
+function M.refreshes()
+  return M.refreshable[M.backend()] == true
+end
+
+--- The first item with `citation`, and its index.
+---@param items table[] entries or items
+---@param citation string?
+---@param get? fun(entry: table): fisk.Item the item of an entry (default: the entry itself)
+---@return integer?
+function M.index_of(items, citation, get)
+  for i, entry in ipairs(citation and items or {}) do
+    local item = get and get(entry) or entry
+    if item and item.citation == citation then
+      return i
+    end
+  end
+end
+
+---@class fisk.PickerHandle
+---@field update? fun(items: fisk.Item[]): boolean replaces the open list (the active row stays on its citation when it is still listed, else the first row); false when the picker is closed
+
+--- Show items in the picker; on_choice(item) runs in the window the user came from. With a
+--- backend that can refresh its list, `opts.handle.update` is set before the picker opens.
 ---@param items fisk.Item[]
----@param opts {title: string}
+---@param opts {title: string, handle?: fisk.PickerHandle}
 ---@param on_choice fun(item: fisk.Item)
 function M.pick(items, opts, on_choice)
   local name = M.backend()
   local backend_opts = vim.tbl_extend("force", {}, opts, {
     options = config.options.picker_options[name] or {},
+    handle = opts.handle or {},
   })
   local ok, err = pcall(function()
     require("fisk.pickers." .. name).pick(items, backend_opts, on_choice)
   end)
   if not ok and name ~= "select" then
+    backend_opts.handle.update = nil
     require("fisk.notify").warn(("picker %s failed (%s); using vim.ui.select"):format(name, err))
     require("fisk.pickers.select").pick(items, backend_opts, on_choice)
   elseif not ok then

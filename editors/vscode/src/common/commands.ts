@@ -2,22 +2,21 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { citationFromEditor, openLocation, openMatch, parseCitation } from './citation';
 import { Commands, INSTALL_COMMAND, ServerCommands } from './constants';
-import { expandQuery, readsAsQuestion } from './expand';
+import { languageModels } from './expand';
 import { errorMessage, getLog, logError, logInfo } from './log';
 import { IndexStatus, ReindexResult, SearchArgs, SearchHit, SearchResult, ServerNotRunningError, ShowResult } from './protocol';
 import { folderScope, SearchPicker, SearchScope } from './search';
 import { Notice, otherItems, otherTitle } from './searchItems';
 import { FiskServer } from './server';
-import { getSettings } from './settings';
+import { expansionOn, getSettings } from './settings';
 import { StatusBar, statusLines } from './status';
 
 /** Registers every contributed command. Each one talks to the server through `workspace/executeCommand`. */
 export function registerCommands(server: FiskServer, status: StatusBar): vscode.Disposable[] {
   const picker = new SearchPicker({
     search: (args, token) => searchKnowledge(server, status, args, token),
-    // Opt-in: a question typed in the picker also gets the editor's language model's search strings.
-    expand: (query, token) =>
-      getSettings().languageModelExpansion && readsAsQuestion(query) ? expandQuery(query, token) : Promise.resolve(undefined),
+    // A query typed in the picker is searched again with `expand: true` when expansion is configured.
+    expands: () => expansionAvailable(),
     // A search hit opens on the part that matched; a citation (Open Citation) selects its whole chunk.
     open: (hit: SearchHit) => guarded(() => openMatch(hit.location)),
     openAlso: (hit: SearchHit) => guarded(() => openAlso(hit)),
@@ -75,6 +74,9 @@ export async function searchKnowledge(server: FiskServer, status: StatusBar, arg
   if (args.paths !== undefined && args.paths.length > 0) {
     sent.paths = args.paths;
   }
+  if (args.expand === true) {
+    sent.expand = true;
+  }
   let result: SearchResult;
   try {
     result = await server.request<SearchResult>(ServerCommands.search, sent, token);
@@ -85,6 +87,25 @@ export async function searchKnowledge(server: FiskServer, status: StatusBar, arg
   status.noteSearch(result);
   searched.fire({ args: sent, result });
   return result;
+}
+
+/**
+ * Whether the picker asks for expansion: a provider other than none, and for `editor` a chat model
+ * that VS Code offers now (without one every search would only fail to expand).
+ */
+export async function expansionAvailable(): Promise<boolean> {
+  const settings = getSettings();
+  if (!expansionOn(settings)) {
+    return false;
+  }
+  if (settings.expansion.provider !== 'editor') {
+    return true;
+  }
+  try {
+    return ((await languageModels()?.selectChatModels()) ?? []).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** The folder of the active editor's file, when it is in a workspace folder. */

@@ -45,6 +45,11 @@ export interface Rule {
  * if/then/else): provider builtin takes no baseUrl, otherwise baseUrl and model are required.
  */
 export const EMBEDDINGS_RULE: Rule = SETTINGS.embeddings;
+/** Question expansion: `none`, `openai` (a chat server the server calls) or `editor` (the editor's model, through `fisk/expand`). */
+export const EXPANSION_PROVIDERS = SETTINGS.expansion.properties.provider.enum;
+export type ExpansionProvider = (typeof EXPANSION_PROVIDERS)[number];
+/** Seconds the expansion's model may take before the search keeps its plain results. */
+export const EXPANSION_TIMEOUT = SETTINGS.expansion.properties.timeout satisfies Limit;
 export const QUERY_MAX_LENGTH: number = QUERY.maxLength;
 /** A search's extra strings (`also`): at most `maxItems`, each a string of at most `items.maxLength` characters. */
 export const ALSO = DEFS.also;

@@ -50,6 +50,13 @@ export interface IndexRun {
   total: number | null;
 }
 
+/**
+ * What became of question expansion in a search: "off" (not asked, or no expander configured), "not
+ * needed" (the plain results were strong), "used", "cached" (the same question's strings, reused)
+ * or "failed: <reason>" (the plain results are returned).
+ */
+export type Expansion = 'off' | 'not needed' | 'used' | 'cached' | `failed: ${string}`;
+
 export interface SearchResult {
   tier: string;
   status: SearchStatus;
@@ -60,6 +67,15 @@ export interface SearchResult {
   degraded: boolean;
   reason: string | null;
   results: SearchHit[];
+  /** Absent from servers without expansion. */
+  expansion?: Expansion;
+  /** The strings fused with the query (empty unless expansion is used or cached). */
+  expansionStrings?: string[];
+}
+
+/** True when the results were refined with the language model's strings. */
+export function expanded(result: SearchResult): boolean {
+  return result.expansion === 'used' || result.expansion === 'cached';
 }
 
 export interface ShowResult {
@@ -115,6 +131,11 @@ export interface SearchArgs {
   also?: string[];
   /** Folders, files or globs to search in (relative to each project root, or absolute); absent: everything. */
   paths?: string[];
+  /**
+   * Ask the server's expander (a language model) for extra search strings when the plain results are
+   * weak. Only the picker sets it, for a person's query; the language model tool never does.
+   */
+  expand?: boolean;
 }
 
 /** Error thrown when a request needs the server but it is not running; `message` says why. */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { SearchArgs, SearchHit, SearchResult } from './protocol';
+import { expanded, SearchArgs, SearchHit, SearchResult } from './protocol';
 import { failureNotice, HitButton, hitItem, Notice, noticeFor, noticeItem, PickItem, searchPlaceholder, searchTitle } from './searchItems';
 
 export const SEARCH_DELAY_MS = 150;
@@ -9,10 +9,10 @@ export const SCOPE_CONTEXT = 'fisk.searchPickerHasScope';
 export interface SearchPickerDeps {
   search(args: SearchArgs, token: vscode.CancellationToken): Promise<SearchResult>;
   /**
-   * Extra search strings for a query (the editor's language model, when the user turned that on),
-   * or undefined to keep the plain results. Called for every query; it decides which ones to expand.
+   * Whether a query's plain results are followed by the same search with `expand: true` (question
+   * expansion configured, and for the editor's model a chat model offered); absent: never.
    */
-  expand?(query: string, token: vscode.CancellationToken): Promise<string[] | undefined>;
+  expands?(): boolean | Promise<boolean>;
   open(hit: SearchHit): Promise<unknown>;
   /** The "also in N files" button: pick one of the hit's other locations and open it; resolves with its citation. */
   openAlso(hit: SearchHit): Promise<string | undefined>;
@@ -58,12 +58,15 @@ export interface PickerView {
   active?: string;
   /** True when the list is the one refined with the language model's strings. */
   refined: boolean;
+  /** The last answer's `expansion` (absent before one, or from a server without expansion). */
+  expansion?: string;
 }
 
 const views = new vscode.EventEmitter<PickerView>();
 /**
  * Fires when the workbench reports the picker's active row, that is once a new list has reached
- * it: a row accepted after this event is one of that list's.
+ * it (a row accepted after this event is one of that list's), and when the title says why the list
+ * was not expanded.
  */
 export const onDidChangePicker: vscode.Event<PickerView> = views.event;
 
@@ -119,7 +122,78 @@ export class SearchPicker {
     // query) back as a change, which must not search that query a second time.
     let latest = initialQuery;
     let opening: Promise<string | undefined> = Promise.resolve(undefined);
-    let shown: { query: string; refined: boolean; paths: string[] } = { query: '', refined: false, paths: [] };
+    let shown: { query: string; refined: boolean; paths: string[]; expansion?: string } = { query: '', refined: false, paths: [] };
+    // The citation of the row the workbench reports active: a refined list keeps it active.
+    let activeCitation: string | undefined;
+
+    /** Fires the picker view: the rows the workbench shows, with the active one. */
+    const report = () => {
+      views.fire({
+        query: shown.query,
+        title: picker.title ?? '',
+        placeholder: picker.placeholder ?? '',
+        paths: shown.paths,
+        citations: picker.items.flatMap((item) => ('hit' in item ? [item.hit.citation] : [])),
+        active: activeCitation,
+        refined: shown.refined,
+        ...(shown.expansion === undefined ? {} : { expansion: shown.expansion }),
+      });
+    };
+
+    const showResult = (query: string, result: SearchResult, refined: boolean) => {
+      shown = { query, refined, paths: paths(), expansion: result.expansion };
+      const notice = noticeFor(result, query);
+      picker.title = searchTitle(result, label());
+      const rows = notice ? [noticeItem(notice)] : result.results.map((hit) => hitItem(hit, COPY_BUTTON));
+      const kept = refined ? rows.find((row) => 'hit' in row && row.hit.citation === activeCitation) : undefined;
+      picker.items = rows;
+      if (kept !== undefined) {
+        picker.activeItems = [kept];
+      }
+    };
+
+    /**
+     * The plain search, shown at once; then, when expansion is on and the plain search worked, the
+     * same search with `expand: true`, whose answer replaces the rows in place when the language
+     * model's strings were used (a failure only changes the title). A newer query cancels both.
+     */
+    const search = async (query: string, mine: number, token: vscode.CancellationToken): Promise<void> => {
+      const current = () => mine === generation;
+      let plain: SearchResult;
+      try {
+        plain = await this.deps.search(withPaths({ query }), token);
+      } catch (error) {
+        if (current() && !token.isCancellationRequested) {
+          shown = { query, refined: false, paths: paths() };
+          picker.title = searchTitle(undefined, label());
+          picker.items = [noticeItem(failureNotice(error))];
+        }
+        return;
+      }
+      if (!current()) {
+        return;
+      }
+      showResult(query, plain, false);
+      if (plain.status !== 'ok' || this.deps.expands === undefined || !(await this.deps.expands()) || !current()) {
+        return;
+      }
+      let refined: SearchResult;
+      try {
+        refined = await this.deps.search(withPaths({ query, expand: true }), token);
+      } catch {
+        return; // the plain rows stay (onDidSearch and the log have the error)
+      }
+      if (!current()) {
+        return;
+      }
+      if (expanded(refined) && refined.status === 'ok' && refined.results.length > 0) {
+        showResult(query, refined, true);
+      } else if (refined.expansion?.startsWith('failed: ')) {
+        shown = { ...shown, expansion: refined.expansion };
+        picker.title = searchTitle(refined, label());
+        report(); // the same rows, under a title that says why they were not refined
+      }
+    };
 
     const run = (query: string): void => {
       inFlight?.cancel();
@@ -135,55 +209,11 @@ export class SearchPicker {
       const source = new vscode.CancellationTokenSource();
       inFlight = source;
       picker.busy = true;
-      // The plain results show at once; extra strings, when they come, refine the list once.
-      let refined = false;
-      let pending = 1;
-      const settle = () => {
-        if (--pending === 0 && mine === generation) {
+      void search(query, mine, source.token).finally(() => {
+        if (mine === generation) {
           picker.busy = false;
         }
-      };
-      const show = (result: SearchResult) => {
-        shown = { query, refined, paths: paths() };
-        const notice = noticeFor(result, query);
-        picker.title = searchTitle(result, label());
-        picker.items = notice ? [noticeItem(notice)] : result.results.map((hit) => hitItem(hit, COPY_BUTTON));
-      };
-      this.deps.search(withPaths({ query }), source.token).then(
-        (result) => {
-          if (mine === generation && !refined) {
-            show(result);
-          }
-          settle();
-        },
-        (error: unknown) => {
-          if (mine === generation && !refined && !source.token.isCancellationRequested) {
-            shown = { query, refined: false, paths: paths() };
-            picker.title = searchTitle(undefined, label());
-            picker.items = [noticeItem(failureNotice(error))];
-          }
-          settle();
-        },
-      );
-      if (this.deps.expand !== undefined) {
-        pending++;
-        this.deps
-          .expand(query, source.token)
-          .then((also) =>
-            also === undefined || also.length === 0 || mine !== generation ? undefined : this.deps.search(withPaths({ query, also }), source.token),
-          )
-          .then(
-            (result) => {
-              // A refined answer with nothing to show keeps the plain list.
-              if (result !== undefined && mine === generation && result.status === 'ok' && result.results.length > 0) {
-                refined = true;
-                show(result);
-              }
-              settle();
-            },
-            () => settle(),
-          );
-      }
+      });
     };
 
     const toggle = () => {
@@ -213,21 +243,12 @@ export class SearchPicker {
           timer = setTimeout(() => run(value), this.deps.delayMs ?? SEARCH_DELAY_MS);
         }),
         picker.onDidChangeActive((active) => {
-          const rows = picker.items;
           const row = active[0];
-          if (row === undefined || !rows.includes(row)) {
+          if (row === undefined || !picker.items.includes(row)) {
             return;
           }
-          const citations = rows.flatMap((item) => ('hit' in item ? [item.hit.citation] : []));
-          views.fire({
-            query: shown.query,
-            title: picker.title ?? '',
-            placeholder: picker.placeholder ?? '',
-            paths: shown.paths,
-            citations,
-            active: 'hit' in row ? row.hit.citation : undefined,
-            refined: shown.refined,
-          });
+          activeCitation = 'hit' in row ? row.hit.citation : undefined;
+          report();
         }),
         picker.onDidTriggerItemButton((event) => {
           if (!('hit' in event.item)) {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { hitRange } from './citation';
 import { errorMessage } from './log';
-import { LocationLink, SearchHit, SearchResult, ServerNotRunningError } from './protocol';
+import { expanded, LocationLink, SearchHit, SearchResult, ServerNotRunningError } from './protocol';
 import { escapeIcons, markSnippet } from './snippet';
 
 /** What accepting a notice row does. */
@@ -163,10 +163,18 @@ export function searchTitle(result?: SearchResult, scope?: string): string {
   if (result === undefined) {
     return title;
   }
-  if (result.degraded) {
-    return `${title} — ⚠ degraded: ${result.reason ?? result.tier}`;
+  const tier = result.degraded ? `${title} — ⚠ degraded: ${result.reason ?? result.tier}` : `${title} — ${result.tier}`;
+  const note = expansionNote(result);
+  return note === undefined ? tier : `${tier} · ${note}`;
+}
+
+/** What the language model did for the list, in the title's words; undefined when there is nothing to say. */
+export function expansionNote(result: SearchResult): string | undefined {
+  if (expanded(result)) {
+    return 'expanded by the language model';
   }
-  return `${title} — ${result.tier}`;
+  const failed = /^failed: (.*)$/s.exec(result.expansion ?? '');
+  return failed ? `not expanded (${oneLine(failed[1], 80)})` : undefined;
 }
 
 /** The picker's placeholder: what it searches. */

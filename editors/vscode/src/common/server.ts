@@ -16,6 +16,7 @@ import { findExecutable } from './executable';
 import { errorMessage, logError, logInfo, logWarn } from './log';
 import { ServerNotRunningError } from './protocol';
 import { problemsMessage } from './contract';
+import { answerExpand, EXPAND_REQUEST } from './expand';
 import { documentSelector, expandVariables, getSettings, toServerSettings } from './settings';
 
 export type ServerState =
@@ -132,6 +133,8 @@ export class FiskServer implements vscode.Disposable {
       this.clientOptions(toServerSettings(settings), documentSelector(settings.languages)),
     );
     keepServerCommandsPrivate(client);
+    // Expansion provider `editor`: the server asks the editor's language model through the client.
+    client.onRequest(EXPAND_REQUEST, (params: unknown, token: vscode.CancellationToken) => answerExpand(params, token));
     client.onDidChangeState((event) => {
       if (this.client !== client) {
         return;

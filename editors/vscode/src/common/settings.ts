@@ -2,6 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_SERVER_COMMAND, SETTINGS_SECTION } from './constants';
+import { languageModels } from './expand';
 import {
   checkValue,
   EMBEDDINGS_PROVIDERS,
@@ -10,6 +11,9 @@ import {
   EMBEDDINGS_THREADS,
   EMBEDDINGS_TIMEOUT,
   EmbeddingsProvider,
+  EXPANSION_PROVIDERS,
+  EXPANSION_TIMEOUT,
+  ExpansionProvider,
   Limit,
   ruleProblems,
   TOP_K,
@@ -28,8 +32,7 @@ export interface FiskSettings {
   workspaceSymbols: boolean;
   /** Language ids of the documents the client attaches to (`fisk.languages`). */
   languages: string[];
-  /** `fisk.search.languageModelExpansion`: a question in the picker also gets the editor's language model's search strings. */
-  languageModelExpansion: boolean;
+  expansion: ExpansionSettings;
   /** Settings that were out of range or of the wrong type and fell back to their default, named as the server names them. */
   problems: string[];
 }
@@ -50,6 +53,18 @@ export interface EmbeddingsSettings {
   documentPrefix: string;
 }
 
+/** Question expansion (`fisk.expansion.*`): who writes the extra search strings for a question typed in the picker. */
+export interface ExpansionSettings {
+  /** `editor` (VS Code's language model, the default where VS Code has one), `openai` (a chat server the server calls) or `none`. */
+  provider: ExpansionProvider;
+  baseUrl: string;
+  model: string;
+  apiKeyEnv: string;
+  timeout?: number;
+  /** False when the provider is only the extension's default (then `none` is not sent). */
+  chosen: boolean;
+}
+
 /** The object the server takes as initializationOptions and as `workspace/configuration` section `fisk`. */
 export interface ServerSettings {
   paths?: string[];
@@ -57,6 +72,7 @@ export interface ServerSettings {
   topK?: number;
   watch?: boolean;
   embeddings?: Partial<EmbeddingsSettings>;
+  expansion?: Partial<Omit<ExpansionSettings, 'chosen'>>;
   workspaceSymbols: boolean;
 }
 
@@ -115,7 +131,9 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
   const paths = list('paths');
   const exclude = list('exclude');
   // config.get would answer package.json's default for an unset key: send topK only when the user set it.
-  const topKSet = Object.entries(config.inspect('topK') ?? {}).some(([scope, value]) => scope !== 'key' && scope !== 'defaultValue' && value !== undefined);
+  const isSet = (key: string) =>
+    Object.entries(config.inspect(key) ?? {}).some(([scope, value]) => scope !== 'key' && !scope.startsWith('default') && value !== undefined);
+  const topKSet = isSet('topK');
   const topK = topKSet ? limited('topK', TOP_K) : undefined;
   const watch = flag('watch', true);
   let provider = text('embeddings.provider') || 'openai';
@@ -135,6 +153,33 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     queryPrefix: text('embeddings.queryPrefix', false),
     documentPrefix: text('embeddings.documentPrefix', false),
   };
+  const expansionSettings = (): ExpansionSettings => {
+    const lm = languageModels();
+    // Default: the editor's model where VS Code has the API; the removed opt-in
+    // `fisk.search.languageModelExpansion` set to false still means none.
+    let chosen = isSet('expansion.provider');
+    let provider = text('expansion.provider');
+    if (!chosen) {
+      chosen = given('search.languageModelExpansion') === false;
+      provider = chosen || lm === undefined ? 'none' : 'editor';
+    } else if (!(EXPANSION_PROVIDERS as readonly string[]).includes(provider)) {
+      problems.push(`${name('expansion.provider')} (expected one of ${EXPANSION_PROVIDERS.join(', ')}, got ${shown(provider)})`);
+      provider = lm === undefined ? 'none' : 'editor';
+      chosen = false;
+    }
+    if (provider === 'editor' && lm === undefined) {
+      problems.push(`${name('expansion.provider')} (editor needs VS Code's language model API, 1.90 or newer)`);
+      provider = 'none';
+    }
+    return {
+      provider: provider as ExpansionProvider,
+      baseUrl: text('expansion.baseUrl'),
+      model: text('expansion.model'),
+      apiKeyEnv: text('expansion.apiKeyEnv'),
+      timeout: limited('expansion.timeout', EXPANSION_TIMEOUT),
+      chosen,
+    };
+  };
   // The provider rule is the server's (the schema's if/then/else), checked on what would be sent.
   const sent = serverEmbeddings(embeddings);
   const broken = sent === undefined ? [] : ruleProblems(EMBEDDINGS_RULE, sent);
@@ -147,6 +192,7 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
   }
   return {
     serverCommand,
+    expansion: expansionSettings(),
     serverArgs,
     paths,
     exclude,
@@ -155,7 +201,6 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     embeddings,
     workspaceSymbols: flag('workspaceSymbols', false),
     languages: list('languages', DEFAULT_LANGUAGES),
-    languageModelExpansion: flag('search.languageModelExpansion', false),
     problems,
   };
 }
@@ -184,7 +229,35 @@ export function toServerSettings(settings: FiskSettings): ServerSettings {
   if (embeddings !== undefined) {
     result.embeddings = embeddings;
   }
+  const expansion = serverExpansion(settings.expansion);
+  if (expansion !== undefined) {
+    result.expansion = expansion;
+  }
   return result;
+}
+
+/** True when searches in the picker ask for expansion (`expand: true`): a provider other than none. */
+export function expansionOn(settings: FiskSettings): boolean {
+  return settings.expansion.provider !== 'none';
+}
+
+/**
+ * The expansion object sent to the server: the provider and, for openai, the chat server's fields
+ * (the server checks them and names what is missing). A default `none` is not sent, so the server's
+ * own configuration (agent.yaml) applies.
+ */
+function serverExpansion(e: ExpansionSettings): ServerSettings['expansion'] {
+  if (e.provider === 'none' && !e.chosen) {
+    return undefined;
+  }
+  const expansion: ServerSettings['expansion'] = { provider: e.provider };
+  if (e.provider === 'openai') {
+    Object.assign(expansion, { baseUrl: e.baseUrl, model: e.model }, e.apiKeyEnv === '' ? {} : { apiKeyEnv: e.apiKeyEnv });
+  }
+  if (e.provider !== 'none' && e.timeout !== undefined) {
+    expansion.timeout = e.timeout;
+  }
+  return expansion;
 }
 
 /** The embeddings object sent to the server; undefined (lexical search) for openai without a base URL. */
@@ -238,6 +311,6 @@ export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
 }
 
 function onlyTraceChanged(event: vscode.ConfigurationChangeEvent): boolean {
-  const keys = ['server', 'paths', 'exclude', 'topK', 'watch', 'embeddings', 'workspaceSymbols', 'languages'];
+  const keys = ['server', 'paths', 'exclude', 'topK', 'watch', 'embeddings', 'expansion', 'workspaceSymbols', 'languages'];
   return !keys.some((key) => event.affectsConfiguration(`${SETTINGS_SECTION}.${key}`));
 }

@@ -4,12 +4,8 @@ local location = require("fisk.location")
 
 local M = {}
 
----@param items fisk.Item[]
----@param opts {title: string, options: table}
----@param on_choice fun(item: fisk.Item)
-function M.pick(items, opts, on_choice)
-  local Snacks = require("snacks")
-  local entries = vim.tbl_map(function(item)
+local function entries(items)
+  return vim.tbl_map(function(item)
     return {
       text = item.plain_label, -- what the picker's filter matches
       file = item.filename,
@@ -19,10 +15,17 @@ function M.pick(items, opts, on_choice)
       fisk = item,
     }
   end, items)
-  Snacks.picker.pick(vim.tbl_deep_extend("force", {
+end
+
+---@param items fisk.Item[]
+---@param opts {title: string, options: table, handle: fisk.PickerHandle}
+---@param on_choice fun(item: fisk.Item)
+function M.pick(items, opts, on_choice)
+  local Snacks = require("snacks")
+  local picker = Snacks.picker.pick(vim.tbl_deep_extend("force", {
     source = "fisk",
     title = opts.title,
-    items = entries,
+    items = entries(items),
     preview = "file",
     format = function(entry)
       local item = entry.fisk
@@ -55,6 +58,29 @@ function M.pick(items, opts, on_choice)
       end
     end,
   }, opts.options or {}))
+  -- A refined list: the items the picker's finder reads, found again (the filter typed so far
+  -- still applies), then the cursor back on the citation it was on.
+  local handle = opts.handle or {}
+  handle.update = function(new_items)
+    if not picker or picker.closed then
+      return false
+    end
+    local current = picker:current()
+    local citation = current and current.fisk and current.fisk.citation
+    picker.opts.items = entries(new_items)
+    picker:find({
+      refresh = true,
+      on_done = function()
+        local index = require("fisk.picker").index_of(picker:items(), citation, function(entry)
+          return entry.fisk
+        end)
+        if index then
+          picker.list:view(index)
+        end
+      end,
+    })
+    return true
+  end
 end
 
 return M

@@ -386,50 +386,96 @@ test('the language model tool answers with citations', async () => {
   assert.match(text, /docs\/troubleshooting\.md#\d+/);
 });
 
-test('fisk.search.languageModelExpansion: a question asks the registered chat model once and the picker refines with its strings', async () => {
+/**
+ * Runs Fisk: Search Knowledge with `question`, waits until the picker reports a view that `done`
+ * accepts (the expansion's outcome reached the workbench), accepts the active row; resolves with
+ * that view, the accepted citation and the searches sent ({expand, expansion, citations}).
+ */
+async function searchExpanding(question: string, done: (view: PickerView, searches: { expand?: boolean; citations: string[] }[]) => boolean) {
+  const searches: { expand?: boolean; expansion?: string; citations: string[]; error?: string }[] = [];
+  const sub = api.onDidSearch((e) =>
+    searches.push({
+      expand: e.args.expand,
+      expansion: e.result?.expansion,
+      citations: e.result?.results.map((r) => r.citation) ?? [],
+      error: e.error ? String(e.error) : undefined,
+    }),
+  );
+  const views: PickerView[] = [];
+  const viewSub = api.searchPicker.onDidChange((view) => views.push(view));
+  try {
+    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', question));
+    const view = await waitFor(`the picker's expanded list for "${question}"`, () => views.find((v) => v.query === question && done(v, searches)), 40000);
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    return { view, citation: await picked, searches };
+  } finally {
+    sub.dispose();
+    viewSub.dispose();
+  }
+}
+
+test('question expansion (provider editor, the default): the server asks the chat model through fisk/expand and the picker refines its rows in place', async () => {
   const provider = vscode.extensions.getExtension<{ requests: string[] }>('fisk-test.fisk-test-lm-provider');
   assert.ok(provider, 'the test chat model provider is loaded');
   const { requests } = await provider.activate();
   const models = await vscode.lm.selectChatModels();
   assert.ok(models.some((m) => m.id === 'fisk-test-model'), `the test model is offered: ${models.map((m) => m.id).join(', ')}`);
-  const config = vscode.workspace.getConfiguration('fisk');
   const question = 'why are my notifications held back at night?';
-  const events: { also?: string[]; citation?: string; error?: string }[] = [];
-  const sub = api.onDidSearch((e) => events.push({ also: e.args.also, citation: e.result?.results[0]?.citation, error: e.error ? String(e.error) : undefined }));
-  const views: PickerView[] = [];
-  const viewSub = api.searchPicker.onDidChange((view) => views.push(view));
   try {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await config.update('search.languageModelExpansion', true, vscode.ConfigurationTarget.Workspace);
     const before = requests.length;
-    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('fisk.search', question));
-    const refined = await waitFor('the search with the model\'s strings', () => events.find((e) => e.also !== undefined));
-    // The refined search's event comes before the picker shows its list, and the workbench gets the
-    // list after that: accept only once the workbench has made a row of the final list active.
-    const final = await waitFor('the picker to show its final list', () =>
-      views.find((v) => (refined.error === undefined ? v.refined : v.active === events[0].citation)),
-    );
-    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-    const citation = await picked;
+    // The workbench first makes the refined list's first row active, then the row the extension
+    // keeps: wait for the row it keeps (the plain top hit when still listed, else the first row).
+    const kept = (searches: { citations: string[] }[]) =>
+      searches[1]?.citations.includes(searches[0].citations[0]) ? searches[0].citations[0] : searches[1]?.citations[0];
+    const first = await searchExpanding(question, (v, searches) => v.refined && v.active === kept(searches));
     assert.equal(requests.length - before, 1, 'one request to the model');
-    assert.ok(requests[before].includes(question), 'the request carries the question');
-    assert.deepEqual(events.map((e) => e.also?.length), [undefined, 3], 'one plain search, then one with the three strings');
-    assert.equal(citation, final.active, 'the accepted row is the active row of the list shown');
-    if (refined.error !== undefined) {
-      // A server without `also` refuses the refined search: the plain results stay.
-      note(`the refined search was refused (${refined.error.slice(0, 120)}); the plain results stayed`);
-      assert.equal(citation, events[0].citation);
-    } else {
-      assert.match(refined.citation ?? '', /^docs\/configuration\.md#/, 'the strings find the quiet-hours section');
-      assert.equal(citation, refined.citation, 'the refined list replaced the plain one');
-    }
+    assert.ok(requests[before].includes(question), 'the prompt carries the question');
+    assert.deepEqual(
+      first.searches.map((s) => [s.expand, s.expansion]),
+      [[undefined, 'off'], [true, 'used']],
+      `the plain search, then expand: true (${JSON.stringify(first.searches)})`,
+    );
+    const [plain, refined] = first.searches;
+    assert.ok(refined.citations.some((c) => /^docs\/configuration\.md#/.test(c)), `the strings find the quiet-hours section: ${refined.citations}`);
+    assert.deepEqual(first.view.citations, refined.citations, 'the refined rows replaced the plain ones');
+    assert.equal(first.view.active, kept([plain, refined]), 'the active row stayed on its citation (else the first row)');
+    assert.equal(first.citation, first.view.active, 'the accepted row is the active row of the refined list');
+    assert.match(first.view.title, /· expanded by the language model$/);
+
+    const again = await searchExpanding(question, (v, searches) => v.refined && v.active === kept(searches));
+    assert.equal(requests.length - before, 1, 'the same question again: no second model request');
+    assert.equal(again.searches[1].expansion, 'cached');
   } finally {
-    sub.dispose();
-    viewSub.dispose();
-    await config.update('search.languageModelExpansion', undefined, vscode.ConfigurationTarget.Workspace);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   }
-}, 60000);
+}, 90000);
+
+test('question expansion: a model that fails keeps the plain rows, and the title says why', async () => {
+  const question = 'why does the radar refuse to buffer the feed?';
+  try {
+    const { view, citation, searches } = await searchExpanding(question, (v) => v.expansion?.startsWith('failed: ') === true);
+    assert.deepEqual(searches.map((s) => s.expand), [undefined, true]);
+    assert.equal(view.refined, false);
+    assert.deepEqual(view.citations, searches[0].citations, 'the plain rows stayed');
+    assert.match(view.title, /· not expanded \(.*declines.*\)$/);
+    assert.equal(citation, view.active);
+  } finally {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  }
+}, 90000);
+
+test('the language model tool never asks for expansion', async () => {
+  const seen: (boolean | undefined)[] = [];
+  const sub = api.onDidSearch((e) => seen.push(e.args.expand));
+  try {
+    const lm = vscode.lm as unknown as { invokeTool(name: string, options: object): Thenable<unknown> };
+    await lm.invokeTool('fisk_knowledge_search', { input: { query: 'why are my notifications held back at night?' }, toolInvocationToken: undefined });
+    assert.deepEqual(seen, [undefined]);
+  } finally {
+    sub.dispose();
+  }
+});
 
 test('a server command that is not installed is reported with the install command', async () => {
   const config = vscode.workspace.getConfiguration('fisk');

@@ -144,33 +144,35 @@ test('search: the picker sends the query alone (the server applies its configure
   }
 });
 
-test('fisk.search.languageModelExpansion: a question also gets the model\'s strings, sent as also; off or not a question, one plain search', async () => {
+test('fisk.search with expansion: the plain search, then expand: true; no chat model or provider none: the plain search only', async () => {
   nodeMock.timers.enable({ apis: ['setTimeout'] });
   try {
     const { client } = await activateWith();
-    const model = new FakeChatModel();
-    mock.chatModels = [model];
-    FakeLanguageClient.handlers.set('fisk.knowledge.search', (args: { also?: string[] }) =>
-      result([hit(args.also ? 'docs/refined.md#1' : 'docs/plain.md#1', 0)]),
+    FakeLanguageClient.handlers.set('fisk.knowledge.search', (args: { expand?: boolean }) =>
+      args.expand ? result([hit('docs/refined.md#1', 0)], { expansion: 'used' }) : result([hit('docs/plain.md#1', 0)], { expansion: 'off' }),
     );
     const searches = () => client.requests.filter((r) => r.command === 'fisk.knowledge.search').map((r) => r.args[0]);
-    void run('fisk.search', 'how do I stop retries');
-    await flush();
-    assert.deepEqual(searches(), [{ query: 'how do I stop retries' }], 'off by default: one plain search');
-    assert.equal(model.requests.length, 0, 'and no model request');
-    mock.quickPicks[0].hide();
+    const search = async (query: string) => {
+      void run('fisk.search', query);
+      for (let i = 0; i < 5; i++) await flush();
+      const picker = mock.quickPicks.at(-1)!;
+      picker.hide();
+      return picker.items.map((i: { description: string }) => i.description);
+    };
+    assert.deepEqual(await search('how do I stop retries'), ['docs/plain.md:1'], 'the editor provider without a chat model: plain');
+    assert.deepEqual(searches(), [{ query: 'how do I stop retries' }]);
 
-    mock.settings['fisk.search.languageModelExpansion'] = true;
-    void run('fisk.search', 'retry backoff');
-    await flush();
-    assert.equal(model.requests.length, 0, 'keywords are not a question');
-    mock.quickPicks[1].hide();
+    mock.chatModels = [new FakeChatModel()];
+    assert.deepEqual(await search('how do I stop retries'), ['docs/refined.md:1'], 'with a chat model the rows are refined');
+    assert.deepEqual(searches().slice(1), [{ query: 'how do I stop retries' }, { query: 'how do I stop retries', expand: true }]);
 
-    void run('fisk.search', 'how do I stop retries');
-    for (let i = 0; i < 5; i++) await flush();
-    assert.equal(model.requests.length, 1, 'one model request');
-    assert.deepEqual(searches().slice(2), [{ query: 'how do I stop retries' }, { query: 'how do I stop retries', also: ['k', 'a', 'r'] }]);
-    assert.deepEqual(mock.quickPicks[2].items.map((i: { description: string }) => i.description), ['docs/refined.md:1']);
+    mock.settings['fisk.expansion.provider'] = 'none';
+    assert.deepEqual(await search('how do I stop retries'), ['docs/plain.md:1']);
+    assert.equal(searches().length, 4, 'provider none: one plain search');
+
+    mock.settings['fisk.expansion.provider'] = 'openai';
+    mock.chatModels = [];
+    assert.deepEqual(await search('how do I stop retries'), ['docs/refined.md:1'], 'openai needs no editor model');
   } finally {
     nodeMock.timers.reset();
   }

@@ -42,7 +42,7 @@ function loadSchema(): Schema {
 const schema = loadSchema();
 
 /** Settings only the client has (they never reach the server). */
-const CLIENT_ONLY = new Set(['fisk.server.command', 'fisk.server.args', 'fisk.trace.server', 'fisk.languages', 'fisk.search.languageModelExpansion']);
+const CLIENT_ONLY = new Set(['fisk.server.command', 'fisk.server.args', 'fisk.trace.server', 'fisk.languages']);
 /**
  * The built-in provider's settings (the embed branch) that the schema file does not define yet: once
  * it does, they are compared like every other server setting.
@@ -53,6 +53,7 @@ const BUILTIN_ONLY = new Set(['provider', 'modelPath', 'threads']);
 /** Deliberate default differences, with the reason. */
 const OWN_DEFAULTS: Record<string, string> = {
   'fisk.workspaceSymbols': 'off in VS Code so code symbols are not mixed with docs in Ctrl+T',
+  'fisk.expansion.provider': "the editor's own language model in VS Code, which has one",
 };
 
 /** Every server setting as `fisk.<wire name>` (embeddings' fields as `fisk.embeddings.<name>`). */
@@ -142,6 +143,11 @@ test('every key the extension sends is one the schema defines', () => {
     'fisk.embeddings.queryTimeout': 0.5,
     'fisk.embeddings.queryPrefix': 'query: ',
     'fisk.embeddings.documentPrefix': 'passage: ',
+    'fisk.expansion.provider': 'openai',
+    'fisk.expansion.baseUrl': 'http://127.0.0.1:11434/v1',
+    'fisk.expansion.model': 'm',
+    'fisk.expansion.apiKeyEnv': 'KEY',
+    'fisk.expansion.timeout': 5,
     'fisk.workspaceSymbols': true,
   });
   assert.deepEqual(getSettings().problems, []);
@@ -149,6 +155,7 @@ test('every key the extension sends is one the schema defines', () => {
   const embeddings = sent.embeddings as Record<string, unknown>;
   assert.deepEqual(Object.keys(sent).sort(), Object.keys(schema.properties).sort(), 'every server setting can be sent');
   assert.deepEqual(Object.keys(embeddings).sort(), Object.keys(schema.properties.embeddings.properties!).filter((k) => !PENDING_IN_SCHEMA.has(`fisk.embeddings.${k}`) && !BUILTIN_ONLY.has(k)).sort());
+  assert.deepEqual(Object.keys(sent.expansion as object).sort(), Object.keys(schema.properties.expansion.properties!).sort());
 });
 
 test('topK at the limits is kept; one past them is left to the server\'s default with a warning (setting) or an error (request)', () => {

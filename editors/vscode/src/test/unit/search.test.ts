@@ -89,11 +89,10 @@ test('an initial query searches at once; accepting opens the hit and resolves wi
 });
 
 test('the workbench reporting the initial query back as a value change does not search it again', async () => {
-  const { picker, calls, expansions } = setupExpanding();
+  const { picker, calls } = setupExpanding();
   void picker.show('how do I stop retries');
   nodeMock.timers.tick(SEARCH_DELAY_MS);
   assert.deepEqual(calls.map((c) => c.query), ['how do I stop retries'], 'one search');
-  assert.equal(expansions.length, 1, 'one expansion');
   assert.equal(calls[0].token.isCancellationRequested, false, 'the first search is not cancelled');
   current().type('how do I stop retrying');
   nodeMock.timers.tick(SEARCH_DELAY_MS);
@@ -175,112 +174,151 @@ test('clearing the query clears the list without a request; hiding cancels', () 
   return shown.then((value) => assert.equal(value, undefined));
 });
 
-function setupExpanding() {
-  const base = setup();
-  const expansions: { query: string; token: { isCancellationRequested: boolean }; answer: ReturnType<typeof deferred<string[] | undefined>> }[] = [];
-  const alsoCalls: { also?: string[] }[] = [];
+/** A picker whose searches ask for expansion (`expands`), recording every request with its `expand`. */
+function setupExpanding(expands: () => boolean | Promise<boolean> = () => true) {
+  const calls: (Call & { expand?: boolean })[] = [];
   const picker = new SearchPicker({
     search: (args, token) => {
-      alsoCalls.push({ also: args.also });
       const answer = deferred<SearchResult>();
-      base.calls.push({ query: args.query, paths: args.paths, token, answer });
+      calls.push({ query: args.query, paths: args.paths, expand: args.expand, token, answer });
       return answer.promise;
     },
-    expand: (query, token) => {
-      const answer = deferred<string[] | undefined>();
-      expansions.push({ query, token, answer });
-      return answer.promise;
-    },
+    expands,
     open: async () => undefined,
     openAlso: async () => undefined,
     copy: async () => undefined,
     act: async () => undefined,
   });
-  return { picker, calls: base.calls, expansions, alsoCalls };
+  return { picker, calls };
 }
 
-test('with expansion: the plain results show at once, then the list is refined with the strings', async () => {
-  const { picker, calls, expansions, alsoCalls } = setupExpanding();
+const rows = () => current().items.map((i) => i.description);
+
+test('with expansion: the plain rows show at once, then the same search with expand: true replaces them in place', async () => {
+  const { picker, calls } = setupExpanding();
   void picker.show('how do I stop retries');
-  assert.equal(expansions.length, 1, 'the expansion starts with the plain search');
-  calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)]));
+  assert.deepEqual(calls.map((c) => c.expand), [undefined], 'the plain request first, alone');
+  calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)], { expansion: 'off' }));
   await flush();
-  assert.deepEqual(current().items.map((i) => i.description), ['docs/plain.md:1'], 'plain results at once');
-  assert.equal(current().busy, true, 'still busy while the strings are awaited');
-  expansions[0].answer.resolve(['retry max attempts', 'Set maxAttempts to 1.', 'disable retries']);
+  assert.deepEqual(rows(), ['docs/plain.md:1'], 'plain rows at once');
+  assert.equal(current().busy, true, 'still busy while the expansion runs');
+  assert.deepEqual(calls.map((c) => [c.query, c.expand]), [['how do I stop retries', undefined], ['how do I stop retries', true]]);
+  calls[1].answer.resolve(result([hit('docs/refined.md#3', 0), hit('docs/plain.md#1', 0)], { expansion: 'used', expansionStrings: ['k', 'a', 'r'] }));
   await flush();
-  assert.deepEqual(alsoCalls, [{ also: undefined }, { also: ['retry max attempts', 'Set maxAttempts to 1.', 'disable retries'] }]);
-  assert.equal(calls[1].query, 'how do I stop retries');
-  calls[1].answer.resolve(result([hit('docs/refined.md#3', 0), hit('docs/plain.md#1', 0)]));
-  await flush();
-  assert.deepEqual(current().items.map((i) => i.description), ['docs/refined.md:1', 'docs/plain.md:1']);
+  assert.deepEqual(rows(), ['docs/refined.md:1', 'docs/plain.md:1']);
+  assert.equal(current().title, 'Fisk: Search Knowledge — lexical · expanded by the language model');
   assert.equal(current().busy, false);
   nodeMock.timers.reset();
 });
 
+test('refining keeps the active row on the same citation when it is still listed, else the first row', async () => {
+  for (const [moved, kept] of [
+    [1, 'docs/b.md#2'],
+    [2, 'docs/refined.md#3'],
+  ] as const) {
+    reset();
+    const { picker, calls } = setupExpanding();
+    void picker.show('how do I stop retries');
+    calls[0].answer.resolve(result([hit('docs/a.md#1', 0), hit('docs/b.md#2', 0), hit('docs/c.md#3', 0)]));
+    await flush();
+    current().moveTo(moved);
+    calls[1].answer.resolve(result([hit('docs/refined.md#3', 0), hit('docs/a.md#1', 0), hit('docs/b.md#2', 0)], { expansion: 'cached' }));
+    await flush();
+    assert.deepEqual(current().activeItems.map((i: any) => i.hit.citation), [kept], `moved to row ${moved}`);
+  }
+  nodeMock.timers.reset();
+});
+
 test('the picker view follows the list the workbench shows: its active row, and whether it is the refined one', async () => {
-  const { picker, calls, expansions } = setupExpanding();
+  const { picker, calls } = setupExpanding();
   const seen: PickerView[] = [];
   const sub = onDidChangePicker((view) => seen.push(view));
   void picker.show('how do I stop retries');
   calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)]));
   await flush();
-  expansions[0].answer.resolve(['k']);
-  await flush();
-  calls[1].answer.resolve(result([hit('docs/refined.md#3', 0), hit('docs/plain.md#1', 0)]));
+  calls[1].answer.resolve(result([hit('docs/refined.md#3', 0), hit('docs/plain.md#1', 0)], { expansion: 'used' }));
   await flush();
   sub.dispose();
-  assert.deepEqual(
-    seen.map((v) => [v.active, v.refined, v.citations]),
-    [
-      ['docs/plain.md#1', false, ['docs/plain.md#1']],
-      ['docs/refined.md#3', true, ['docs/refined.md#3', 'docs/plain.md#1']],
-    ],
-  );
-  assert.equal(seen[1].query, 'how do I stop retries');
-  assert.equal(seen[1].title, 'Fisk: Search Knowledge — lexical');
+  assert.deepEqual(seen.map((v) => [v.active, v.refined, v.citations]).at(0), ['docs/plain.md#1', false, ['docs/plain.md#1']]);
+  assert.deepEqual(seen.map((v) => [v.active, v.refined, v.citations]).at(-1), ['docs/plain.md#1', true, ['docs/refined.md#3', 'docs/plain.md#1']]);
+  assert.equal(seen.at(-1)?.expansion, 'used');
+  assert.equal(seen.at(-1)?.query, 'how do I stop retries');
+  assert.equal(seen.at(-1)?.title, 'Fisk: Search Knowledge — lexical · expanded by the language model');
   nodeMock.timers.reset();
 });
 
-test('with expansion: no strings, a failed refined search or one with nothing keeps the plain results', async () => {
-  for (const outcome of ['none', 'fails', 'empty', 'early'] as const) {
+test('expansion not needed, failed (a refused consent), off, or its request failing: the plain rows stay; a failure is named in the title', async () => {
+  const cases: [string, (answer: Call['answer']) => void, string][] = [
+    ['not needed', (a) => a.resolve(result([hit('docs/plain.md#1', 0)], { expansion: 'not needed' })), 'Fisk: Search Knowledge — lexical'],
+    [
+      'consent refused',
+      (a) => a.resolve(result([hit('docs/plain.md#1', 0)], { expansion: 'failed: no consent to use the language model' })),
+      'Fisk: Search Knowledge — lexical · not expanded (no consent to use the language model)',
+    ],
+    ['off', (a) => a.resolve(result([hit('docs/plain.md#1', 0)], { expansion: 'off' })), 'Fisk: Search Knowledge — lexical'],
+    ['request fails', (a) => a.reject(new Error('expand: unknown argument')), 'Fisk: Search Knowledge — lexical'],
+    ['used but empty', (a) => a.resolve(result([], { expansion: 'used' })), 'Fisk: Search Knowledge — lexical'],
+  ];
+  for (const [name, answer, title] of cases) {
     reset();
-    const { picker, calls, expansions } = setupExpanding();
+    const { picker, calls } = setupExpanding();
     void picker.show('how do I stop retries');
-    if (outcome !== 'early') {
-      calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)]));
-      await flush();
-    }
-    expansions[0].answer.resolve(outcome === 'none' ? undefined : ['k']);
+    calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)]));
     await flush();
-    if (outcome === 'fails') {
-      calls[1].answer.reject(new Error('also: too many'));
-    } else if (outcome === 'empty' || outcome === 'early') {
-      calls[1].answer.resolve(result([]));
-    }
+    current().moveTo(0);
+    answer(calls[1].answer);
     await flush();
-    if (outcome === 'early') {
-      calls[0].answer.resolve(result([hit('docs/plain.md#1', 0)]));
-      await flush();
-    }
-    assert.deepEqual(current().items.map((i) => i.description), ['docs/plain.md:1'], outcome);
-    assert.equal(current().busy, false, outcome);
-    assert.equal(calls.length, outcome === 'none' ? 1 : 2, outcome);
+    assert.deepEqual(rows(), ['docs/plain.md:1'], name);
+    assert.equal(current().title, title, name);
+    assert.equal(current().busy, false, name);
   }
   nodeMock.timers.reset();
 });
 
-test('with expansion: a newer query cancels the older expansion and its late strings are not searched', async () => {
-  const { picker, calls, expansions } = setupExpanding();
+test('no expand request without expansion, or after a plain search that failed or found no index', async () => {
+  for (const [name, expands, plain] of [
+    ['expansion off', () => false, (a: Call['answer']) => a.resolve(result([hit('docs/plain.md#1', 0)]))],
+    ['async off', async () => false, (a: Call['answer']) => a.resolve(result([hit('docs/plain.md#1', 0)]))],
+    ['plain failed', () => true, (a: Call['answer']) => a.reject(new Error('boom'))],
+    ['no index', () => true, (a: Call['answer']) => a.resolve(result([], { status: 'index_not_built' }))],
+  ] as const) {
+    reset();
+    const { picker, calls } = setupExpanding(expands);
+    void picker.show('how do I stop retries');
+    plain(calls[0].answer);
+    await flush();
+    assert.equal(calls.length, 1, name);
+    assert.equal(current().busy, false, name);
+  }
+  nodeMock.timers.reset();
+});
+
+test('with expansion: a newer query cancels both requests of the older one, and their late answers are ignored', async () => {
+  const { picker, calls } = setupExpanding();
   void picker.show();
   current().type('how do I stop retries');
   nodeMock.timers.tick(SEARCH_DELAY_MS);
+  calls[0].answer.resolve(result([hit('docs/old.md#1', 0)]));
+  await flush();
+  assert.equal(calls[1].expand, true);
   current().type('how do I start retries');
   nodeMock.timers.tick(SEARCH_DELAY_MS);
-  assert.equal(expansions[0].token.isCancellationRequested, true);
-  expansions[0].answer.resolve(['late']);
+  assert.equal(calls[1].token.isCancellationRequested, true, 'the expand request is cancelled');
+  calls[1].answer.resolve(result([hit('docs/late.md#1', 0)], { expansion: 'used' }));
+  calls[2].answer.resolve(result([hit('docs/new.md#1', 0)]));
   await flush();
-  assert.deepEqual(calls.map((c) => c.query), ['how do I stop retries', 'how do I start retries'], 'no search for the old strings');
+  assert.deepEqual(rows(), ['docs/new.md:1'], 'the late refinement is not shown');
+  assert.deepEqual(calls.map((c) => [c.query, c.expand]).slice(2), [['how do I start retries', undefined], ['how do I start retries', true]]);
+
+  current().type('how do I pause retries');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.equal(calls[4].token.isCancellationRequested, false);
+  current().type('how do I resume retries');
+  nodeMock.timers.tick(SEARCH_DELAY_MS);
+  assert.equal(calls[4].token.isCancellationRequested, true, 'a plain request still running is cancelled too');
+  calls[4].answer.resolve(result([hit('docs/paused.md#1', 0)]));
+  await flush();
+  assert.equal(calls.filter((c) => c.query === 'how do I pause retries').length, 1, 'and its expansion never sent');
   nodeMock.timers.reset();
 });
 
@@ -315,9 +353,9 @@ test('a scope: the title button switches between the whole workspace and the fol
 });
 
 test('a picker opened on its scope keeps every search to it, the refined one too; without a scope there is no button', async () => {
-  const { picker, calls, expansions } = setupExpanding();
+  const { picker, calls } = setupExpanding();
   void picker.show('how do I upgrade', { scope: RELEASES as never, scoped: true });
-  expansions[0].answer.resolve(['k']);
+  calls[0].answer.resolve(result([hit('docs/releases/a.md#1', 0)]));
   await flush();
   assert.deepEqual(calls.map((c) => c.paths), [['/ws/docs/releases'], ['/ws/docs/releases']]);
   current().type('how do I downgrade');

@@ -53,7 +53,7 @@ test('settings go out as initializationOptions; markdown and plain text files ar
   mock.settings['fisk.topK'] = 3;
   await newServer().restart();
   const options = FakeLanguageClient.instances[0].clientOptions;
-  assert.deepEqual(options.initializationOptions, { paths: ['docs'], topK: 3, workspaceSymbols: false });
+  assert.deepEqual(options.initializationOptions, { paths: ['docs'], topK: 3, expansion: { provider: 'editor' }, workspaceSymbols: false });
   assert.deepEqual(options.documentSelector, [
     { scheme: 'file', language: 'markdown' },
     { scheme: 'file', language: 'plaintext' },
@@ -112,7 +112,8 @@ test('workspace/configuration: section fisk gets the server settings, others the
     'editor',
     { raw: true },
   ]);
-  assert.deepEqual(answer, [{ topK: 7, workspaceSymbols: false }, 'editor', { topK: 7, workspaceSymbols: false }]);
+  const sent = { topK: 7, expansion: { provider: 'editor' }, workspaceSymbols: false };
+  assert.deepEqual(answer, [sent, 'editor', sent]);
 });
 
 test('requests are workspace/executeCommand with one argument object', async () => {

@@ -4,16 +4,16 @@ import * as path from 'node:path';
 import { beforeEach, test } from 'node:test';
 import { mock } from './mock/vscode';
 import { reset } from './helpers';
-import { documentSelector, expandVariables, getSettings, needsRestart, toServerSettings } from '../../common/settings';
+import { documentSelector, expandVariables, expansionOn, getSettings, needsRestart, toServerSettings } from '../../common/settings';
 
 beforeEach(reset);
 
-test('no settings: fisk-ls on PATH, workspace symbols off, nothing else sent (no topK: the server\'s own applies)', () => {
+test('no settings: fisk-ls on PATH, workspace symbols off, expansion by the editor\'s model, nothing else sent (no topK: the server\'s own applies)', () => {
   const settings = getSettings();
   assert.equal(settings.serverCommand, 'fisk-ls');
   assert.deepEqual(settings.serverArgs, []);
   assert.equal(settings.topK, undefined);
-  assert.deepEqual(toServerSettings(settings), { workspaceSymbols: false });
+  assert.deepEqual(toServerSettings(settings), { expansion: { provider: 'editor' }, workspaceSymbols: false });
   assert.deepEqual(settings.languages, ['markdown', 'plaintext']);
   assert.deepEqual(settings.problems, []);
 });
@@ -39,6 +39,7 @@ test('all settings map to the camelCase shape of docs/lsp-protocol.md', () => {
       queryPrefix: 'query: ',
       documentPrefix: 'passage: ',
     },
+    expansion: { provider: 'editor' },
     workspaceSymbols: true,
   });
 });
@@ -107,8 +108,57 @@ test('every bad setting is named once; the others still apply', () => {
     'fisk.languages (expected a list of strings, got "markdown")',
   ]);
   assert.equal(settings.serverCommand, '/opt/fisk-ls');
-  assert.deepEqual(toServerSettings(settings), { workspaceSymbols: false });
+  assert.deepEqual(toServerSettings(settings), { expansion: { provider: 'editor' }, workspaceSymbols: false });
   assert.deepEqual(settings.languages, ['markdown', 'plaintext']);
+});
+
+test('expansion: editor by default where VS Code has the language model API; none without it, or when the removed opt-in was set off', () => {
+  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'editor' });
+  assert.equal(expansionOn(getSettings()), true);
+  mock.settings['fisk.search.languageModelExpansion'] = true;
+  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'editor' }, 'the old opt-in on: the new default');
+  mock.settings['fisk.search.languageModelExpansion'] = false;
+  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'none' }, 'the old setting off: none, sent');
+  assert.equal(expansionOn(getSettings()), false);
+  mock.settings['fisk.expansion.provider'] = 'editor';
+  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'editor' }, 'the new setting wins');
+  delete mock.settings['fisk.expansion.provider'];
+  delete mock.settings['fisk.search.languageModelExpansion'];
+  mock.noLanguageModelApi();
+  assert.equal(toServerSettings(getSettings()).expansion, undefined, 'no API: nothing sent, the server\'s own configuration applies');
+  assert.equal(expansionOn(getSettings()), false);
+  assert.deepEqual(getSettings().problems, []);
+  mock.settings['fisk.expansion.provider'] = 'editor';
+  assert.deepEqual(getSettings().problems, ["fisk.expansion.provider (editor needs VS Code's language model API, 1.90 or newer)"]);
+  assert.equal(expansionOn(getSettings()), false);
+});
+
+test('expansion: openai sends the chat server\'s fields and the timeout; none sends only the provider; a bad value is named', () => {
+  Object.assign(mock.settings, {
+    'fisk.expansion.provider': 'openai',
+    'fisk.expansion.baseUrl': ' http://127.0.0.1:11434/v1 ',
+    'fisk.expansion.model': 'qwen3:4b',
+    'fisk.expansion.apiKeyEnv': 'CHAT_API_KEY',
+    'fisk.expansion.timeout': 20,
+  });
+  assert.deepEqual(toServerSettings(getSettings()).expansion, {
+    provider: 'openai',
+    baseUrl: 'http://127.0.0.1:11434/v1',
+    model: 'qwen3:4b',
+    apiKeyEnv: 'CHAT_API_KEY',
+    timeout: 20,
+  });
+  mock.settings['fisk.expansion.provider'] = 'editor';
+  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'editor', timeout: 20 }, 'the chat server\'s fields are not sent');
+  mock.settings['fisk.expansion.provider'] = 'none';
+  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'none' });
+  Object.assign(mock.settings, { 'fisk.expansion.provider': 'copilot', 'fisk.expansion.timeout': 600 });
+  const settings = getSettings();
+  assert.deepEqual(settings.problems, [
+    'fisk.expansion.provider (expected one of none, openai, editor, got "copilot")',
+    'fisk.expansion.timeout (expected a number from 0.1 to 120, got 600)',
+  ]);
+  assert.deepEqual(toServerSettings(settings).expansion, { provider: 'editor' }, 'the default provider and timeout apply');
 });
 
 test('the document selector is markdown and plain text files unless fisk.languages says otherwise', () => {
@@ -146,6 +196,7 @@ test('only server-side settings restart the server', () => {
   assert.equal(needsRestart(event('editor.fontSize')), false);
   assert.equal(needsRestart(event('fisk.paths')), true);
   assert.equal(needsRestart(event('fisk.embeddings.model')), true);
+  assert.equal(needsRestart(event('fisk.expansion.provider')), true);
   assert.equal(needsRestart(event('fisk.server.command')), true);
   assert.equal(needsRestart(event('fisk.languages')), true);
 });

@@ -88,6 +88,8 @@ test('the tool is registered as fisk_knowledge_search and calls the search', asy
   assert.deepEqual(calls, [{ query: 'setup', topK: 2 }]);
   await tool.invoke({ input: { query: 'how do I set up', also: ['install setup pip', 'Install it with pip.'] } }, token);
   assert.deepEqual(calls.at(-1), { query: 'how do I set up', also: ['install setup pip', 'Install it with pip.'] }, 'also is passed on');
+  await tool.invoke({ input: { query: 'how do I set up', expand: true } }, token);
+  assert.deepEqual(calls.at(-1), { query: 'how do I set up' }, 'the tool never asks for expansion: the agent sends its own strings');
   assert.ok(out instanceof ToolResult);
   assert.match((out.content[0] as TextPart).value, /docs\/a\.md#1/);
 });

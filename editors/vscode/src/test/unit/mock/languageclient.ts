@@ -19,6 +19,12 @@ export enum RevealOutputChannelOn {
   Error = 3,
   Never = 4,
 }
+export const LSPErrorCodes = { RequestFailed: -32803, RequestCancelled: -32800 };
+export class ResponseError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
 export const ExecuteCommandRequest = { method: 'workspace/executeCommand', type: { method: 'workspace/executeCommand' } };
 
 export type Handler = (args: any, token: any) => unknown;
@@ -29,6 +35,8 @@ export class FakeLanguageClient {
   static handlers = new Map<string, Handler>();
   static startError: Error | undefined;
   readonly requests: { command: string; args: any[]; token: any }[] = [];
+  /** Handlers of server → client requests (`onRequest`), by method. */
+  readonly requestHandlers = new Map<string, Handler>();
   readonly stateEmitter = new EventEmitter<{ oldState: State; newState: State }>();
   readonly onDidChangeState = this.stateEmitter.event;
   state = State.Stopped;
@@ -61,6 +69,20 @@ export class FakeLanguageClient {
       throw new Error(`unexpected feature ${method}`);
     }
     return this.executeCommandFeature;
+  }
+
+  onRequest(method: string, handler: Handler): { dispose(): void } {
+    this.requestHandlers.set(method, handler);
+    return { dispose: () => this.requestHandlers.delete(method) };
+  }
+
+  /** Test helper: the server sends a request to the client; resolves with the client's answer. */
+  async serverRequest(method: string, params: unknown, token: unknown): Promise<unknown> {
+    const handler = this.requestHandlers.get(method);
+    if (handler === undefined) {
+      throw new Error(`the client has no handler for ${method}`);
+    }
+    return handler(params, token);
   }
 
   async start(): Promise<void> {

@@ -153,7 +153,7 @@ export class FakeDocument {
  */
 export class FakeQuickPick<T> {
   private shownItems: T[] = [];
-  activeItems: T[] = [];
+  private active: T[] = [];
   selectedItems: T[] = [];
   value = '';
   title: string | undefined;
@@ -182,7 +182,14 @@ export class FakeQuickPick<T> {
   set items(items: T[]) {
     this.shownItems = items;
     this.activeItems = items.slice(0, 1);
-    this.changeActive.fire(this.activeItems);
+  }
+  get activeItems(): T[] {
+    return this.active;
+  }
+  /** The workbench reports every change of the active row, also one the extension makes. */
+  set activeItems(items: T[]) {
+    this.active = items;
+    this.changeActive.fire(items);
   }
   show(): void {
     this.visible = true;
@@ -204,8 +211,12 @@ export class FakeQuickPick<T> {
     this.value = value;
     this.changeValue.fire(value);
   }
-  acceptItem(index = 0): void {
+  /** The user moves the active row (arrow keys). */
+  moveTo(index: number): void {
     this.activeItems = [this.items[index]];
+  }
+  acceptItem(index = 0): void {
+    this.active = [this.items[index]];
     this.selectedItems = [this.items[index]];
     this.accept.fire();
   }
@@ -278,7 +289,11 @@ export const mock = {
   configEmitter: new EventEmitter<any>(),
   /** What vscode.lm.selectChatModels answers. */
   chatModels: [] as FakeChatModel[],
+  noLanguageModelApi(): void {
+    delete lm.selectChatModels;
+  },
   reset(): void {
+    lm.selectChatModels = selectChatModels;
     this.chatModels = [];
     this.settings = {};
     this.accessed = new Set<string>();
@@ -413,9 +428,9 @@ export const commands = {
   },
 };
 
-export const lm = {
-  selectChatModels: async (_selector?: unknown) => mock.chatModels,
-};
+const selectChatModels = async (_selector?: unknown) => mock.chatModels;
+/** `vscode.lm`; `mock.noLanguageModelApi()` takes its selectChatModels away (a VS Code without the API) until reset. */
+export const lm: { selectChatModels?: typeof selectChatModels } = { selectChatModels };
 
 export const env = {
   clipboard: {
