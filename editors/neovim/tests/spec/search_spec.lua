@@ -314,7 +314,7 @@ H.run("search_spec", function()
       local n = H.wait(15000, function()
         return H.note("^fisk: search failed", from)
       end, "a folder outside the project")
-      H.match(n.msg, "no open project", "the server's message")
+      H.match(n.msg, "outside the project root", "the server's message")
 
       local result
       require("fisk.api").search("quokka", { paths = { "notes" } }, function(e, r)
