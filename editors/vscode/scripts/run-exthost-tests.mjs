@@ -19,16 +19,19 @@ for (const file of [path.join(box.dir, 'user/User/settings.json'), path.join(box
   writeJson(file, QUIET_SETTINGS);
 }
 // Workspace settings: in this web workbench, user settings are dropped once the tests write
-// workspace settings (they change fisk.topK and fisk.server.command there).
+// workspace settings (they change fisk.topK and fisk.server.command there). Question expansion is
+// off except in the tests of it: the test chat model answers every question with the same strings,
+// which would refine the other tests' lists.
+const settings = { ...box.serverSettings, 'fisk.expansion.provider': 'none' };
 let target = `folder=${encodeURIComponent(box.ws)}`;
 if (multiroot) {
   const second = path.join(box.dir, 'second');
   fs.cpSync(path.join(path.dirname(FIXTURE), 'second'), second, { recursive: true });
   const workspace = path.join(box.dir, 'multi.code-workspace');
-  writeJson(workspace, { folders: [{ path: box.ws }, { path: second }], settings: box.serverSettings });
+  writeJson(workspace, { folders: [{ path: box.ws }, { path: second }], settings });
   target = `workspace=${encodeURIComponent(workspace)}`;
 } else {
-  writeJson(path.join(box.ws, '.vscode/settings.json'), box.serverSettings);
+  writeJson(path.join(box.ws, '.vscode/settings.json'), settings);
 }
 // A chat model provider for the picker's language model expansion, installed as a user extension (the
 // payload takes one extensionDevelopmentPath); the server registers what it finds there at startup.

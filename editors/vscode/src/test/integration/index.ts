@@ -414,6 +414,20 @@ async function searchExpanding(question: string, done: (view: PickerView, search
   }
 }
 
+/**
+ * Runs `body` with fisk.expansion.provider back at its default (editor: the run's workspace
+ * settings turn expansion off for the other tests), then turns it off again.
+ */
+async function withDefaultExpansion(body: () => Promise<void>): Promise<void> {
+  const config = vscode.workspace.getConfiguration('fisk');
+  await afterRestart(() => config.update('expansion.provider', undefined, vscode.ConfigurationTarget.Workspace), 'running');
+  try {
+    await body();
+  } finally {
+    await afterRestart(() => config.update('expansion.provider', 'none', vscode.ConfigurationTarget.Workspace), 'running');
+  }
+}
+
 test('question expansion (provider editor, the default): the server asks the chat model through fisk/expand and the picker refines its rows in place', async () => {
   const provider = vscode.extensions.getExtension<{ requests: string[] }>('fisk-test.fisk-test-lm-provider');
   assert.ok(provider, 'the test chat model provider is loaded');
@@ -421,7 +435,7 @@ test('question expansion (provider editor, the default): the server asks the cha
   const models = await vscode.lm.selectChatModels();
   assert.ok(models.some((m) => m.id === 'fisk-test-model'), `the test model is offered: ${models.map((m) => m.id).join(', ')}`);
   const question = 'why are my notifications held back at night?';
-  try {
+  await withDefaultExpansion(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const before = requests.length;
     // The workbench first makes the refined list's first row active, then the row the extension
@@ -446,36 +460,36 @@ test('question expansion (provider editor, the default): the server asks the cha
     const again = await searchExpanding(question, (v, searches) => v.refined && v.active === kept(searches));
     assert.equal(requests.length - before, 1, 'the same question again: no second model request');
     assert.equal(again.searches[1].expansion, 'cached');
-  } finally {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-  }
-}, 90000);
+  });
+}, 120000);
 
 test('question expansion: a model that fails keeps the plain rows, and the title says why', async () => {
   const question = 'why does the radar refuse to buffer the feed?';
-  try {
+  await withDefaultExpansion(async () => {
     const { view, citation, searches } = await searchExpanding(question, (v) => v.expansion?.startsWith('failed: ') === true);
     assert.deepEqual(searches.map((s) => s.expand), [undefined, true]);
     assert.equal(view.refined, false);
     assert.deepEqual(view.citations, searches[0].citations, 'the plain rows stayed');
     assert.match(view.title, /· not expanded \(.*declines.*\)$/);
     assert.equal(citation, view.active);
-  } finally {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-  }
-}, 90000);
+  });
+}, 120000);
 
 test('the language model tool never asks for expansion', async () => {
   const seen: (boolean | undefined)[] = [];
   const sub = api.onDidSearch((e) => seen.push(e.args.expand));
   try {
-    const lm = vscode.lm as unknown as { invokeTool(name: string, options: object): Thenable<unknown> };
-    await lm.invokeTool('fisk_knowledge_search', { input: { query: 'why are my notifications held back at night?' }, toolInvocationToken: undefined });
+    await withDefaultExpansion(async () => {
+      const lm = vscode.lm as unknown as { invokeTool(name: string, options: object): Thenable<unknown> };
+      await lm.invokeTool('fisk_knowledge_search', { input: { query: 'why are my notifications held back at night?' }, toolInvocationToken: undefined });
+    });
     assert.deepEqual(seen, [undefined]);
   } finally {
     sub.dispose();
   }
-});
+}, 90000);
 
 test('a server command that is not installed is reported with the install command', async () => {
   const config = vscode.workspace.getConfiguration('fisk');
