@@ -42,6 +42,7 @@ from ..knowledge import (
     ConfigError,
     KnowledgeDisabled,
     KnowledgeError,
+    bounded,
     is_long_query,
     one_line,
     resolve_settings,
@@ -451,7 +452,7 @@ def _bind(host: str, port: int) -> socket.socket:
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
         sock.bind(addr)
     except OSError as exc:
-        where = shown(f"{host}:{port}")
+        where = bounded(f"{host}:{port}")
         raise KnowledgeError(f"cannot listen on {where}: {exc.strerror or exc}") from exc
     sock.listen(128)
     sock.setblocking(False)
@@ -547,7 +548,7 @@ def serve(
             log.warning(
                 "WARNING: --host %s: the server is reachable from %s; every request must carry "
                 "the bearer token",
-                shown(bind_host),
+                bounded(bind_host),
                 reach,
             )
         token = _token(token_env, required=host is not None)

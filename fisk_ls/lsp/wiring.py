@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from ..knowledge import bounded, shown
+from ..knowledge import bounded
 from . import citations, commands, expand, lifecycle, sync
 from .server import FiskLanguageServer
 
@@ -36,14 +36,14 @@ def tcp_address(tcp: str) -> tuple[str, int]:
     host, _, port = tcp.rpartition(":")
     host = host.strip("[]") or "127.0.0.1"
     if not port.isdigit() or not 0 <= int(port) <= 65535:
-        sys.exit(f"fisk-ls: --tcp {shown(tcp)}: expected HOST:PORT with a port from 0 to 65535")
+        sys.exit(f"fisk-ls: --tcp {bounded(tcp)}: expected HOST:PORT with a port from 0 to 65535")
     try:
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = False
     if not loopback:
         sys.exit(
-            f"fisk-ls: --tcp {shown(tcp)}: the TCP port listens on loopback only (127.0.0.1, "
+            f"fisk-ls: --tcp {bounded(tcp)}: the TCP port listens on loopback only (127.0.0.1, "
             "::1 or localhost); use stdio to serve an editor"
         )
     return host, int(port)
