@@ -256,11 +256,14 @@ def reads_as_question(question: str) -> bool:
 
 def flat(scores: Sequence[float]) -> bool:
     """Whether the plain results cannot tell their top five apart (the fifth scores at least
-    ``FLAT`` of the first) or are fewer than five: the question's words are everywhere, or
-    almost nowhere, in the docs."""
-    if len(scores) < FLAT_DEPTH:
+    ``FLAT`` of the first): the question's words are everywhere in the docs alike. Nothing
+    found is flat; fewer than five hits (the words are almost nowhere) are flat unless the first
+    stands out from the last, and a single hit is the one section holding the words (an
+    identifier in a small project): not flat."""
+    if not scores:
         return True
-    return scores[FLAT_DEPTH - 1] >= FLAT * scores[0]
+    last = scores[min(len(scores), FLAT_DEPTH) - 1]
+    return len(scores) > 1 and last >= FLAT * scores[0]
 
 
 def needs_expansion(question: str, scores: Sequence[float]) -> bool:
@@ -268,8 +271,8 @@ def needs_expansion(question: str, scores: Sequence[float]) -> bool:
     hit scores (best first): when the question reads as one (:func:`reads_as_question`: its
     words are the asker's, not the docs'), or the results are :func:`flat` (nothing or little
     found, or a keyword found in many sections alike: an option name every cmdlet page lists).
-    A keyword or identifier query whose best hits stand out costs no model call. A search for
-    fewer than five hits always counts as flat. bench/expansion.py measures this rule and the
+    A keyword or identifier query whose best hits stand out costs no model call.
+    bench/expansion.py measures this rule and the
     alternatives on the dev sets (bench/tuning.md)."""
     return reads_as_question(question) or flat(scores)
 

@@ -39,7 +39,9 @@ def test_flat_results() -> None:
     assert flat(TIED)
     assert not flat(STANDOUT)
     assert flat([])
-    assert flat([1.0, 0.1])  # fewer than five hits: little found
+    assert not flat([1.0, 0.1])  # fewer than five hits, the first standing out
+    assert flat([1.0, 0.9, 0.8])  # fewer than five, alike: the words are almost nowhere
+    assert not flat([1.0])  # the one section holding the words (an identifier that hits)
     assert flat([1.0, 0.9, 0.8, 0.7, FLAT])
 
 
