@@ -19,11 +19,12 @@ from collections.abc import Callable
 
 from .errors import SearchCancelled
 
-PROGRESS_STEPS = 1000
+PROGRESS_STEPS = 10_000
 """SQLite virtual machine instructions between two looks at the deadline while a statement runs
-(``sqlite3_progress_handler``): tens of microseconds of a BM25 scan, so an interrupted statement
-stops within about a millisecond, and the look (an ``Event`` read and a clock read) costs well
-under 1 % of the scan (bench/tuning.md, "A search stops at its deadline")."""
+(``sqlite3_progress_handler``): about 0.5 ms of a BM25 scan, so an interrupted statement stops
+within about a millisecond, and the looks (a Python call each: an ``Event`` read and a clock
+read) cost about 0.2 % of a search; every 1,000 instructions they cost about 2 % (bench/tuning.md,
+"A search stops at its deadline")."""
 
 CHECK_EVERY = 1024
 """Items of a long Python loop (a scope's documents) between two looks at the deadline."""

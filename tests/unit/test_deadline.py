@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.knowledge import Cancelled, Knowledge, SearchCancelled, index, resolve_settings
+from fisk_ls.knowledge import store
 from fisk_ls.knowledge.arms import ArmPool
 from fisk_ls.knowledge.deadline import Deadline
 from fisk_ls.knowledge.location import Settings
@@ -36,6 +37,13 @@ class Ticks:
         with self.lock:
             self.now += 1
             return float(self.now)
+
+
+@pytest.fixture(autouse=True)
+def often(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A look every 500 SQLite steps (not ``PROGRESS_STEPS``): many looks in a search of this
+    small corpus, so it can be stopped at several points of one statement."""
+    monkeypatch.setattr(store, "PROGRESS_STEPS", 500)
 
 
 @pytest.fixture(scope="module")
