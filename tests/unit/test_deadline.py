@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Cancelled, Knowledge, SearchCancelled, index, resolve_settings
-from fisk_ls.knowledge import store
+from fisk_ls.knowledge import Cancelled, Knowledge, SearchCancelled, index, resolve_settings, store
 from fisk_ls.knowledge.arms import ArmPool
 from fisk_ls.knowledge.deadline import Deadline
 from fisk_ls.knowledge.location import Settings
