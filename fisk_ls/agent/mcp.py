@@ -3,7 +3,10 @@
 Built on the official ``mcp`` SDK's low-level ``Server`` (2.x): our own input schema, tool
 annotations, and results carrying both the tool's JSON as text and the same object as
 structured content. The tool is served only when ``expose.agent.mcp.builtins`` in agent.yaml
-lists it; otherwise the server starts with no tools and says on stderr how to expose it.
+lists it; otherwise the server starts with no tools and says on stderr how to expose it. The
+SDK serves both protocol versions a client may ask for (tests/mcp/test_protocol_versions.py):
+2025-11-25 (``initialize``; HTTP sessions) and 2026-07-28 (``server/discover``; each HTTP request
+on its own, no session), behind the same token, caps and deadlines.
 
 The store is opened read-only once (``Knowledge``) and shared by every session: an index built
 after the server started is found on the next call, and searches run in worker threads, a few
@@ -26,6 +29,7 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +44,10 @@ from mcp_types import INVALID_PARAMS
 from ..knowledge import (
     KNOWLEDGE_SEARCH,
     ConfigError,
+    Deadline,
     KnowledgeDisabled,
     KnowledgeError,
+    SearchCancelled,
     bounded,
     is_long_query,
     one_line,
@@ -203,7 +209,9 @@ def build_server(
 
     Searches run in worker threads, ``max_concurrent`` at a time, and long queries
     (``fts.is_long_query``) at most ``MAX_CONCURRENT_LONG`` of their own at a time, so any
-    number of them leaves ordinary searches their threads (as the language server's lanes)."""
+    number of them leaves ordinary searches their threads (as the language server's lanes).
+    A search still running at ``timeout`` (or when its caller cancels) is answered with the
+    timeout's error and stopped there (deadline.py): it frees its core and its thread."""
     limiter = anyio.CapacityLimiter(max_concurrent)
     long_limiter = anyio.CapacityLimiter(MAX_CONCURRENT_LONG)
     tools = [TOOL] if tool is not None else []
@@ -222,23 +230,28 @@ def build_server(
         log.info("Running %s", trace(args))
         query = args.get("query")
         lane = long_limiter if isinstance(query, str) and is_long_query(query) else limiter
+        # The search stops at the same time limit (deadline.py), and when the client cancels:
+        # an abandoned thread would go on using a core and a connection.
+        deadline = Deadline.after(timeout)
         try:
             with anyio.fail_after(timeout):
                 outcome = await anyio.to_thread.run_sync(
-                    tool.call, args, limiter=lane, abandon_on_cancel=True
+                    partial(tool.call, args, deadline), limiter=lane, abandon_on_cancel=True
                 )
         except ToolInputError as exc:
             if _arguments_are_protocol_errors(ctx.protocol_version):
                 raise MCPError(INVALID_PARAMS, one_line(str(exc), MAX_ERROR_CHARS)) from None
             return _error(str(exc))
+        except (TimeoutError, SearchCancelled):
+            return _error(f"{NAME}: the search took longer than {timeout:g}s")
         except KnowledgeError as exc:
             log.warning("%s failed: %s", NAME, one_line(str(exc), MAX_ERROR_CHARS))
             return _error(f"{NAME}: {exc}")
-        except TimeoutError:
-            return _error(f"{NAME}: the search took longer than {timeout:g}s")
         except Exception as exc:  # a bug: keep the server up, the traceback on stderr only
             log.exception("%s failed unexpectedly", NAME)
             return _error(f"{NAME}: internal error ({type(exc).__name__})")
+        finally:
+            deadline.cancel()  # answered, timed out or cancelled by the client: stop the search
         return _success(outcome)
 
     def input_schema(name: str) -> dict[str, Any] | None:

@@ -27,6 +27,7 @@ from ..knowledge import (
     TOP_K,
     CitationError,
     CitedChunk,
+    Deadline,
     Knowledge,
     KnowledgeError,
     Project,
@@ -397,11 +398,16 @@ class KnowledgeTool:
         self.knowledge = self.project.reader
         self.budget_chars = settings.max_injected_tokens * CHARS_PER_TOKEN
 
-    def call(self, raw: Mapping[str, Any] | str | None) -> dict[str, Any]:
-        """Run the tool; ToolInputError for bad arguments, KnowledgeError for real failures."""
+    def call(
+        self, raw: Mapping[str, Any] | str | None, deadline: Deadline | None = None
+    ) -> dict[str, Any]:
+        """Run the tool; ToolInputError for bad arguments, KnowledgeError for real failures
+        (SearchCancelled once ``deadline`` has passed: the search stops where it is)."""
         args = parse_args(raw, self.settings.project_root)
         result = self.project.read(
-            lambda kn: kn.search(args.query, args.top_k, also=args.also, scope=args.scope)
+            lambda kn: kn.search(
+                args.query, args.top_k, also=args.also, scope=args.scope, deadline=deadline
+            )
         )
         neighbours = {
             hit.citation: self._around(hit.citation, args.context)

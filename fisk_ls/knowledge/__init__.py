@@ -24,6 +24,7 @@ from .errors import (
     IndexLocked,
     KnowledgeDisabled,
     KnowledgeError,
+    SearchCancelled,
     StoreError,
     VectorSpaceMismatch,
 )
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
         expansion_problem,
         parse_duration,
     )
+    from .deadline import Deadline
     from .doctor import Check
     from .expansion import (
         FLAT_DEPTH,
@@ -121,6 +123,7 @@ else:
 
 _LAZY = {
     "CitedChunk": ".citations",
+    "Deadline": ".deadline",
     "parse_citation": ".citations",
     "read_document": ".index.files",
     "DEFAULT_BUILTIN_MODEL": ".config",
@@ -247,6 +250,7 @@ __all__ = [
     "CitedChunk",
     "ConfigError",
     "Coverage",
+    "Deadline",
     "EmbeddingsConfig",
     "EmbeddingsError",
     "Expander",
@@ -269,6 +273,7 @@ __all__ = [
     "Removal",
     "RunReporter",
     "Scope",
+    "SearchCancelled",
     "SearchResult",
     "Setting",
     "SettingError",

@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
+from .errors import SearchCancelled
+
 if TYPE_CHECKING:
     from .query import SearchString
     from .store import Snapshot, Store
@@ -93,7 +95,8 @@ class ArmPool:
     ) -> list[Ranked]:
         """``arm(snapshot, string, plan, within)`` of every string, in order: the lists that
         running them one after another on ``snap`` gives. A string without searchable words
-        gets ``[]`` without a call."""
+        gets ``[]`` without a call. The workers' snapshots carry ``snap``'s deadline, so a
+        search past it stops on every connection (SearchCancelled)."""
         todo = [i for i, p in enumerate(plans) if p.expression()]
         out: list[Ranked] = [[] for _ in plans]
         if (
@@ -118,8 +121,11 @@ class ArmPool:
                     return  # the searching thread took every arm already
             with contextlib.ExitStack() as stack:
                 try:
-                    mine = stack.enter_context(self.store.snapshot())
+                    # The search's deadline interrupts this connection's statements too.
+                    mine = stack.enter_context(self.store.snapshot(snap.deadline))
                     same = mine is not None and state(mine) == want
+                except SearchCancelled:
+                    return  # the searching thread meets the deadline too
                 except Exception:  # a store replaced or damaged since: the search's own
                     same = False  # snapshot still answers, as without workers
                 if not same or mine is None:

@@ -96,4 +96,10 @@ class EmbeddingsError(KnowledgeError):
 
 
 class Cancelled(KnowledgeError):
-    """An index run was asked to stop; everything committed so far stays."""
+    """Work was asked to stop: an index run (everything committed so far stays), or a search
+    (:class:`SearchCancelled`)."""
+
+
+class SearchCancelled(Cancelled):
+    """A search was cancelled or ran past its time limit (deadline.py) and stopped where it was;
+    nothing is returned."""

@@ -30,6 +30,7 @@ from .location import Settings, resolve_settings
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from .deadline import Deadline
     from .doctor import Check
     from .expansion import Expander
     from .index.queue import QueueHooks, UpdateQueue
@@ -180,11 +181,13 @@ class Project:
         scope: Scope | None = None,
         reader_language: str | None = None,
         expand: bool = False,
+        deadline: Deadline | None = None,
     ) -> SearchResult:
         """A search of the live index (``Knowledge.search``); with ``expand``, the configured
         expander's strings join ``also`` when the plain results are weak (expansion.py), and the
         result's ``expansion`` says what happened. The gate reads at least ``FLAT_DEPTH`` hits,
-        so a search for fewer asks for that many and keeps its own count."""
+        so a search for fewer asks for that many and keeps its own count. ``deadline``: when
+        the search (each of its runs) must stop (deadline.py; SearchCancelled)."""
         import dataclasses
 
         from .expansion import FLAT_DEPTH, expanded
@@ -194,7 +197,9 @@ class Project:
         wide = max(k, FLAT_DEPTH) if expand else k
 
         def run(strings: tuple[str, ...]) -> SearchResult:
-            return self.reader.search(query, wide, reader_language, strings, scope=scope)
+            return self.reader.search(
+                query, wide, reader_language, strings, scope=scope, deadline=deadline
+            )
 
         with self.errors():
             if not expand:

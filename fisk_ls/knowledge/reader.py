@@ -22,6 +22,7 @@ from .citations import (
     format_citation,
     parse_citation,
 )
+from .deadline import Deadline, check
 from .errors import CitationError
 from .languages import environment_language
 from .location import Settings
@@ -136,6 +137,7 @@ class Knowledge:
         also: Sequence[str] = (),
         *,
         scope: Scope | None = None,
+        deadline: Deadline | None = None,
     ) -> SearchResult:
         """Search the live index. With embeddings configured, the query is embedded first,
         outside the read transaction (optimistically: whether the index holds vectors is known
@@ -147,7 +149,9 @@ class Knowledge:
         to four extra search strings (``settings_schema.check_also``; SettingError past the
         limits), searched beside the query and fused with it; the query and they are embedded
         in one model call, and each hit's ``found_by`` names the strings that found it.
-        ``scope``: only the documents in it (``Scope.build``; the best hits inside it)."""
+        ``scope``: only the documents in it (``Scope.build``; the best hits inside it).
+        ``deadline``: when to stop (deadline.py): a search past it raises SearchCancelled,
+        its running statement interrupted."""
         q = Query.parse(
             query,
             top_k,
@@ -159,13 +163,14 @@ class Knowledge:
         )
         space = self.vector_space()
         vectors: Sequence[QueryVector | None] = ()
+        check(deadline)
         if self.embedder is not None and self._may_hold_vectors():
             texts = [s.text for s in q.strings]
             if len(texts) > 1:
                 vectors = embed_queries(self.embedder, texts)
             else:
                 vectors = [embed_query(self.embedder, query)]
-        with self.store.snapshot() as snap:
+        with self.store.snapshot(deadline) as snap:
             if snap is not None and space is not None and snap.manifest.hybrid:
                 self.store.ensure_vec(snap.conn)
             result = run_search(
@@ -185,6 +190,7 @@ class Knowledge:
         tokens: dict[tuple[str, ...], tuple[set[str], set[str]]] = {}
         hits = []
         for hit in result.hits:
+            check(deadline)
             # Highlights use the terms of every string that found the hit.
             terms = tokens.get(hit.found_by)
             if terms is None:

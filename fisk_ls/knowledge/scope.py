@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .deadline import CHECK_EVERY
 from .errors import IndexOutdated
 from .settings_schema import SettingError, check_tags, shown
 from .wildmatch import Globs, parse
@@ -198,7 +199,13 @@ def _in_paths(snap: Snapshot, scope: Scope) -> list[int] | None:
                 if int(row[0]) not in seen:
                     seen.add(int(row[0]))
                     rows.append(row)
-    ids = sorted(int(i) for i, path in rows if scope.contains(str(path)))
+    ids: list[int] = []
+    for n, (i, path) in enumerate(rows):
+        if n % CHECK_EVERY == 0:
+            snap.check()  # every document of a large index against many patterns
+        if scope.contains(str(path)):
+            ids.append(int(i))
+    ids.sort()
     if prefixes is None and len(ids) == len(rows):
         return None
     return ids

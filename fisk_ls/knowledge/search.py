@@ -480,7 +480,8 @@ def run_search(
     coarse: knn.CoarseIndex | None = None,
     pool: ArmPool | None = None,
 ) -> SearchResult:
-    """Search one snapshot (None = not built) for a parsed ``query`` (query.py).
+    """Search one snapshot (None = not built) for a parsed ``query`` (query.py); the
+    snapshot's deadline is checked between its stages (SearchCancelled once it has passed).
 
     ``space`` is the configured vector space (None: lexical configuration) and
     ``vectors`` what :func:`embed_query` / :func:`embed_queries` gave for the query's strings,
@@ -512,14 +513,17 @@ def run_search(
     scope = query.scope
     docs = scope_documents(snap, scope) if scope is not None else None
     within = scope_chunks(snap, docs) if docs is not None and space and hybrid else None
+    snap.check()
     plans = [
         query_plan(snap, s, term_stats, None if i == 0 else ALSO_POSTING_BUDGET)
         for i, s in enumerate(strings)
     ]
+    snap.check()
     if pool is not None:  # one string, or little to read: one after another there too
         deeps = pool.run(snap, lexical_arm, strings, plans, docs)
     else:
         deeps = [lexical_arm(snap, s, plan, docs) for s, plan in zip(strings, plans, strict=True)]
+    snap.check()
     found_vectors: list[knn.Scored] = [[] for _ in strings]
     degraded, reason = False, None
     if space is not None and (hybrid or given[0] is not None):
@@ -538,6 +542,7 @@ def run_search(
                 if len(v.vector) != dim:
                     raise dimension_error(len(v.vector), dim)
                 found_vectors[i] = vector_ids(snap, v.vector, coarse=coarse, within=within)
+                snap.check()
     scoped = docs is not None
     if not any(deeps) and not any(found_vectors):
         # Searchable words that no document (in the scope) holds: ok, with no hits.

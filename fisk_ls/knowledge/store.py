@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import schema
+from .deadline import PROGRESS_STEPS, Deadline
 from .errors import RESET_FIX, FormatTooNew, StoreError
 from .lock import LOCK_NAME
 from .regular import NotRegular, kind_of, read_regular
@@ -653,10 +654,18 @@ class Snapshot:
 
     conn: apsw.Connection
     manifest: Manifest
+    deadline: Deadline | None = None
+    """When the search reading it must stop (deadline.py): its statements are interrupted
+    then, and long loops over what it reads call :meth:`check`."""
 
     @property
     def tables(self) -> schema.Tables:
         return self.manifest.tables
+
+    def check(self) -> None:
+        """SearchCancelled once the reading search's deadline has passed."""
+        if self.deadline is not None:
+            self.deadline.check()
 
 
 class Store:
@@ -712,21 +721,34 @@ class Store:
             self._local.vec = True
 
     @contextlib.contextmanager
-    def snapshot(self) -> Iterator[Snapshot | None]:
-        """Yield a Snapshot of the live index, or None when it is not built yet."""
+    def snapshot(self, deadline: Deadline | None = None) -> Iterator[Snapshot | None]:
+        """Yield a Snapshot of the live index, or None when it is not built yet. With a
+        ``deadline``, a statement still running when it passes is interrupted (a progress
+        handler on this thread's connection while the snapshot is open) and SearchCancelled
+        is raised."""
         lib = _apsw()
         try:
             conn = self._conn()
             if conn is None:
                 yield None
                 return
-            conn.execute("BEGIN")
+            if deadline is not None:
+                deadline.check()
+                conn.set_progress_handler(deadline.expired, PROGRESS_STEPS)
             try:
-                manifest = read_manifest(conn)
-                yield Snapshot(conn, manifest) if manifest else None
-            finally:
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
+                conn.execute("BEGIN")
+                try:
+                    manifest = read_manifest(conn)
+                    yield Snapshot(conn, manifest, deadline) if manifest else None
+                finally:
+                    if deadline is not None:  # before COMMIT, which must not be interrupted
+                        conn.set_progress_handler(None)
+                    if conn.in_transaction:
+                        conn.execute("COMMIT")
+            except lib.InterruptError as exc:
+                if deadline is None or not deadline.expired():
+                    raise
+                raise deadline.error() from exc
         except (lib.CorruptError, lib.NotADBError, lib.IOError, lib.FullError) as exc:
             # A damaged page met by a read: one line naming the recovery, for every front end.
             raise explain(exc, self.path) from exc

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from lsprotocol import types
@@ -18,9 +19,11 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from ..knowledge import (
     SHOW_CONTEXT,
     CitationError,
+    Deadline,
     IndexStats,
     KnowledgeError,
     Scope,
+    SearchCancelled,
     SettingError,
     bounded,
     check_also,
@@ -69,9 +72,13 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     except SettingError as exc:
         raise invalid(SEARCH, str(exc)) from None
 
+    deadline = Deadline()
+
     def scoped() -> Merged:
         try:
-            return ls.projects.search(query, top_k, also, paths, tags, expand=expand)
+            return ls.projects.search(
+                query, top_k, also, paths, tags, expand=expand, deadline=deadline
+            )
         except SettingError as exc:  # an absolute path in no open project
             raise invalid(SEARCH, str(exc)) from None
 
@@ -80,8 +87,11 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
         merged = failing_as_rpc(scoped)
         return results.search_result(merged, units(ls.workspace.position_encoding))
 
-    # Extra strings (a hypothetical answer is a sentence or two) make it a long search.
-    return await ls.search_lanes.run(max((query, *also), key=len), run)
+    # $/cancelRequest stops the search itself (its running statement is interrupted), not
+    # just the reply: the thread is free for the next search at once.
+    with cancel_hook(ls, deadline.cancel):
+        # Extra strings (a hypothetical answer is a sentence or two) make it a long search.
+        return await ls.search_lanes.run(max((query, *also), key=len), run)
 
 
 def show(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
@@ -114,18 +124,26 @@ async def reindex(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     await asyncio.to_thread(ls.wait_ready)
     projects = list(ls.projects)
     runs = [asyncio.wrap_future(p.request_full(rebuild)) for p in projects]
-    protocol = ls.protocol
-    assert isinstance(protocol, FiskProtocol)
-    hooks = protocol.cancel_hooks  # $/cancelRequest stops the runs, not just the reply
-    rid = protocol.msg_id
-    hooks[rid] = lambda: [p.cancel() for p in projects]
-    try:
+    with cancel_hook(ls, lambda: [p.cancel() for p in projects]):  # the runs, not just the reply
         done = await asyncio.gather(*runs, return_exceptions=True)
-    finally:
-        hooks.pop(rid, None)
     if errors := [e for e in done if isinstance(e, BaseException)]:
         raise request_failed(str(errors[0]) or "index run cancelled")
     return results.stats_result([s for s in done if isinstance(s, IndexStats)])
+
+
+@contextmanager
+def cancel_hook(ls: FiskLanguageServer, hook: Callable[[], object]) -> Iterator[None]:
+    """While inside, ``$/cancelRequest`` of the request being handled also calls ``hook``
+    (pygls only cancels the request's outer future; ``msg_id`` is the current request's, a
+    context variable of the handler's task)."""
+    protocol = ls.protocol
+    assert isinstance(protocol, FiskProtocol)
+    rid = protocol.msg_id
+    protocol.cancel_hooks[rid] = hook
+    try:
+        yield
+    finally:
+        protocol.cancel_hooks.pop(rid, None)
 
 
 # -- arguments -----------------------------------------------------------------------------
@@ -161,9 +179,14 @@ def string_field(command: str, params: dict[str, Any], name: str) -> str:
 
 
 def failing_as_rpc(call: Callable[[], T]) -> T:
-    """Core failures → JSON-RPC errors: citations are bad params, the rest request failures."""
+    """Core failures → JSON-RPC errors: citations are bad params, a search stopped at its
+    deadline RequestCancelled, the rest request failures."""
     try:
         return call()
+    except SearchCancelled as exc:
+        raise JsonRpcException(
+            bounded(str(exc)), code=types.LSPErrorCodes.RequestCancelled.value
+        ) from exc
     except CitationError as exc:
         raise JsonRpcInvalidParams(bounded(str(exc))) from exc
     except KnowledgeError as exc:

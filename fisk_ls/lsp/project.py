@@ -23,6 +23,7 @@ from ..knowledge import (
     OK,
     CitationError,
     CitedChunk,
+    Deadline,
     Expander,
     Expansion,
     Hit,
@@ -31,6 +32,7 @@ from ..knowledge import (
     KnowledgeError,
     QueueHooks,
     Scope,
+    SearchCancelled,
     SearchResult,
     SettingError,
     Settings,
@@ -180,11 +182,13 @@ class Projects:
         tags: Sequence[str] = (),
         *,
         expand: bool = False,
+        deadline: Deadline | None = None,
     ) -> Merged:
         """The best hits of every project, merged by score; ``paths`` and ``tags`` (see
         :func:`scopes`) keep each project's search to them. With ``expand``, the first
         project's expander adds its strings when the plain results are weak (the core's
-        ``expanded``), once for all projects."""
+        ``expanded``), once for all projects. ``deadline``: when it must stop (the client's
+        ``$/cancelRequest``): SearchCancelled."""
         projects = list(self)
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
@@ -195,7 +199,7 @@ class Projects:
         wide = max(k, FLAT_DEPTH) if expand else k  # the gate reads at least FLAT_DEPTH hits
 
         def run(strings: tuple[str, ...]) -> Merged:
-            return self._merged(searched, query, wide, strings)
+            return self._merged(searched, query, wide, strings, deadline)
 
         if not expand:
             return run(also)
@@ -220,6 +224,7 @@ class Projects:
         query: str,
         k: int,
         also: tuple[str, ...],
+        deadline: Deadline | None = None,
     ) -> Merged:
         merged = Merged(INDEX_NOT_BUILT, "")
         statuses: list[str] = []
@@ -229,7 +234,11 @@ class Projects:
         runs: list[IndexRun | None] = []
         for project, scope in searched:
             try:
-                result = project.read(partial(_search, query, k, self.reader_language, also, scope))
+                result = project.read(
+                    partial(_search, query, k, self.reader_language, also, scope, deadline)
+                )
+            except SearchCancelled:
+                raise  # the whole search stops, not just this root's
             except KnowledgeError as exc:  # a broken store: the other roots still answer
                 failures.append(exc)
                 reasons.append(f"{project.folder.name}: {exc}")
@@ -302,9 +311,10 @@ def _search(
     language: str | None,
     also: tuple[str, ...],
     scope: Scope | None,
+    deadline: Deadline | None,
     kn: Knowledge,
 ) -> SearchResult:
-    return kn.search(query, k, language, also, scope=scope)
+    return kn.search(query, k, language, also, scope=scope, deadline=deadline)
 
 
 def scopes(

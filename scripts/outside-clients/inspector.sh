@@ -70,6 +70,12 @@ check "stdio top_k=50 is a tool error" 'expected an integer from 1 to 20, got 50
   "${STDIO[@]}"
 check "stdio unknown tool" 'tool_not_found' \
   "${I[@]}" --method tools/call --tool-name nope --tool-arg query=x "${STDIO[@]}"
+check "stdio call (modern era)" '\\"status\\":\\"ok\\"' \
+  "${I[@]}" --protocol-era modern --method tools/call --tool-name knowledge_search \
+  --tool-arg query="event stream 405" top_k=2 "${STDIO[@]}"
+check "stdio call (legacy era)" '\\"status\\":\\"ok\\"' \
+  "${I[@]}" --protocol-era legacy --method tools/call --tool-name knowledge_search \
+  --tool-arg query="event stream 405" top_k=2 "${STDIO[@]}"
 
 export FISK_MCP_TOKEN="tok-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 setsid "$FISK" mcp --http --host 127.0.0.1 --port 0 --token-env FISK_MCP_TOKEN \
@@ -90,6 +96,9 @@ check "http call with the token (modern era)" '\\"status\\":\\"ok\\"' \
   "${I[@]}" --protocol-era modern "$local_url" "${AUTH[@]}" --method tools/call \
   --tool-name knowledge_search --tool-arg query="event stream 405" \
   'also=["GET /mcp answers 405"]' context=1 top_k=2
+check "http call with the token (legacy era)" '\\"status\\":\\"ok\\"' \
+  "${I[@]}" --protocol-era legacy "$local_url" "${AUTH[@]}" --method tools/call \
+  --tool-name knowledge_search --tool-arg query="event stream 405" top_k=2
 check "http without a token" '"code":"auth_required".*"error\\":\\"unauthorized\\"' \
   "${I[@]}" "$url" --stored-auth-only --method tools/list
 check "http with a wrong token" '"code":"auth_required".*invalid_token' \

@@ -19,7 +19,7 @@ import httpx
 
 from fisk_ls.agent.mcp import MAX_CONCURRENT_LONG, MCP_PATH, build_server, http_app
 from fisk_ls.agent.tool import NAME, KnowledgeTool
-from fisk_ls.knowledge import index, resolve_settings
+from fisk_ls.knowledge import Deadline, index, resolve_settings
 from fisk_ls.knowledge.fts import is_long_query
 
 from .conftest import HEADERS
@@ -45,13 +45,15 @@ class GatedTool:
         self.inside = threading.Semaphore(0)
         self.entered = 0
 
-    def call(self, raw: Mapping[str, Any] | str | None) -> dict[str, Any]:
+    def call(
+        self, raw: Mapping[str, Any] | str | None, deadline: Deadline | None = None
+    ) -> dict[str, Any]:
         assert isinstance(raw, Mapping)
         if is_long_query(str(raw.get("query", ""))):
             self.entered += 1
             self.inside.release()
             assert self.release.wait(HANG_GUARD)
-        return self.real.call(raw)
+        return self.real.call(raw, deadline)
 
     def close(self) -> None:
         self.real.close()

@@ -19,6 +19,7 @@ import fisk_ls.knowledge.arms as arms
 import fisk_ls.knowledge.search as search
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.arms import ArmPool
+from fisk_ls.knowledge.deadline import Deadline
 from fisk_ls.knowledge.location import Settings
 from fisk_ls.knowledge.store import Snapshot
 
@@ -143,11 +144,11 @@ def test_a_worker_that_cannot_open_the_store_leaves_the_arms_to_the_search(
     tried = threading.Event()
 
     @contextlib.contextmanager
-    def snapshot() -> Iterator[Snapshot | None]:
+    def snapshot(deadline: Deadline | None = None) -> Iterator[Snapshot | None]:
         if threading.current_thread() is not searching:
             tried.set()
             raise OSError("the store was replaced")
-        with real_snapshot() as snap:
+        with real_snapshot(deadline) as snap:
             yield snap
 
     real_arm = search.lexical_arm
@@ -180,11 +181,11 @@ def test_a_commit_between_the_snapshots_falls_back_to_the_search_s_own(
     threads: list[str] = []
 
     @contextlib.contextmanager
-    def snapshot() -> Iterator[Snapshot | None]:
+    def snapshot(deadline: Deadline | None = None) -> Iterator[Snapshot | None]:
         if threading.current_thread() is not searching:
             reached.set()  # the search's snapshot is open; the worker's is not yet
             assert go.wait(30)
-        with real_snapshot() as snap:
+        with real_snapshot(deadline) as snap:
             yield snap
 
     def state(snap: Snapshot) -> arms.State:
