@@ -56,7 +56,7 @@ def main() -> None:
                 with kb.store.snapshot() as snap:
                     t0 = time.perf_counter()
                     parsed = Query.parse(query, args.top_k)
-                    result = run_search(snap, parsed, term_stats=kb.term_stats)
+                    result = run_search(snap, parsed, term_stats=kb.term_stats, locate=False)
                     t1 = time.perf_counter()
                     tokenize = fts_tokenizer(snap.conn)  # type: ignore[union-attr]
                     terms = query_tokens(query, tokenize)  # as Knowledge.search: once

@@ -141,6 +141,7 @@ def hit_json(hit: Any) -> dict[str, Any]:
                 "ordinal": a.ordinal,
                 "start_line": a.start_line,
                 "end_line": a.end_line,
+                "match_lines": list(a.match.lines) if a.match is not None else None,
             }
             for a in hit.also
         ],

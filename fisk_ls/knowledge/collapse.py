@@ -7,6 +7,10 @@ copies as one hit with the other locations attached; two chunks are the same whe
 hashes are equal or their normalised text is: link targets and URLs dropped, case folded, runs
 of anything but letters and digits collapsed to one space. The heading breadcrumb is part of the
 text, so the same boilerplate under different headings (two cmdlets' "Inputs") stays apart.
+
+A paragraph can stand in several documents whose chunks differ around it (npm repeats an option's
+paragraph on every command page taking that option): :func:`paragraph_key` keys the part of a hit
+that matched, normalised the same way, under its own heading, so search shows those hits as one.
 """
 
 from __future__ import annotations
@@ -47,3 +51,24 @@ def text_key(section: str, body: str) -> str:
     150k-chunk index)."""
     digest = hashlib.blake2b(normalised(section, body).encode(), digest_size=8)
     return "n:" + digest.hexdigest()
+
+
+FOLD_MIN_WORDS = 8
+"""A matched part folds other hits whose matched part is the same text only when it holds at
+least this many words: a short one ("None.", "Default: true") says too little to stand for the
+others, whose surroundings then tell them apart."""
+
+
+def paragraph_key(heading: str, text: str, min_words: int = FOLD_MIN_WORDS) -> str | None:
+    """The key of a matched part (``text``) under its own ``heading`` (the last of its heading
+    path), normalised as :func:`normalised`; None when the part folds nothing: it holds fewer
+    than ``min_words`` words, or it ends in a colon (it introduces what follows it, a list or
+    a code block that may differ from page to page: "You can configure the sampler with
+    environment variables:")."""
+    if text.rstrip().endswith(":"):
+        return None
+    words = normalised("", text)
+    if words.count(" ") + 1 < min_words:
+        return None
+    digest = hashlib.blake2b(f"{normalised(heading, '')}\n{words}".encode(), digest_size=8)
+    return "p:" + digest.hexdigest()

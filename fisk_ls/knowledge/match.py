@@ -62,6 +62,9 @@ class Match:
     """Where the part's first matched word starts (None when no query word matched). Exact
     when the chunk's text is its source lines, as it is unless a paragraph too long for one
     chunk was split: then it may fall short of the word on its line."""
+    end: int = 0
+    """Character offset in the chunk body where the part that matched ends (``offset`` to
+    ``end`` is its text, trailing newlines dropped)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,7 +283,7 @@ def locate(
     snippet, highlights = _snippet(text, best_ranges)
     words = tuple(dict.fromkeys(snippet[x:y] for x, y in highlights))
     spot = _spot(body, a + best_ranges[0][0], body_first, end_line) if best_ranges else None
-    return Match((first, last), part_section, snippet, highlights, words, a, spot)
+    return Match((first, last), part_section, snippet, highlights, words, a, spot, a + len(text))
 
 
 def _spot(body: str, at: int, body_first: int, end_line: int) -> Spot:

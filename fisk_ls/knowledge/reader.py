@@ -26,13 +26,11 @@ from .deadline import Deadline, check
 from .errors import CitationError
 from .languages import environment_language
 from .location import Settings
-from .match import Tokenizer, fts_tokenizer, locate, terms_tokens
 from .notices import NOT_BUILT_SENTENCE
 from .progress import IndexRun, recorded_run
 from .query import Query
 from .scope import Scope
 from .search import (
-    Hit,
     QueryEmbedder,
     QueryVector,
     SearchResult,
@@ -182,25 +180,7 @@ class Knowledge:
                 coarse=self.coarse,
                 pool=self.arms,
             )
-            result = dataclasses.replace(result, indexing=self.indexing())
-            if snap is None or not result.hits:
-                return result
-            tokenize = fts_tokenizer(snap.conn)
-        strings = {s.name: s for s in q.strings}
-        tokens: dict[tuple[str, ...], tuple[set[str], set[str]]] = {}
-        hits = []
-        for hit in result.hits:
-            check(deadline)
-            # Highlights use the terms of every string that found the hit.
-            terms = tokens.get(hit.found_by)
-            if terms is None:
-                parts = [terms_tokens(strings[name].terms, tokenize) for name in hit.found_by]
-                terms = tokens[hit.found_by] = (
-                    set().union(*(p[0] for p in parts)),
-                    set().union(*(p[1] for p in parts)),
-                )
-            hits.append(_with_match(hit, terms, tokenize))
-        return dataclasses.replace(result, hits=hits)
+            return dataclasses.replace(result, indexing=self.indexing())
 
     def _may_hold_vectors(self) -> bool:
         """False when the live index is built lexical-only (embeddings were configured after
@@ -343,11 +323,6 @@ def _chunk_row(snap: Snapshot, path: str, ordinal: int) -> tuple[str, str, int, 
     if row is None:
         return None
     return str(row[0]), str(row[1]), int(row[2]), int(row[3]), str(row[4])
-
-
-def _with_match(hit: Hit, terms: tuple[set[str], set[str]], tokenize: Tokenizer) -> Hit:
-    match = locate(hit.text, hit.section, (hit.start_line, hit.end_line), terms, tokenize)
-    return dataclasses.replace(hit, match=match)
 
 
 def tier_of(settings: Settings) -> str:

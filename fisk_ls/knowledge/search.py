@@ -20,11 +20,12 @@ are in lexical.py and KNN in vectors/knn.py.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .citations import format_citation
+from .collapse import normalised, paragraph_key
 from .display import display_text
 from .errors import EmbeddingsError
 from .fts import (
@@ -34,6 +35,8 @@ from .fts import (
 )
 from .languages import prefer_query_language
 from .lexical import TermStats, started_headings
+from .match import Match, fts_tokenizer, terms_tokens
+from .match import locate as locate_match
 from .query import Query, SearchString, string_name
 from .scope import chunk_ids as scope_chunks
 from .scope import documents as scope_documents
@@ -45,7 +48,6 @@ from .vectors.space import VectorSpace, dimension_error, require_match, require_
 if TYPE_CHECKING:
     from .arms import ArmPool
     from .expansion import Expansion
-    from .match import Match
     from .progress import IndexRun
     from .store import Snapshot
     from .vectors.backlog import Coverage
@@ -104,12 +106,17 @@ class QueryEmbedder(Protocol):
 
 
 class Location(NamedTuple):
-    """Where else a collapsed hit's text is (a versioned copy of the same page)."""
+    """Where else a collapsed hit's text is: a versioned copy of the same chunk, or a chunk
+    around the same matched paragraph (``match`` says where that paragraph is in it)."""
 
     path: str
     ordinal: int
     start_line: int
     end_line: int
+    match: Match | None = None
+    """The part of this chunk that matched, when its chunk's text differs from the hit's (a
+    paragraph folded by :func:`assemble`); None: the chunk is a copy of the hit's, the match
+    at the same place."""
 
     @property
     def citation(self) -> str:
@@ -182,7 +189,7 @@ class Hit:
     also: tuple[Location, ...] = ()
     """Other chunks with the same or near-identical text, collapsed into this hit (best first)."""
     match: Match | None = None
-    """Where inside the chunk the query matched (``Knowledge.search`` sets it)."""
+    """Where inside the chunk the query matched (:func:`run_search` sets it)."""
     found_by: tuple[str, ...] = ("query",)
     """The search strings that found the chunk: "query", and "also[0]", "also[1]", ... for the
     caller's extra strings (:func:`run_search`'s ``also``)."""
@@ -425,30 +432,35 @@ def assemble(
     ranks: dict[int, dict[str, int]],
     k: int,
     keys: dict[int, str],
+    found: dict[int, tuple[str, ...]] | None = None,
+    locate: Callable[[Hit], Match] | None = None,
 ) -> list[Hit]:
-    """The best ``k`` hits of ``fused``, near-duplicates (equal ``keys``: ``chunks.near``, see
-    collapse.py) collapsed into the best copy's ``also``, best first; a candidate without a
-    key is gone since it was read. Text is read for the ``k`` hits alone."""
-    heads: list[tuple[int, float]] = []
+    """The best ``k`` hits of ``fused``, best first, each saying which strings ``found`` it.
+    Near-duplicates (equal ``keys``: ``chunks.near``, see collapse.py) collapse into the best
+    copy's ``also``; a candidate without a key is gone since it was read. With ``locate`` each
+    hit gets its match, and a hit whose matched part is a paragraph a better hit already shows
+    (``collapse.paragraph_key``: the same text under the same heading, the chunks around it
+    differing) folds into that hit's ``also`` with its copies, each location with its own
+    match. Folded hits do not count: candidates are read on until ``k`` hits stand (or none
+    is left). Text is read for the hits shown and the ones folded alone."""
+    groups: list[tuple[int, float]] = []
     members: dict[int, list[int]] = {}
-    groups: dict[str, int] = {}
+    heads: dict[str, int] = {}
     for cid, score in fused:
         key = keys.get(cid)
         if key is None:
             continue  # gone since the candidates were read
-        head = groups.get(key)
+        head = heads.get(key)
         if head is None:
-            if len(heads) == k:
-                continue
-            groups[key] = cid
-            heads.append((cid, score))
+            heads[key] = cid
+            groups.append((cid, score))
             members[cid] = []
         else:
             members[head].append(cid)
-    rows = hydrate(snap, [cid for cid, _ in heads])
-    where = _locations(snap, [m for ms in members.values() for m in ms])
-    return [
-        Hit(
+    found = found or {}
+
+    def hit_of(cid: int, score: float, row: _Row) -> Hit:
+        hit = Hit(
             chunk_id=cid,
             path=row.path,
             ordinal=row.ordinal,
@@ -458,11 +470,107 @@ def assemble(
             end_line=row.end_line,
             score=round(score, 4),
             retrievers=ranks.get(cid, {}),
-            also=tuple(where[m] for m in members[cid] if m in where),
+            found_by=found.get(cid, ("query",)),
         )
-        for cid, score in heads
-        if (row := rows.get(cid)) is not None
-    ]
+        return hit if locate is None else replace(hit, match=locate(hit))
+
+    hits: list[Hit] = []
+    folded: dict[int, list[Hit]] = {}  # a hit's chunk id -> the hits folded into it
+    shown: dict[str, int] = {}  # paragraph key -> the chunk id of the hit showing it
+    words: list[str] = []  # the shown paragraphs' normalised words
+    at = 0
+    while len(hits) < k and at < len(groups):
+        batch = groups[at : at + k - len(hits)] if locate is not None else groups[:k]
+        at += len(batch)
+        rows = hydrate(snap, [cid for cid, _ in batch])
+        for cid, score in batch:
+            if (row := rows.get(cid)) is None:
+                continue
+            hit = hit_of(cid, score, row)
+            key = _paragraph_key(hit)
+            if key is not None and (into := shown.get(key)) is not None:
+                folded[into].append(hit)
+                continue
+            if key is not None and hit.match is not None:
+                shown[key] = cid
+                words.append(normalised("", hit.text[hit.match.offset : hit.match.end]))
+            folded[cid] = []
+            hits.append(hit)
+        if locate is None:
+            break
+    if words and at < len(groups):
+        # The candidates below the last hit: those that hold a shown paragraph (a cheap test on
+        # their normalised text) are located, and fold into its hit when that is what matched.
+        rest = groups[at:]
+        rows = hydrate(snap, [cid for cid, _ in rest])
+        for cid, score in rest:
+            row = rows.get(cid)
+            if row is None:
+                continue
+            text = normalised("", row.body)
+            if not any(w in text for w in words):
+                continue
+            hit = hit_of(cid, score, row)
+            key = _paragraph_key(hit)
+            if key is not None and (into := shown.get(key)) is not None:
+                folded[into].append(hit)
+    place = {cid: i for i, (cid, _) in enumerate(fused)}
+    copies = [m for h in hits for m in members[h.chunk_id]]
+    copies += [m for h in hits for f in folded[h.chunk_id] for m in members[f.chunk_id]]
+    where = _locations(snap, copies)
+
+    def others(hit: Hit) -> tuple[Location, ...]:
+        out = [where[m] for m in members[hit.chunk_id] if m in where]
+        for f in folded[hit.chunk_id]:
+            out.append(Location(f.path, f.ordinal, f.start_line, f.end_line, f.match))
+            for m in members[f.chunk_id]:
+                if (w := where.get(m)) is not None and f.match is not None:
+                    out.append(w._replace(match=_moved(f.match, w.start_line - f.start_line)))
+        rank = {(w.path, w.ordinal): place.get(c, 0) for c, w in where.items()}
+        rank |= {(f.path, f.ordinal): place.get(f.chunk_id, 0) for f in folded[hit.chunk_id]}
+        return tuple(sorted(out, key=lambda w: rank.get((w.path, w.ordinal), 0)))
+
+    return [replace(h, also=others(h)) for h in hits]
+
+
+def _paragraph_key(hit: Hit) -> str | None:
+    """The key of the hit's matched part under its own heading (collapse.paragraph_key)."""
+    m = hit.match
+    if m is None:
+        return None
+    heading = m.section.rsplit(" > ", 1)[-1]
+    return paragraph_key(heading, hit.text[m.offset : m.end])
+
+
+def _moved(match: Match, shift: int) -> Match:
+    """``match`` in a copy of its chunk whose lines start ``shift`` lines later."""
+    word = match.first_word
+    return replace(
+        match,
+        lines=(match.lines[0] + shift, match.lines[1] + shift),
+        first_word=None if word is None else replace(word, line=word.line + shift),
+    )
+
+
+def matcher(snap: Snapshot, query: Query) -> Callable[[Hit], Match]:
+    """Locates a hit's match (match.locate) with the index's tokenizer and the terms of every
+    string that found it (tokenized once per set of strings)."""
+    tokenize = fts_tokenizer(snap.conn)
+    strings = {s.name: s for s in query.strings}
+    tokens: dict[tuple[str, ...], tuple[set[str], set[str]]] = {}
+
+    def match(hit: Hit) -> Match:
+        terms = tokens.get(hit.found_by)
+        if terms is None:
+            names = [n for n in hit.found_by if n in strings] or [query.strings[0].name]
+            parts = [terms_tokens(strings[name].terms, tokenize) for name in names]
+            terms = tokens[hit.found_by] = (
+                set().union(*(p[0] for p in parts)),
+                set().union(*(p[1] for p in parts)),
+            )
+        return locate_match(hit.text, hit.section, (hit.start_line, hit.end_line), terms, tokenize)
+
+    return match
 
 
 def is_empty(snap: Snapshot) -> bool:
@@ -479,6 +587,7 @@ def run_search(
     term_stats: TermStats | None = None,
     coarse: knn.CoarseIndex | None = None,
     pool: ArmPool | None = None,
+    locate: bool = True,
 ) -> SearchResult:
     """Search one snapshot (None = not built) for a parsed ``query`` (query.py); the
     snapshot's deadline is checked between its stages (SearchCancelled once it has passed).
@@ -489,7 +598,9 @@ def run_search(
     fuses all the lists (a query without ``also`` strings: its own two); with ``pool`` the
     strings' lexical arms run side by side (arms.py), the same lists. The query's scope
     keeps every retriever to its documents before its cut (scope.py); one that holds no
-    document answers ``ok`` with no hits.
+    document answers ``ok`` with no hits. Each hit's match is located (match.py) and hits
+    showing the same matched paragraph are one (:func:`assemble`); ``locate`` False leaves
+    both out (a measure of the search alone).
     """
     model = space.model if space is not None else None
     if snap is None:
@@ -550,12 +661,13 @@ def run_search(
         return SearchResult(OK if searchable else NO_TERMS, tier, [], degraded, reason, scoped)
     arms = [(deep[:FANOUT], vector) for deep, vector in zip(deeps, found_vectors, strict=True)]
     fused, ranks, found = fuse_strings(arms)
-    hits = _hits(snap, query, fused, ranks, found)
+    where = matcher(snap, query) if locate else None
+    hits = _hits(snap, query, fused, ranks, found, where)
     if len(hits) < query.top_k and any(len(deep) > FANOUT for deep in deeps):
         # Copies of the same page took the candidates: read deeper lexically and fuse again.
         arms = list(zip(deeps, found_vectors, strict=True))
         fused, ranks, found = fuse_strings(arms)
-        hits = _hits(snap, query, fused, ranks, found)
+        hits = _hits(snap, query, fused, ranks, found, where)
     return SearchResult(OK, tier, hits, degraded, reason, scoped)
 
 
@@ -584,14 +696,16 @@ def _hits(
     fused: list[tuple[int, float]],
     ranks: dict[int, dict[str, int]],
     found: dict[int, tuple[str, ...]],
+    locate: Callable[[Hit], Match] | None,
 ) -> list[Hit]:
     """The top ``query.top_k`` hits: the query's (or else the reader's) language first among
-    translated copies, then near-duplicates collapsed; each says which strings ``found`` it."""
+    translated copies, then near-duplicates collapsed and (with ``locate``) repeated matched
+    paragraphs folded; each says which strings ``found`` it."""
     got = _candidates(snap, fused)
     paths = {cid: c.path for cid, c in got.items()}
     preferred = prefer_query_language(fused, paths, query.text, query.reader_language)
-    hits = assemble(snap, preferred, ranks, query.top_k, {cid: c.key for cid, c in got.items()})
-    return [replace(h, found_by=found.get(h.chunk_id, h.found_by)) for h in hits]
+    keys = {cid: c.key for cid, c in got.items()}
+    return assemble(snap, preferred, ranks, query.top_k, keys, found, locate)
 
 
 Arms = tuple[Sequence[tuple[int, float]], knn.Scored]

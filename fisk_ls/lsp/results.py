@@ -50,12 +50,15 @@ def hit_result(hit: Hit, root: Path, count: Units) -> dict[str, Any]:
 
 
 def also_result(where: Location, hit: Hit, root: Path, count: Units) -> dict[str, Any]:
-    """Another location of a collapsed hit's text (a near-identical copy): its citation and a
-    LocationLink to its chunk, selecting the lines at the same offset as the hit's matched lines
-    (the copies' text is the same), kept inside that chunk, from the same column on."""
+    """Another location of a collapsed hit's text: its citation and a LocationLink to its
+    chunk. A near-identical copy selects the lines at the same offset as the hit's matched lines
+    (the copies' text is the same), kept inside that chunk, from the same column on; a chunk
+    around the same matched paragraph (``where.match``) selects that paragraph's lines in it."""
     lines = (where.start_line, where.end_line)
     selection = None
-    if match := hit.match:
+    if where.match is not None:
+        selection = selection_range(where.match.lines, where.match.first_word, count)
+    elif match := hit.match:
         shift = where.start_line - hit.start_line
         moved = copy_lines(match.lines, hit_lines(hit), lines)
         selection = selection_range(moved, match.first_word, count, shift)

@@ -10,6 +10,8 @@ import pytest_asyncio
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from tests.support.repeated import PAGES, QUERY, option_lines, write_repeated
+
 from .conftest import citations, command, copy_fixture, lines_of, lsp_session, search, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -147,6 +149,32 @@ async def test_near_duplicate_copies_are_one_result_with_their_locations_in_also
         assert link["targetSelectionRange"] == selected
         assert "drain a frobnicator" in lines_of(link, "targetSelectionRange")
     assert next(r for r in found if r["citation"] == "other.md#0")["also"] == []
+
+
+async def test_a_repeated_paragraph_is_one_result_with_its_other_places_in_also(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A paragraph in three documents whose chunks differ around it is one result; each place
+    under ``also`` links to its own chunk, selecting the paragraph there."""
+    base = tmp_path_factory.mktemp("fold")
+    root = write_repeated(base / "proj")
+    async with lsp_session([root], base) as client:
+        await wait_indexed(client)
+        found = (await search(client, QUERY))["results"]
+    option = [r for r in found if r["citation"].split("#")[0] in PAGES]
+    assert len(option) == 1, [r["citation"] for r in found]
+    (top,) = option
+    also = top["also"]
+    assert {top["citation"], *(a["citation"] for a in also)} == {f"{p}#0" for p in PAGES}
+    assert len(also) == 2
+    for other in [top, *also]:
+        link = other["location"]
+        path = other["citation"].split("#")[0]
+        assert link["targetUri"] == (root / path).resolve().as_uri()
+        first, last = option_lines(root, path)
+        sel = link["targetSelectionRange"]
+        assert (sel["start"]["line"], sel["end"]["line"]) == (first - 1, last)
+        assert "keeps a copy of every tarball" in lines_of(link)
 
 
 LINE = "Straße 😀 — the lighthouse keeper logs the zeppelin."

@@ -196,8 +196,9 @@ def locate(
         at = line_starts[best.first] + best_ranges[0][0]
         row = bisect.bisect_right(line_starts, at) - 1
         spot = Spot(min(body_first + row, end_line), body[line_starts[row] : at])
+    at = line_starts[best.first]
     return Match(
-        (first, last), best.section, snippet, highlights, words, line_starts[best.first], spot
+        (first, last), best.section, snippet, highlights, words, at, spot, at + len(best.text)
     )
 
 

@@ -70,12 +70,16 @@ end
 --- what happened ("off", "not needed", "used", "cached" or "failed: <reason>") and
 --- `expansionStrings` holds the strings fused.
 ---@param query string
----@param opts? {top_k?: integer, bufnr?: integer, also?: string[], paths?: string[], expand?: boolean}
+--- `opts.tags`: front-matter tags (a union) to keep the search to, sent unchanged.
+--- `opts.top_k`: how many results (1-20; default: the server's `topK` setting, else the
+--- plugin's `top_k` option when set).
+---@param opts? {top_k?: integer, bufnr?: integer, also?: string[], paths?: string[], tags?: string[], expand?: boolean}
 ---@param cb fisk.Callback
 ---@return fisk.Request
 function M.search(query, opts, cb)
   opts = opts or {}
-  local args = { query = query, topK = opts.top_k, also = opts.also, paths = opts.paths }
+  local top_k = opts.top_k or require("fisk.config").options.top_k or nil
+  local args = { query = query, topK = top_k, also = opts.also, paths = opts.paths, tags = opts.tags }
   if opts.expand then
     args.expand = true
   end

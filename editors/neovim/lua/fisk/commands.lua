@@ -82,7 +82,7 @@ local function failure(result)
   return type(result.expansion) == "string" and result.expansion:match("^failed: (.*)$")
 end
 
-local function run_search(query, quickfix, also, paths, title)
+local function run_search(query, quickfix, also, paths, title, tags)
   if running then
     running.cancel()
   end
@@ -95,7 +95,7 @@ local function run_search(query, quickfix, also, paths, title)
     end
   end
   local function search(expand, cb)
-    this.requests[#this.requests + 1] = api.search(query, { also = also, paths = paths, expand = expand }, function(...)
+    this.requests[#this.requests + 1] = api.search(query, { also = also, paths = paths, tags = tags, expand = expand }, function(...)
       if not this.cancelled then
         cb(...)
       end
@@ -193,23 +193,35 @@ end
 --- :FiskSearch[!] [query]: picker, or with bang the quickfix list (each result on its matched
 --- lines, followed by its near-identical copies). Prompts without a query. `also`: extra search
 --- strings sent beside the query; `paths`: folders, files or globs to search in, as the server
---- takes them (relative to the project root, or absolute) (fisk.api.search).
+--- takes them (relative to the project root, or absolute); `tags`: front-matter tags
+--- (fisk.api.search). Without a query, the live search opens (`live` option; else a prompt).
 ---@param query? string
 ---@param quickfix? boolean
 ---@param also? string[]
 ---@param paths? string[]
 ---@param title? string the list's title (default: the query); before a prompted query, its prefix
-function M.search(query, quickfix, also, paths, title)
+---@param tags? string[]
+function M.search(query, quickfix, also, paths, title, tags)
   query = vim.trim(query or "")
   if query ~= "" then
-    return run_search(query, quickfix, also, paths, title or query)
+    return run_search(query, quickfix, also, paths, title or query, tags)
+  end
+  if not quickfix and require("fisk.config").options.live then
+    return require("fisk.live").open({ paths = paths, tags = tags, title = title })
   end
   vim.ui.input({ prompt = "Fisk search: " }, function(input)
     input = vim.trim(input or "")
     if input ~= "" then
-      run_search(input, quickfix, also, paths, (title or "") .. input)
+      run_search(input, quickfix, also, paths, (title or "") .. input, tags)
     end
   end)
+end
+
+--- Open a result: its file on the matched lines, the cursor on the first matched word.
+---@param item fisk.Item
+---@param client? vim.lsp.Client
+function M.open_item(item, client)
+  return open(item.location, client, item.citation, { matched = true })
 end
 
 local PATH_USAGE = "path= takes a folder, file or glob, relative to the current directory or absolute (path=%:h: the current buffer's folder)"
@@ -237,16 +249,25 @@ function M.server_path(value)
   return p
 end
 
---- Splits :FiskSearch's words into the query and its `path=` values (repeatable, in any place),
---- each converted by server_path. Returns query, paths and the `path=` words as typed, or nil and
---- an error message.
+local TAG_USAGE = "tag= takes a front-matter tag (tag=howto); it repeats (a union)"
+
+--- Splits :FiskSearch's words into the query, its `path=` values (repeatable, in any place),
+--- each converted by server_path, and its `tag=` values (repeatable, sent as typed). Returns
+--- query, paths, the `path=` and `tag=` words as typed, and tags; or nil and an error message.
 ---@param fargs string[]
----@return string? query, string[]|string paths_or_err, string? label
+---@return string? query, string[]|string paths_or_err, string? label, string[]? tags
 function M.parse_search(fargs)
-  local words, paths, given = {}, {}, {}
+  local words, paths, given, tags = {}, {}, {}, {}
   for _, word in ipairs(fargs) do
     local value = word:match("^path=(.*)$")
-    if value then
+    local tag = word:match("^tag=(.*)$")
+    if tag then
+      if tag == "" then
+        return nil, TAG_USAGE
+      end
+      tags[#tags + 1] = tag
+      given[#given + 1] = word .. " "
+    elseif value then
       local p, err = M.server_path(value)
       if not p then
         return nil, err
@@ -257,20 +278,21 @@ function M.parse_search(fargs)
       words[#words + 1] = word
     end
   end
-  return table.concat(words, " "), paths, table.concat(given)
+  return table.concat(words, " "), paths, table.concat(given), tags
 end
 
---- :FiskSearch[!] [path={path}]... [query] as typed.
+--- :FiskSearch[!] [path={path}]... [tag={tag}]... [query] as typed.
 ---@param fargs string[]
 ---@param quickfix boolean
 function M.search_command(fargs, quickfix)
-  local query, paths, label = M.parse_search(fargs)
+  local query, paths, label, tags = M.parse_search(fargs)
   if not query then
     return notify.error(paths --[[@as string]])
   end
-  -- The title is the command's words as typed; a prompted query follows the path= words.
+  -- The title is the command's words as typed; a prompted query follows the path=/tag= words.
   local title = query ~= "" and table.concat(fargs, " ") or label
-  M.search(query, quickfix, nil, #paths > 0 and paths --[[@as string[] ]] or nil, title)
+  local scope = #paths > 0 and paths --[[@as string[] ]] or nil
+  M.search(query, quickfix, nil, scope, title, tags and #tags > 0 and tags or nil)
 end
 
 --- :FiskSearch completion: folders after `path=`.

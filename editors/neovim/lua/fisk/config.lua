@@ -11,6 +11,8 @@ local M = {}
 ---@field mappings table|false         buffer-local keys set when the client attaches
 ---@field progress boolean             notify when indexing starts and ends
 ---@field expansion fisk.Expansion|false question expansion by a chat server (default off)
+---@field live boolean                 :FiskSearch without a query opens the live search (default true)
+---@field top_k integer|false          results per search, 1-20 (false: the server's `topK` setting)
 ---@field on_attach? fun(client: vim.lsp.Client, bufnr: integer)
 ---@field capabilities? table
 ---@class fisk.Expansion
@@ -30,6 +32,8 @@ M.defaults = {
   mappings = { definition = "gd" },
   progress = true,
   expansion = false,
+  live = true,
+  top_k = false,
   on_attach = nil,
   capabilities = nil,
 }
@@ -285,6 +289,11 @@ function M.setup(opts)
   check("mappings", merged.mappings, { "table", "boolean" })
   check("progress", merged.progress, "boolean")
   check("expansion", merged.expansion, { "table", "boolean" })
+  check("live", merged.live, "boolean")
+  check("top_k", merged.top_k, { "number", "boolean" })
+  if merged.top_k == true or (type(merged.top_k) == "number" and (merged.top_k ~= math.floor(merged.top_k) or merged.top_k < 1 or merged.top_k > 20)) then
+    error(("fisk.setup: `top_k` must be an integer from 1 to 20, or false, got %s"):format(vim.inspect(merged.top_k)), 0)
+  end
   check("on_attach", merged.on_attach, "function", true)
   check("capabilities", merged.capabilities, "table", true)
   if not vim.tbl_contains(M.pickers, merged.picker) then

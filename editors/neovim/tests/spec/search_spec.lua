@@ -112,7 +112,8 @@ H.run("search_spec", function()
     H.eq(meeting, vim.api.nvim_buf_get_name(0), "jumplist entry before the jump")
   end)
 
-  H.test(":FiskSearch without a query prompts for one", function()
+  H.test(":FiskSearch without a query prompts for one (live = false)", function()
+    require("fisk.config").options.live = false
     local orig_input, orig_select = vim.ui.input, vim.ui.select
     local prompted
     vim.ui.input = function(opts, on_confirm)
@@ -130,6 +131,7 @@ H.run("search_spec", function()
       return vim.api.nvim_buf_get_name(0) == animals
     end, "the jump to animals.md")
     vim.ui.input, vim.ui.select = orig_input, orig_select
+    require("fisk.config").options.live = true
     H.match(prompted, "Fisk", "input prompt")
     H.eq(chosen.location.targetSelectionRange.start.line + 1, vim.fn.line("."), "cursor line (the matched part)")
     H.assert(vim.fn.getline("."):find("axolotl") or vim.fn.getline("."):find("Axolotl"), "cursor on the axolotl text: " .. vim.fn.getline("."))
