@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { SearchEvent } from './commands';
 import { IndexStatus, SearchResult, ShowResult } from './protocol';
-import type { PickerView } from './search';
+import type { KeptList, PickerView } from './search';
 import { ServerState } from './server';
 import { StatusView } from './status';
 
@@ -16,10 +16,16 @@ export interface FiskApi {
   /** Asks the server for the index status and updates the status bar. */
   status(): Promise<IndexStatus | undefined>;
   readonly serverState: ServerState;
+  /** The fisk-ls executable started last: the one on PATH, the configured one, or the extension's own. */
+  readonly serverExecutable: string | undefined;
+  /** Where the extension sets up its own fisk-ls when none is on PATH. */
+  readonly serverEnvironment: string;
   /** Fires after every search request (the picker's, the tool's, this API's), with its arguments and result or error. */
   readonly onDidSearch: vscode.Event<SearchEvent>;
   readonly onDidChangeServerState: vscode.Event<ServerState>;
   readonly statusBar: { snapshot(): StatusView; readonly onDidChange: vscode.Event<StatusView> };
   /** The search picker's list once the workbench shows it (its active row). */
   readonly searchPicker: { readonly onDidChange: vscode.Event<PickerView> };
+  /** The list the Fisk Results view shows. */
+  readonly results: { current(): KeptList | undefined };
 }
