@@ -34,6 +34,7 @@ export function activate(context: vscode.ExtensionContext): FiskApi {
     status,
     results,
     preview,
+    semantic,
     ...registerCommands(fisk, status, { results, preview, semantic }),
     status.onDidRefresh((index) => void semantic.consider(index)),
     ...(tool ? [tool] : []),
@@ -63,6 +64,11 @@ export function activate(context: vscode.ExtensionContext): FiskApi {
     statusBar: { snapshot: () => status.snapshot(), onDidChange: status.onDidChange },
     searchPicker: { onDidChange: onDidChangePicker },
     results: { current: () => results.current },
+    semanticSearch: {
+      offered: () => semantic.offered,
+      onDidOffer: semantic.onDidOffer,
+      onDidEnable: semantic.onDidEnable,
+    },
   };
 }
 

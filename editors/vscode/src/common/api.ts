@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { SearchEvent } from './commands';
 import { IndexStatus, SearchResult, ShowResult } from './protocol';
 import type { KeptList, PickerView } from './search';
+import type { EnableOutcome } from './semantic';
 import { ServerState } from './server';
 import { StatusView } from './status';
 
@@ -28,4 +29,10 @@ export interface FiskApi {
   readonly searchPicker: { readonly onDidChange: vscode.Event<PickerView> };
   /** The list the Fisk Results view shows. */
   readonly results: { current(): KeptList | undefined };
+  /** The once-per-project offer of the built-in model, and what accepting it did. */
+  readonly semanticSearch: {
+    offered(): string | undefined;
+    readonly onDidOffer: vscode.Event<string>;
+    readonly onDidEnable: vscode.Event<EnableOutcome>;
+  };
 }

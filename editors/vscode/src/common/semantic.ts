@@ -81,7 +81,16 @@ export function scriptPython(executable: string): string | undefined {
 /** What turning it on did: installed now, already there, or the commands to run by hand. */
 export type EnableOutcome = { kind: 'installed' } | { kind: 'present' } | { kind: 'manual'; commands: string[]; reason: string } | { kind: 'failed'; message: string };
 
-export class SemanticOffer {
+export class SemanticOffer implements vscode.Disposable {
+  private readonly offers = new vscode.EventEmitter<string>();
+  private readonly outcomes = new vscode.EventEmitter<EnableOutcome>();
+  /** The text of the offer made in this window, if any. */
+  offered: string | undefined;
+  /** Fires with the offer's text when it is shown. */
+  readonly onDidOffer = this.offers.event;
+  /** Fires with what turning semantic search on did. */
+  readonly onDidEnable = this.outcomes.event;
+
   constructor(
     private readonly state: vscode.Memento,
     /** The server executable in use (a console script whose `#!` names its Python). */
@@ -95,16 +104,25 @@ export class SemanticOffer {
     }
     await this.state.update(OFFERED_KEY, true);
     const turnOn = 'Turn On';
-    const choice = await vscode.window.showInformationMessage(offerText(cost(status)), turnOn, 'Not Now');
-    if (choice === turnOn) {
+    const text = offerText(cost(status));
+    const choice = vscode.window.showInformationMessage(text, turnOn, 'Not Now');
+    this.offered = text;
+    this.offers.fire(text);
+    if ((await choice) === turnOn) {
       await this.enable();
     }
+  }
+
+  dispose(): void {
+    this.offers.dispose();
+    this.outcomes.dispose();
   }
 
   /** Installs what the built-in model needs into the server's environment, then turns it on for the workspace. */
   async enable(): Promise<EnableOutcome> {
     const outcome = await this.install();
     logInfo(`semantic search: ${JSON.stringify(outcome)}`);
+    this.outcomes.fire(outcome);
     if (outcome.kind === 'manual') {
       const copy = 'Copy Commands';
       const text = `Fisk: ${outcome.reason} Run ${outcome.commands.map((c) => `\`${c}\``).join(' then ')}, then "Fisk: Turn On Semantic Search (Built-in Model)" again.`;
