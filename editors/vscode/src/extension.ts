@@ -49,7 +49,7 @@ export function activate(context: vscode.ExtensionContext): FiskApi {
   );
   void fisk.restart();
   return {
-    search: (query, topK, also, paths) => searchKnowledge(fisk, status, { query, topK, also, paths }),
+    search: (query, topK, also, paths, tags) => searchKnowledge(fisk, status, { query, topK, also, paths, tags }),
     show: (citation) => fisk.request<ShowResult>(ServerCommands.show, { citation }),
     status: () => status.refresh(),
     get serverState() {

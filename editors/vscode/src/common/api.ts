@@ -10,9 +10,10 @@ import { StatusView } from './status';
 export interface FiskApi {
   /**
    * topK: absent, the server's configured number; also: up to 4 extra search strings fused with the
-   * query's; paths: folders, files or globs to search in (relative to each project root, or absolute).
+   * query's; paths: folders, files or globs to search in (relative to each project root, or absolute);
+   * tags: pages whose front matter lists one of them.
    */
-  search(query: string, topK?: number, also?: string[], paths?: string[]): Promise<SearchResult>;
+  search(query: string, topK?: number, also?: string[], paths?: string[], tags?: string[]): Promise<SearchResult>;
   show(citation: string): Promise<ShowResult>;
   /** Asks the server for the index status and updates the status bar. */
   status(): Promise<IndexStatus | undefined>;

@@ -99,6 +99,9 @@ export async function searchKnowledge(server: FiskServer, status: StatusBar, arg
   if (args.paths !== undefined && args.paths.length > 0) {
     sent.paths = args.paths;
   }
+  if (args.tags !== undefined && args.tags.length > 0) {
+    sent.tags = args.tags;
+  }
   if (args.expand === true) {
     sent.expand = true;
   }

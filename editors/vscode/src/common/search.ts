@@ -89,6 +89,8 @@ export interface PickerView {
   tags: string[];
   /** The citations of the rows, in order (hits only). */
   citations: string[];
+  /** The rows' detail lines (hits only), as the workbench shows them. */
+  details: string[];
   /** True when the list ends with a "more results" row. */
   more: boolean;
   /** The `topK` of the search shown (undefined: the server's configured number). */
@@ -187,6 +189,7 @@ export class SearchPicker {
         paths: shown.paths,
         tags: shown.tags,
         citations: picker.items.flatMap((item) => ('hit' in item ? [item.hit.citation] : [])),
+        details: picker.items.flatMap((item) => ('hit' in item ? [item.detail ?? ''] : [])),
         more: shown.more,
         ...(shown.topK === undefined ? {} : { topK: shown.topK }),
         active: activeCitation,
