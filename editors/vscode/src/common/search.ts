@@ -352,7 +352,9 @@ export class SearchPicker {
           }
           const { hit } = event.item;
           if ((event.button as HitButton).action === 'also') {
-            // The other locations replace this picker (a second pick of them).
+            // The other locations replace this picker (a second pick of them), which opens one:
+            // the preview is not undone under it.
+            accepted = true;
             opening = this.deps.openAlso(hit);
             picker.hide();
           } else {
