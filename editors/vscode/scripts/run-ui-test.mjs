@@ -56,8 +56,17 @@ try {
   step(`status bar: ${(await fiskItem.first().innerText()).trim()}`);
 
   const openSearch = async (title = 'Fisk: Search Knowledge') => {
-    await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input');
+    // Right after an editor opens, the first F1 can be taken before the workbench has the focus back.
+    for (let attempt = 0; ; attempt++) {
+      await page.keyboard.press('F1');
+      try {
+        await input.waitFor({ state: 'visible', timeout: 5000 });
+        break;
+      } catch (error) {
+        if (attempt === 2) throw error;
+      }
+    }
     await input.fill(`>${title}`);
     await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
     await page.keyboard.press('Enter');

@@ -5,7 +5,8 @@ import type { KeptList } from './search';
 import { lineReference, oneLine, relpathOf, SNIPPET_LENGTH, tierName } from './searchItems';
 import { snippetLine } from './snippet';
 
-export const RESULTS_VIEW = 'fisk.results';
+/** Not `fisk.…`: VS Code adds commands named after the view (`<id>.focus`), and `fisk.*` are the contributed commands. */
+export const RESULTS_VIEW = 'fiskResults';
 /** Context key: the results view holds a list (its welcome text shows otherwise). */
 export const RESULTS_CONTEXT = 'fisk.hasResults';
 
