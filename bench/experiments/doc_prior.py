@@ -28,14 +28,16 @@ POST = re.compile(r"(?:^|/)(?:blogs?|news|_?posts)/", re.IGNORECASE)
 original = S._hits
 
 
-def _hits(snap: Any, query: Any, fused: list[tuple[int, float]], ranks: Any, found: Any) -> Any:
+def _hits(
+    snap: Any, query: Any, fused: list[tuple[int, float]], ranks: Any, found: Any, locate: Any
+) -> Any:
     if FACTOR != 1 and fused:
         paths = {cid: c.path for cid, c in S._candidates(snap, fused).items()}
         fused = sorted(
             ((cid, s * FACTOR if POST.search(paths.get(cid, "")) else s) for cid, s in fused),
             key=lambda item: (-item[1], item[0]),
         )
-    return original(snap, query, fused, ranks, found)
+    return original(snap, query, fused, ranks, found, locate)
 
 
 S._hits = _hits  # type: ignore[assignment]
