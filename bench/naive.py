@@ -10,7 +10,8 @@ no front matter handling, no title or path field, no collapsing of copies; plain
 Each English question of the dev sets runs against it and through the product's
 ``Knowledge.search`` (lexical, the question alone), both scored by ``bench/devset.py``'s
 ``score`` (section level: a hit whose span holds the target heading, in any copy of the page),
-per query shape (``bench/expansion.py``'s shapes: keyword, short, conversational) and per kind.
+per query shape (``bench/expansion.py``'s shapes: keyword, short, conversational; and the long
+conversational questions, of 12 words or more, on their own) and per kind.
 ``below`` lists the shapes where the product's Hit@5 or MRR@10 is under the naive one, and
 ``worse`` the questions the naive index ranks higher than the product does.
 
@@ -155,9 +156,21 @@ class NaiveIndex:
         self.conn.close()
 
 
+LONG = "long conversational"
+"""The conversational questions of at least ``LONG_WORDS`` words: the shape real questions in a
+person's words mostly take (bench/devset/README.md), where a naive index is hardest to beat."""
+
+LONG_WORDS = 12
+
+
+def _is_long(q: Question) -> bool:
+    return q.kind in SHAPES["conversational"] and len(q.query.split()) >= LONG_WORDS
+
+
 def _slices(questions: list[Question]) -> dict[str, list[str]]:
     out = {"overall": [q.id for q in questions]}
     out |= {shape: [q.id for q in questions if q.kind in kinds] for shape, kinds in SHAPES.items()}
+    out[LONG] = [q.id for q in questions if _is_long(q)]
     for kind in sorted({q.kind for q in questions}):
         out[f"kind {kind}"] = [q.id for q in questions if q.kind == kind]
     return {k: v for k, v in out.items() if v}
@@ -188,7 +201,7 @@ def run_set(s: Set, base: Path, resamples: int, built: dict[str, NaiveIndex]) ->
             "question alone": summarize([product[i]["rank"] for i in ids], resamples),
         }
         slices[label] = row
-        if label in SHAPES and any(
+        if (label in SHAPES or label == LONG) and any(
             row["question alone"][m] < row["naive"][m] for m in ("hit@5", "mrr@10")
         ):
             below.append(label)
@@ -233,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
             "plain heading chunks (split at every heading, heading path kept, no size limit), "
             "plain FTS5 BM25 (porter unicode61, one column), the question's words OR-ed"
         ),
-        "shapes": {k: list(v) for k, v in SHAPES.items()},
+        "shapes": {k: list(v) for k, v in SHAPES.items()}
+        | {LONG: [f"conversational, {LONG_WORDS}+ words"]},
         "sets": {},
     }
     built: dict[str, NaiveIndex] = {}
