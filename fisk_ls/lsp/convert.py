@@ -9,6 +9,7 @@ negotiated at ``initialize`` (UTF-16 unless the client offers UTF-8 or UTF-32).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -117,16 +118,37 @@ def _first_lines(text: str, most: int, width: int | None = None) -> str:
     return "\n".join(shown) + ("\n\n…" if len(lines) > most else "")
 
 
+_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_URL_SCHEME = re.compile(r"^(https?|data):", re.IGNORECASE)
+
+
+def without_relative_images(text: str) -> str:
+    """Markdown images whose target is not an http(s) or data URL (a path relative to the cited
+    file, or an absolute one) as ``*[image: alt]*``: a hover is shown away from the file, where
+    such a link is a broken image."""
+
+    def shown(match: re.Match[str]) -> str:
+        if _URL_SCHEME.match(match.group(2)):
+            return match.group(0)
+        alt = match.group(1).strip()
+        return f"*[image: {alt}]*" if alt else "*[image]*"
+
+    return _IMAGE.sub(shown, text)
+
+
 def hover_markdown(chunk: CitedChunk, following: CitedChunk | None = None) -> str:
     """Heading path and the chunk's first lines, as markdown; then, when ``following`` (the
-    document's next chunk) is given, its heading path and first few lines."""
-    body = _first_lines(chunk.text, HOVER_LINES)
+    document's next chunk) is given, its heading path and first few lines. Relative images are
+    left out (``without_relative_images``)."""
+    body = without_relative_images(_first_lines(chunk.text, HOVER_LINES))
     title = f"**{chunk.section}**" if chunk.section else f"`{chunk.citation}`"
     stale = "  \n*(file changed since it was indexed)*" if chunk.stale else ""
     text = f"{title}  \n`{chunk.citation}`{stale}\n\n---\n\n{body}"
     if following is not None:
         name = f"**{following.section}**  \n" if following.section else ""
-        lines = _first_lines(following.text, HOVER_NEXT_LINES, HOVER_NEXT_CHARS)
+        lines = without_relative_images(
+            _first_lines(following.text, HOVER_NEXT_LINES, HOVER_NEXT_CHARS)
+        )
         text += f"\n\n---\n\n*Next:* {name}`{following.citation}`\n\n{lines}"
     return text
 

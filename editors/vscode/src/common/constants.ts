@@ -17,6 +17,12 @@ export const PROGRESS_TITLE = 'Indexing docs';
 /** Commands this extension contributes (package.json `contributes.commands`). */
 export const Commands = {
   search: 'fisk.search',
+  /** The same picker; accepting a row also keeps the list in the Fisk Results view. */
+  searchKeep: 'fisk.searchKeep',
+  /** Hidden from the palette: a results view row (argument: the SearchHit). */
+  openResult: 'fisk.openResult',
+  clearResults: 'fisk.clearResults',
+  enableSemanticSearch: 'fisk.enableSemanticSearch',
   /** The explorer's context menu on a folder (argument: its Uri): the picker kept to that folder. */
   searchInFolder: 'fisk.searchInFolder',
   /** The search picker's scope button: the whole workspace or the folder (hidden from the palette). */

@@ -131,6 +131,8 @@ export interface SearchArgs {
   also?: string[];
   /** Folders, files or globs to search in (relative to each project root, or absolute); absent: everything. */
   paths?: string[];
+  /** Keep to pages whose front matter lists one of these tags (case and a leading `#` ignored). */
+  tags?: string[];
   /**
    * Ask the server's expander (a language model) for extra search strings when the plain results are
    * weak. Only the picker sets it, for a person's query; the language model tool never does.

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { hitRange } from './citation';
 import { errorMessage } from './log';
 import { expanded, LocationLink, SearchHit, SearchResult, ServerNotRunningError } from './protocol';
-import { escapeIcons, markSnippet } from './snippet';
+import { escapeIcons, snippetLine } from './snippet';
 
 /** What accepting a notice row does. */
 export type NoticeAction = 'reindex' | 'openSettings' | 'showLog' | 'restartServer' | 'none';
@@ -21,7 +21,51 @@ export interface NoticeItem extends vscode.QuickPickItem {
   notice: Notice;
 }
 
-export type PickItem = HitItem | NoticeItem;
+/** The "more results" row: accepting it asks for `topK` results (the picker stays open). */
+export interface MoreItem extends vscode.QuickPickItem {
+  more: number;
+}
+
+export type PickItem = HitItem | NoticeItem | MoreItem;
+
+/** The most results one search returns (the server's limit for `topK`). */
+export const MAX_RESULTS = 20;
+
+/** The "more results" row after `shown` results, asking for `step` more (up to MAX_RESULTS). */
+export function moreItem(shown: number, step: number): MoreItem {
+  const more = Math.min(MAX_RESULTS, shown + Math.max(1, step));
+  return {
+    label: '$(more) More results',
+    detail: `Show up to ${more} results (${shown} shown)`,
+    alwaysShow: true,
+    more,
+  };
+}
+
+/** A typed query split into its words and its `tag:NAME` filters (the search's `tags`). */
+export interface ParsedQuery {
+  query: string;
+  tags: string[];
+}
+
+const TAG_TOKEN = /^tag:(\S+)$/i;
+
+/** `retry tag:otel backoff tag:#sdk` → query "retry backoff", tags ["otel", "#sdk"] (the server drops a leading `#`). */
+export function parseQuery(value: string): ParsedQuery {
+  const words: string[] = [];
+  const tags: string[] = [];
+  for (const token of value.split(/\s+/).filter(Boolean)) {
+    const tag = TAG_TOKEN.exec(token);
+    if (tag !== null) {
+      if (!tags.includes(tag[1])) {
+        tags.push(tag[1]);
+      }
+    } else {
+      words.push(token);
+    }
+  }
+  return { query: words.join(' '), tags };
+}
 
 /** An item button and what it does. */
 export interface HitButton extends vscode.QuickInputButton {
@@ -61,8 +105,9 @@ export function oneLine(text: string, max = SNIPPET_LENGTH): string {
 
 /**
  * A result row: its section, `relpath:line` of the matched lines (and how many other files hold the
- * same text), and the snippet around the match with the matched words «marked» (see snippet.ts).
- * Buttons: the other locations (when there are any), then copy citation.
+ * same text), and the snippet around the match as plain text (the matched words are highlighted in
+ * the preview and the results view; see snippet.ts for why not here). Buttons: the other locations
+ * (when there are any), then copy citation.
  */
 export function hitItem(hit: SearchHit, copyButton: HitButton): HitItem {
   const also = alsoText(hit);
@@ -70,7 +115,7 @@ export function hitItem(hit: SearchHit, copyButton: HitButton): HitItem {
   return {
     label: `$(book) ${escapeIcons(hit.section.trim() || relpathOf(hit.citation))}`,
     description: escapeIcons(lineReference(hit)) + (also ? ` · ${also}` : ''),
-    detail: markSnippet(hit.snippet, hit.highlights, SNIPPET_LENGTH),
+    detail: escapeIcons(snippetLine(hit.snippet, hit.highlights, SNIPPET_LENGTH).text),
     alwaysShow: true,
     buttons,
     hit,
@@ -158,14 +203,23 @@ export function failureNotice(error: unknown): Notice {
 }
 
 /** Title of the picker: the scope (a folder's label) when there is one, then the tier, with the reason when degraded. */
-export function searchTitle(result?: SearchResult, scope?: string): string {
-  const title = scope === undefined ? SEARCH_TITLE : `${SEARCH_TITLE} in ${scope}`;
+export function searchTitle(result?: SearchResult, scope?: string, tags: readonly string[] = []): string {
+  const scoped = scope === undefined ? SEARCH_TITLE : `${SEARCH_TITLE} in ${scope}`;
+  const title = tags.length === 0 ? scoped : `${scoped} [${tags.map((t) => `tag:${t}`).join(' ')}]`;
   if (result === undefined) {
     return title;
   }
-  const tier = result.degraded ? `${title} — ⚠ degraded: ${result.reason ?? result.tier}` : `${title} — ${result.tier}`;
+  const tier = result.degraded ? `${title} — ⚠ degraded: ${result.reason ?? result.tier}` : `${title} — ${tierName(result.tier)}`;
   const note = expansionNote(result);
   return note === undefined ? tier : `${tier} · ${note}`;
+}
+
+/**
+ * The tier in a few words: "lexical" or "hybrid (model, 384d)", without the server's parenthesis
+ * on why a lexical index is lexical (the status bar and "Show Index Status" have it).
+ */
+export function tierName(tier: string): string {
+  return /^lexical\b/i.test(tier) ? 'lexical' : tier.split(';')[0].trim();
 }
 
 /** What the language model did for the list, in the title's words; undefined when there is nothing to say. */
@@ -179,5 +233,5 @@ export function expansionNote(result: SearchResult): string | undefined {
 
 /** The picker's placeholder: what it searches. */
 export function searchPlaceholder(scope?: string): string {
-  return scope === undefined ? 'Search the workspace docs' : `Search the docs in ${scope}`;
+  return scope === undefined ? 'Search the workspace docs (tag:NAME keeps to tagged pages)' : `Search the docs in ${scope} (tag:NAME keeps to tagged pages)`;
 }

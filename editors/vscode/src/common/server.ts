@@ -11,13 +11,14 @@ import {
   WorkDoneProgressEnd,
   WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
-import { CLIENT_ID, CLIENT_NAME, Commands, INSTALL_COMMAND, INSTALL_HINT, SETTINGS_SECTION } from './constants';
+import { CLIENT_ID, CLIENT_NAME, Commands, DEFAULT_SERVER_COMMAND, INSTALL_COMMAND, INSTALL_HINT, SETTINGS_SECTION } from './constants';
 import { findExecutable } from './executable';
 import { errorMessage, logError, logInfo, logWarn } from './log';
 import { ServerNotRunningError } from './protocol';
 import { problemsMessage } from './contract';
 import { answerExpand, EXPAND_REQUEST } from './expand';
 import { documentSelector, expandVariables, getSettings, toServerSettings } from './settings';
+import type { SetupResult } from './setup';
 
 export type ServerState =
   | { kind: 'starting' }
@@ -43,6 +44,7 @@ export class FiskServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private current: ServerState = { kind: 'stopped' };
   private pending: Promise<void> = Promise.resolve();
+  private executable: string | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly progressEmitter = new vscode.EventEmitter<IndexProgress>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -52,7 +54,14 @@ export class FiskServer implements vscode.Disposable {
   constructor(
     private readonly outputChannel: vscode.LogOutputChannel,
     private readonly createClient: ClientFactory = defaultFactory,
+    /** Sets up the bundled server when the default command is not on PATH (setup.ts); absent: never. */
+    private readonly setup?: () => Promise<SetupResult>,
   ) {}
+
+  /** The server executable started last (undefined before one started). */
+  get serverExecutable(): string | undefined {
+    return this.executable;
+  }
 
   get state(): ServerState {
     return this.current;
@@ -112,13 +121,24 @@ export class FiskServer implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const command = expandVariables(settings.serverCommand, folder);
     this.setState({ kind: 'starting' });
-    const executable = await findExecutable(command);
+    let executable = await findExecutable(command);
+    if (executable === undefined && command === DEFAULT_SERVER_COMMAND && this.setup !== undefined) {
+      // Not on PATH and not configured: the extension's own environment, set up on first use.
+      const set = await this.setup();
+      if (set !== undefined && 'problem' in set) {
+        this.setState({ kind: 'missing', command });
+        void showSetupProblem(set.problem);
+        return;
+      }
+      executable = set?.executable;
+    }
     if (executable === undefined) {
       logError(`server command not found: ${command}; install it with ${INSTALL_HINT}`);
       this.setState({ kind: 'missing', command });
       void showMissingServer(command);
       return;
     }
+    this.executable = executable;
     logInfo(`starting ${executable} ${settings.serverArgs.join(' ')}`.trim());
     // No `transport`: with TransportKind.stdio the client would append `--stdio`, which fisk-ls rejects.
     const serverOptions: ServerOptions = {
@@ -279,6 +299,17 @@ async function showMissingServer(command: string): Promise<void> {
   const choice = await vscode.window.showErrorMessage(`Fisk: ${missingMessage(command)}`, copy, settings);
   if (choice === copy) {
     await vscode.env.clipboard.writeText(INSTALL_COMMAND);
+  } else if (choice === settings) {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'fisk.server.command');
+  }
+}
+
+async function showSetupProblem(problem: string): Promise<void> {
+  const log = 'Show Log';
+  const settings = 'Open Settings';
+  const choice = await vscode.window.showErrorMessage(problem, log, settings);
+  if (choice === log) {
+    await vscode.commands.executeCommand(Commands.showLog);
   } else if (choice === settings) {
     await vscode.commands.executeCommand('workbench.action.openSettings', 'fisk.server.command');
   }

@@ -1,14 +1,24 @@
 import { Highlight } from './protocol';
 
 /**
- * The matched words in a QuickPick row. The stable API has no way to highlight parts of an item's
- * `detail` (QuickPickItem `highlights` is a proposed API, closed to published extensions, and the
- * picker's own filter highlighting marks what the filter matched, not what the index matched), so
- * matched words are wrapped in these visible marks: «word». They are not markdown (the detail line is
- * not rendered as markdown) and rarely occur in documentation text.
+ * The matched words of a snippet. The stable API cannot highlight parts of a QuickPick row
+ * (QuickPickItem `highlights` is a proposed API that the extension host does not even pass on, and
+ * the picker's own filter highlighting marks what the filter matched, not what the index matched),
+ * so the picker shows the snippet as plain text and the words are highlighted where the API allows
+ * it: in the previewed editor (decorations) and in the results view (TreeItemLabel highlights).
+ * `markSnippet` (visible «marks») stays for plain-text uses such as logs.
  */
 export const MARK_OPEN = '«';
 export const MARK_CLOSE = '»';
+/** Internal marks (private-use code points) from which `snippetLine` computes its ranges. */
+const SENTINEL_OPEN = '\uE000';
+const SENTINEL_CLOSE = '\uE001';
+
+/** A snippet on one line and its matched words as `[start, end)` UTF-16 offsets into `text`. */
+export interface SnippetLine {
+  text: string;
+  highlights: [number, number][];
+}
 
 /** QuickPick text renders `$(name)` as an icon; `\$(name)` shows it as written. */
 const ICON = /\$\(([A-Za-z0-9-]+(?:~[A-Za-z]+)?)\)/g;
@@ -29,7 +39,33 @@ interface Segment {
  * integers, fall outside the snippet, or overlap an earlier one are ignored. Icon syntax is escaped.
  */
 export function markSnippet(snippet: string, highlights: readonly Highlight[] | undefined, max: number): string {
-  const points = Array.from(snippet);
+  return escapeIcons(marked(Array.from(snippet), highlights, max, MARK_OPEN, MARK_CLOSE));
+}
+
+/**
+ * `snippet` on one line, cut like `markSnippet`, with the matched words as UTF-16 ranges (what
+ * TreeItemLabel highlights and editor ranges count) instead of marks. Icon syntax is not escaped:
+ * callers that render `$(name)` escape `text` themselves.
+ */
+export function snippetLine(snippet: string, highlights: readonly Highlight[] | undefined, max: number): SnippetLine {
+  // One code point for one, so the highlight ranges still fit.
+  const points = Array.from(snippet).map((c) => (c === SENTINEL_OPEN || c === SENTINEL_CLOSE ? ' ' : c));
+  let text = '';
+  let start = -1;
+  const ranges: [number, number][] = [];
+  for (const c of marked(points, highlights, max, SENTINEL_OPEN, SENTINEL_CLOSE)) {
+    if (c === SENTINEL_OPEN) {
+      start = text.length;
+    } else if (c === SENTINEL_CLOSE) {
+      ranges.push([start, text.length]);
+    } else {
+      text += c;
+    }
+  }
+  return { text, highlights: ranges };
+}
+
+function marked(points: string[], highlights: readonly Highlight[] | undefined, max: number, open: string, close: string): string {
   const segments: Segment[] = [];
   let at = 0;
   for (const range of validRanges(highlights, points.length)) {
@@ -41,7 +77,7 @@ export function markSnippet(snippet: string, highlights: readonly Highlight[] | 
     at = range[1];
   }
   segments.push({ text: points.slice(at).join(''), marked: false });
-  return escapeIcons(cut(flatten(segments), max));
+  return cut(flatten(segments), max, open, close);
 }
 
 function validRanges(highlights: readonly Highlight[] | undefined, length: number): Highlight[] {
@@ -77,8 +113,8 @@ function flatten(segments: Segment[]): Segment[] {
 }
 
 /** The rendered segments, cut to `max` code points (counting the marks). */
-function cut(segments: Segment[], max: number): string {
-  const render = (s: Segment) => (s.marked ? `${MARK_OPEN}${s.text}${MARK_CLOSE}` : s.text);
+function cut(segments: Segment[], max: number, open: string, close: string): string {
+  const render = (s: Segment) => (s.marked ? `${open}${s.text}${close}` : s.text);
   const full = segments.map(render).join('');
   if (Array.from(full).length <= max) {
     return full;
@@ -108,7 +144,7 @@ function cut(segments: Segment[], max: number): string {
       }
       part = part.replace(/ $/, '');
       if (part !== '') {
-        out += segment.marked ? `${MARK_OPEN}${part}${MARK_CLOSE}` : part;
+        out += segment.marked ? `${open}${part}${close}` : part;
       }
     }
     break;

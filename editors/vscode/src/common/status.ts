@@ -108,6 +108,9 @@ export class StatusBar implements vscode.Disposable {
   private view: StatusView;
   /** Fires after every change of what the item shows. */
   readonly onDidChange = this.changeEmitter.event;
+  private readonly refreshEmitter = new vscode.EventEmitter<IndexStatus>();
+  /** Fires with every index status the server answers. */
+  readonly onDidRefresh = this.refreshEmitter.event;
 
   constructor(private readonly server: FiskServer) {
     this.item = vscode.window.createStatusBarItem('fisk.status', vscode.StatusBarAlignment.Left, 10);
@@ -119,6 +122,7 @@ export class StatusBar implements vscode.Disposable {
     this.disposables.push(
       this.item,
       this.changeEmitter,
+      this.refreshEmitter,
       server.onDidChangeState((state) => {
         if (state.kind !== 'running') {
           this.status = undefined;
@@ -161,6 +165,7 @@ export class StatusBar implements vscode.Disposable {
       return undefined;
     }
     this.render();
+    this.refreshEmitter.fire(this.status);
     const cov = coverage(this.status);
     if (this.status.indexing && this.indexing === undefined) {
       this.pollTimer = setTimeout(() => void this.refresh(), 2000);

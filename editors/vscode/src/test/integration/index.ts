@@ -158,11 +158,11 @@ test('Search in Folder… keeps the search to the folder; the scope button widen
     const first = await nextView(views, 0, 'the list kept to docs/releases', () => true);
     assert.deepEqual([first.query, first.paths, first.citations], [query, [releases.fsPath], scoped]);
     assert.match(first.title, /^Fisk: Search Knowledge in docs\/releases — /);
-    assert.equal(first.placeholder, 'Search the docs in docs/releases');
+    assert.equal(first.placeholder, 'Search the docs in docs/releases (tag:NAME keeps to tagged pages)');
     await vscode.commands.executeCommand('fisk.toggleSearchScope');
     const wide = await nextView(views, views.indexOf(first) + 1, 'the whole workspace', (v) => v.paths.length === 0);
     assert.deepEqual(wide.citations, whole);
-    assert.equal(wide.placeholder, 'Search the workspace docs');
+    assert.equal(wide.placeholder, 'Search the workspace docs (tag:NAME keeps to tagged pages)');
     assert.match(wide.title, /^Fisk: Search Knowledge — /);
     await vscode.commands.executeCommand('fisk.toggleSearchScope');
     const narrow = await nextView(views, views.indexOf(wide) + 1, 'docs/releases again', (v) => v.paths.length === 1);
@@ -184,7 +184,7 @@ test('Fisk: Search Knowledge offers the active file\'s folder as its scope', asy
     await vscode.commands.executeCommand('fisk.toggleSearchScope');
     const here = await nextView(views, views.indexOf(first) + 1, 'the file\'s folder', (v) => v.paths.length === 1);
     assert.deepEqual(here.paths, [folder]);
-    assert.equal(here.placeholder, 'Search the docs in docs/releases/2.1');
+    assert.equal(here.placeholder, 'Search the docs in docs/releases/2.1 (tag:NAME keeps to tagged pages)');
     assert.ok(here.citations.length > 0 && here.citations.every((c) => c.startsWith('docs/releases/2.1/')), here.citations.join(', '));
     await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
     assert.equal(await picked, here.active);
@@ -537,6 +537,116 @@ async function fakeEmbeddings(): Promise<{ url: string; close(): Promise<void> }
     }),
   };
 }
+
+/** Opens `command` with `query` and resolves with the first picker view that lists it with a row active. */
+async function openPicker(views: PickerView[], query: string, command = 'fisk.search'): Promise<{ view: PickerView; done: Promise<string | undefined> }> {
+  const after = views.length;
+  const done = Promise.resolve(vscode.commands.executeCommand<string | undefined>(command, query));
+  const view = await nextView(views, after, `the picker to list "${query}"`, (v) => v.query === query && v.active !== undefined);
+  return { view, done };
+}
+
+/** The tabs open in the editor area, as URIs (text editors only). */
+function openTabs(): string[] {
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs).flatMap((t) => (t.input instanceof vscode.TabInputText ? [t.input.uri.toString()] : []));
+}
+
+test("the picker lists the server's results in the server's order, with plain snippets, and more results up to the limit", async () => {
+  // "lighthouse": some sections are labelled "Lighthouse …" and some are not; a picker sorting rows
+  // whose label matches the typed words would move the labelled ones to the top.
+  const query = 'lighthouse';
+  assert.ok((await api.search(query, 20)).results.length >= 6, `more than a page of hits for "${query}"`);
+  const server = await api.search(query);
+  const matches = server.results.map((r) => /lighthouse/i.test(r.section));
+  assert.ok(matches.some((m, j) => m && matches.slice(0, j).includes(false)), `a row whose label matches comes after one whose label does not: ${server.results.map((r) => r.section).join(' | ')}`);
+  await watchingPicker(async (views) => {
+    const { view, done } = await openPicker(views, query);
+    assert.deepEqual(view.citations, server.results.map((r) => r.citation), "the server's order");
+    assert.ok(view.details.every((d) => !/[«»]/.test(d)), 'no marks in the details');
+    assert.equal(view.more, true, 'a full page offers more');
+    // Down to the "more results" row (after the hits) and accept it: the picker stays open.
+    for (let i = 0; i < view.citations.length; i++) {
+      await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+    }
+    const after = views.length;
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    const more = await nextView(views, after, 'the longer list', (v) => v.query === query && v.topK !== undefined);
+    const longer = await api.search(query, more.topK);
+    assert.deepEqual(more.citations, longer.results.map((r) => r.citation), "the longer list is the server's too");
+    assert.ok(more.citations.length > view.citations.length);
+    await nextView(views, after, 'the first new row active', (v) => v.topK !== undefined && v.active === more.citations[view.citations.length]);
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    await done;
+  });
+}, 60000);
+
+test('moving through the picker previews each row in one preview tab; closing it brings the editor back', async () => {
+  const readme = await vscode.window.showTextDocument(vscode.Uri.joinPath(root(), 'README.md'), { preview: false });
+  const before = openTabs();
+  const query = 'radar relay';
+  const server = await api.search(query);
+  const files = new Set(server.results.map((r) => r.location.targetUri));
+  assert.ok(files.size >= 2, 'hits in two files at least');
+  await watchingPicker(async (views) => {
+    const { view, done } = await openPicker(views, query);
+    const shows = (citation: string) => {
+      const hit = server.results.find((r) => r.citation === citation);
+      const editor = vscode.window.activeTextEditor;
+      return hit !== undefined && editor?.document.uri.toString() === vscode.Uri.parse(hit.location.targetUri).toString() &&
+        editor.selection.start.line === hit.location.targetSelectionRange.start.line;
+    };
+    await waitFor(`a preview of ${view.active}`, () => shows(view.active ?? ''));
+    for (let i = 1; i < server.results.length; i++) {
+      const after = views.length;
+      await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+      const moved = await nextView(views, after, 'the next row', (v) => v.active === server.results[i].citation);
+      await waitFor(`a preview of ${moved.active}`, () => shows(moved.active ?? ''));
+      const added = openTabs().filter((t) => !before.includes(t));
+      assert.ok(added.length <= 1, `one preview tab at most, got ${added.join(', ')}`);
+    }
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    await done;
+  });
+  await waitFor('the README back in front', () => vscode.window.activeTextEditor?.document.uri.toString() === readme.document.uri.toString());
+  await waitFor('the preview tab closed', () => openTabs().filter((t) => !before.includes(t)).length === 0);
+}, 60000);
+
+test('tag:NAME in the picker keeps the search to pages whose front matter lists the tag', async () => {
+  const file = path.join(root().fsPath, 'docs', 'drills.md');
+  fs.writeFileSync(file, '---\ntags: [harbour-ops]\n---\n# Drills\n\n## Relay drill\n\nEvery month the radar relay is drained and restarted as a drill.\n');
+  try {
+    await waitFor('the tagged page indexed', async () => (await api.search('radar relay drill', 20, undefined, undefined, ['harbour-ops'])).results.length > 0, 30000);
+    const all = await api.search('radar relay');
+    assert.ok(all.results.some((r) => !r.citation.startsWith('docs/drills.md')), 'other pages match without the tag');
+    await watchingPicker(async (views) => {
+      const { view, done } = await openPicker(views, 'tag:harbour-ops radar relay');
+      assert.deepEqual(view.tags, ['harbour-ops']);
+      assert.ok(view.citations.length > 0 && view.citations.every((c) => c.startsWith('docs/drills.md#')), view.citations.join(', '));
+      assert.match(view.title, /\[tag:harbour-ops\]/);
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await done;
+    });
+  } finally {
+    fs.rmSync(file, { force: true });
+    await waitFor('the tagged page gone', async () => !(await api.search('radar relay drill')).results.some((r) => r.citation.startsWith('docs/drills.md')), 30000);
+  }
+}, 90000);
+
+test('Search Knowledge (keep results) keeps the ranked list in the Fisk Results view', async () => {
+  const query = 'alert threshold';
+  const server = await api.search(query);
+  await watchingPicker(async (views) => {
+    const { view, done } = await openPicker(views, query, 'fisk.searchKeep');
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    assert.equal(await done, view.active);
+  });
+  const kept = api.results.current();
+  assert.ok(kept, 'a list is kept');
+  assert.equal(kept.query, query);
+  assert.deepEqual(kept.result.results.map((r) => r.citation), server.results.map((r) => r.citation));
+  await vscode.commands.executeCommand('fisk.clearResults');
+  assert.equal(api.results.current(), undefined);
+}, 40000);
 
 test('hybrid search reports degraded, with the reason, when the embeddings API goes away', async () => {
   const embeddings = await fakeEmbeddings();

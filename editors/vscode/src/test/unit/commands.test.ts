@@ -3,6 +3,7 @@ import { beforeEach, mock as nodeMock, test } from 'node:test';
 import { FakeLanguageClient } from './mock/languageclient';
 import { FakeChatModel, FakeDocument, mock, Position, Selection, TextEditorRevealType, Uri } from './mock/vscode';
 import { fakeServerExecutable, flush, hit, reset, result } from './helpers';
+import { commandViews } from './helpers';
 import { registerCommands } from '../../common/commands';
 import { createLog } from '../../common/log';
 import { FiskServer } from '../../common/server';
@@ -22,7 +23,7 @@ async function activateWith(command?: string) {
   }));
   const server = new FiskServer(createLog());
   const status = new StatusBar(server);
-  registerCommands(server, status);
+  registerCommands(server, status, commandViews());
   await server.restart();
   await flush();
   return { server, client: FakeLanguageClient.instances[0] };
@@ -198,10 +199,13 @@ test('the "also in N files" button opens a pick of the other copies; the chosen 
     const [pick] = mock.shownPicks;
     assert.equal(pick.options.title, 'Fisk: Install > pip, also in 1 file');
     assert.deepEqual(pick.items.map((i: { label: string }) => i.label), ['$(file) docs/v2/install.md']);
-    assert.equal(mock.shown[0].document.uri.fsPath, '/ws/docs/v2/install.md');
-    const { selection } = mock.shown[0].editor;
+    // The first editor shown is the focused row's preview; the last is the copy that was opened.
+    const opened = mock.shown[mock.shown.length - 1];
+    assert.equal(opened.document.uri.fsPath, '/ws/docs/v2/install.md');
+    assert.equal(opened.options.preserveFocus, undefined, 'the opened copy takes the focus');
+    const { selection } = opened.editor;
     assert.deepEqual([selection.start.line, selection.end.line], [12, 13], "the copy's matched lines");
-    assert.equal(mock.revealTypes[0], TextEditorRevealType.InCenter);
+    assert.equal(mock.revealTypes[mock.revealTypes.length - 1], TextEditorRevealType.InCenter);
   } finally {
     nodeMock.timers.reset();
   }
@@ -233,7 +237,7 @@ test('Search in Folder… keeps the picker to the folder (its absolute path as p
     assert.deepEqual(searches(), [{ query: 'upgrade', paths: ['/ws/docs/releases'] }]);
     const picker = mock.quickPicks[0];
     assert.equal(picker.title, 'Fisk: Search Knowledge in docs/releases — lexical');
-    assert.equal(picker.placeholder, 'Search the docs in docs/releases');
+    assert.equal(picker.placeholder, 'Search the docs in docs/releases (tag:NAME keeps to tagged pages)');
     await run('fisk.toggleSearchScope');
     await flush();
     assert.deepEqual(searches().at(-1), { query: 'upgrade' }, 'the toggle widens it to the workspace');
@@ -244,7 +248,7 @@ test('Search in Folder… keeps the picker to the folder (its absolute path as p
     await run('fisk.toggleSearchScope');
     await flush();
     assert.deepEqual(searches().at(-1), { query: 'upgrade', paths: ['/ws'] });
-    assert.equal(mock.quickPicks[1].placeholder, 'Search the docs in ws');
+    assert.equal(mock.quickPicks[1].placeholder, 'Search the docs in ws (tag:NAME keeps to tagged pages)');
     mock.quickPicks[1].hide();
 
     assert.equal(await run('fisk.searchInFolder', Uri.file('/elsewhere')), undefined);

@@ -6,6 +6,10 @@ import { FakeLanguageClient } from './mock/languageclient';
 import { mock } from './mock/vscode';
 import { SearchHit, SearchResult } from '../../common/protocol';
 import { resetReportedProblems } from '../../common/server';
+import type { CommandViews } from '../../common/commands';
+import { SearchPreview } from '../../common/preview';
+import { ResultsView } from '../../common/results';
+import { SemanticOffer } from '../../common/semantic';
 
 export function reset(): void {
   mock.reset();
@@ -57,4 +61,11 @@ export function deferred<T>(): { promise: Promise<T>; resolve(v: T): void; rejec
     reject = rej;
   });
   return { promise, resolve, reject };
+}
+
+/** The views registerCommands needs, on the fake vscode (a fresh Memento each call). */
+export function commandViews(executable: () => string | undefined = () => undefined): CommandViews {
+  const state = new Map<string, unknown>();
+  const memento = { get: (k: string) => state.get(k), update: (k: string, v: unknown) => (state.set(k, v), Promise.resolve()), keys: () => [...state.keys()] };
+  return { results: new ResultsView('fisk.openResult'), preview: new SearchPreview(), semantic: new SemanticOffer(memento as never, executable) };
 }

@@ -5,6 +5,7 @@ import { beforeEach, test } from 'node:test';
 import { FakeLanguageClient } from './mock/languageclient';
 import { mock, window } from './mock/vscode';
 import { reset } from './helpers';
+import { commandViews } from './helpers';
 import { registerCommands } from '../../common/commands';
 import { Commands, DEFAULT_SERVER_COMMAND, TOOL_NAME } from '../../common/constants';
 import { SCOPE_CONTEXT } from '../../common/search';
@@ -20,7 +21,7 @@ beforeEach(reset);
 
 test('every contributed command is registered, and every registered command is contributed', () => {
   const server = new FiskServer(window.createOutputChannel('Fisk') as never);
-  registerCommands(server, new StatusBar(server));
+  registerCommands(server, new StatusBar(server), commandViews());
   const contributed = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
   assert.deepEqual([...mock.commands.keys()].sort(), contributed);
   assert.deepEqual(Object.values(Commands).sort(), contributed);
@@ -32,7 +33,7 @@ test('every contributed command is registered, and every registered command is c
 
 test('the commands that need a result, a folder or an open picker are hidden from the command palette', () => {
   const hidden = (manifest.contributes.menus?.commandPalette ?? []).filter((m: { when?: string }) => m.when === 'false');
-  assert.deepEqual(hidden.map((m: { command: string }) => m.command).sort(), [Commands.openAlso, Commands.searchInFolder, Commands.toggleSearchScope].sort());
+  assert.deepEqual(hidden.map((m: { command: string }) => m.command).sort(), [Commands.openAlso, Commands.openResult, Commands.searchInFolder, Commands.toggleSearchScope].sort());
 });
 
 test('Search in Folder… is on the explorer\'s context menu of folders, beside the built-in Find in Folder', () => {

@@ -328,12 +328,12 @@ test('a scope: the title button switches between the whole workspace and the fol
   const { picker, calls } = setup();
   const shown = picker.show('upgrade', { scope: RELEASES as never });
   assert.deepEqual([calls[0].query, calls[0].paths], ['upgrade', undefined], 'starts on the whole workspace');
-  assert.equal(current().placeholder, 'Search the workspace docs');
+  assert.equal(current().placeholder, 'Search the workspace docs (tag:NAME keeps to tagged pages)');
   assert.deepEqual(current().buttons.map((b: any) => [b.iconPath.id, b.tooltip]), [['folder', 'Search only in docs/releases']]);
   current().titleButton.fire(current().buttons[0]);
   assert.equal(calls[0].token.isCancellationRequested, true, 'the unscoped search is cancelled');
   assert.deepEqual([calls[1].query, calls[1].paths], ['upgrade', ['/ws/docs/releases']], 'the folder, as an absolute path');
-  assert.equal(current().placeholder, 'Search the docs in docs/releases');
+  assert.equal(current().placeholder, 'Search the docs in docs/releases (tag:NAME keeps to tagged pages)');
   assert.equal(current().title, 'Fisk: Search Knowledge in docs/releases');
   assert.deepEqual(current().buttons.map((b: any) => [b.iconPath.id, b.tooltip]), [['root-folder', 'Search the whole workspace']]);
   calls[1].answer.resolve(result([hit('docs/releases/2.1/upgrading.md#0', 0)]));
@@ -341,7 +341,7 @@ test('a scope: the title button switches between the whole workspace and the fol
   assert.equal(current().title, 'Fisk: Search Knowledge in docs/releases — lexical');
   assert.equal(picker.toggleScope(), true, 'the command does what the button does');
   assert.deepEqual(calls[2].paths, undefined);
-  assert.equal(current().placeholder, 'Search the workspace docs');
+  assert.equal(current().placeholder, 'Search the workspace docs (tag:NAME keeps to tagged pages)');
   current().acceptItem(0);
   await shown;
   assert.equal(picker.toggleScope(), false, 'no picker, nothing to toggle');

@@ -22,11 +22,13 @@ test('the line shown is where the match starts (targetSelectionRange), not the c
   assert.equal(lineReference(h), 'docs/install.md:16');
 });
 
-test('the detail is the snippet with the matched words marked', () => {
+test('the detail is the snippet as plain text: no marks, no icon syntax', () => {
   const h = hit('docs/install.md#2', 12);
   h.snippet = 'Drain the radar relay before an upgrade.';
   h.highlights = [[0, 5], [16, 21]];
-  assert.equal(hitItem(h, button).detail, '«Drain» the radar «relay» before an upgrade.');
+  assert.equal(hitItem(h, button).detail, 'Drain the radar relay before an upgrade.');
+  h.snippet = 'see $(sync) here';
+  assert.equal(hitItem(h, button).detail, 'see \\$(sync) here');
 });
 
 test('a result with copies says so in its description and gets a button for them', () => {

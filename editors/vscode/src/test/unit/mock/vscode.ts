@@ -27,7 +27,25 @@ export class Disposable {
 }
 
 export class ThemeIcon {
+  static readonly File = new ThemeIcon('file');
   constructor(readonly id: string) {}
+}
+export enum TreeItemCollapsibleState {
+  None = 0,
+  Collapsed = 1,
+  Expanded = 2,
+}
+export class TreeItem {
+  description?: string;
+  tooltip?: string;
+  resourceUri?: Uri;
+  iconPath?: unknown;
+  id?: string;
+  command?: { command: string; title: string; arguments?: unknown[] };
+  constructor(readonly label: string | { label: string; highlights?: [number, number][] }, readonly collapsibleState?: TreeItemCollapsibleState) {}
+}
+export class TabInputText {
+  constructor(readonly uri: Uri) {}
 }
 export class ThemeColor {
   constructor(readonly id: string) {}
@@ -284,6 +302,9 @@ export const mock = {
   quickPickAnswer: undefined as ((items: any[]) => any) | undefined,
   shownPicks: [] as { items: any[]; options: any }[],
   logLines: [] as string[],
+  treeViews: [] as any[],
+  tabs: [] as { input: unknown; isPreview: boolean }[],
+  closedTabs: [] as unknown[],
   workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
   activeTextEditor: undefined as any,
   configEmitter: new EventEmitter<any>(),
@@ -294,6 +315,9 @@ export const mock = {
   },
   reset(): void {
     lm.selectChatModels = selectChatModels;
+    this.treeViews = [];
+    this.tabs = [];
+    this.closedTabs = [];
     this.chatModels = [];
     this.settings = {};
     this.accessed = new Set<string>();
@@ -332,6 +356,22 @@ function logger(level: string) {
 }
 
 export const window = {
+  createTreeView: (id: string, options: { treeDataProvider: unknown }) => {
+    const view = { id, ...options, message: undefined as string | undefined, reveal: () => Promise.resolve(), dispose: () => undefined };
+    mock.treeViews.push(view);
+    return view;
+  },
+  createTextEditorDecorationType: (options: unknown) => ({ options, dispose: () => undefined }),
+  tabGroups: {
+    get all() {
+      return [{ tabs: mock.tabs }];
+    },
+    close: (tabs: any[]) => {
+      mock.closedTabs.push(...tabs);
+      mock.tabs = mock.tabs.filter((t) => !tabs.includes(t));
+      return Promise.resolve(true);
+    },
+  },
   createOutputChannel: (name: string, _options?: unknown) => ({
     name,
     info: logger('info'),
@@ -378,6 +418,10 @@ export const window = {
       revealRange: (r: Range, type?: TextEditorRevealType) => {
         mock.revealed.push(r);
         mock.revealTypes.push(type);
+      },
+      decorations: [] as Range[],
+      setDecorations(_type: unknown, ranges: Range[]) {
+        editor.decorations = ranges;
       },
     };
     mock.shown.push({ document, options, editor });
