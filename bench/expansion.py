@@ -255,10 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "tier": "lexical",
         "strings": "the agent strings' first three (keywords, answer, rephrasing)",
         "shapes": {k: list(v) for k, v in SHAPES.items()},
-        "naive": (
-            "none: bench has no naive retrieval baseline at section level (bench/floor.py's "
-            "naive FTS5 chunks are a timing floor and keep no line spans)"
-        ),
+        "naive": "bench/naive.py (the question alone against a naive index, per shape)",
         "sets": {},
     }
     with tempfile.TemporaryDirectory(prefix="fisk-expansion-") as scratch:

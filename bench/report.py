@@ -702,6 +702,47 @@ def expansion_section(e: dict[str, Any]) -> list[str]:
     return out
 
 
+def naive_section(n: dict[str, Any]) -> list[str]:
+    """The product's question alone against a naive index (bench/naive.py), per query shape:
+    the guard rail no shape may fall below."""
+    shapes = list(n["shapes"])
+    out = [
+        "## The question alone against a naive index (bench/naive.py, lexical, English questions)",
+        "",
+        f"Naive: {n['naive']}. Both scored at section level (a hit on any copy of a page counts). "
+        "Cells: Hit@5 / MRR@10. Shapes: "
+        + "; ".join(f"{k} ({', '.join(v)})" for k, v in n["shapes"].items())
+        + ". Below naive: the shapes where the product's Hit@5 or MRR@10 is under the naive "
+        "index's (the guard rail: none may be); kinds below naive are listed under the table. "
+        "otel-heldout is reported only, nothing was tuned on it.",
+        "",
+        f"| set | index | overall | {' | '.join(shapes)} | below naive |",
+        f"|---|---|---|{'---|' * len(shapes)}---|",
+    ]
+    notes = []
+    for name, s in n["sets"].items():
+        for run in ("naive", "question alone"):
+            cells = [
+                f"{s['slices'][k][run]['hit@5']:.3f} / {s['slices'][k][run]['mrr@10']:.3f}"
+                if k in s["slices"]
+                else "–"
+                for k in ["overall", *shapes]
+            ]
+            below = (", ".join(s["below"]) or "none") if run != "naive" else "–"
+            label = "naive" if run == "naive" else "**product, question alone**"
+            out.append(f"| {name} ({s['n']}) | {label} | {' | '.join(cells)} | {below} |")
+        kinds = [
+            f"{k.removeprefix('kind ')} (n={v['naive']['n']}: "
+            f"{v['question alone']['hit@5']:.3f} / {v['question alone']['mrr@10']:.3f} against "
+            f"{v['naive']['hit@5']:.3f} / {v['naive']['mrr@10']:.3f})"
+            for k, v in s["slices"].items()
+            if k.startswith("kind ")
+            and any(v["question alone"][m] < v["naive"][m] for m in ("hit@5", "mrr@10"))
+        ]
+        notes.append(f"- {name}: kinds below naive: {'; '.join(kinds) or 'none'}")
+    return [*out, "", *notes]
+
+
 def lsp_embed_section(le: dict[str, Any]) -> list[str]:
     w, s_, a = le["rss_while_embedding_mb"], le["search_while_embedding_ms"], le["search_after_ms"]
     return [
@@ -760,6 +801,7 @@ SECTIONS: list[Section] = [
     _one("devset.json", devset_section),
     _agent,
     _one("expansion.json", expansion_section),
+    _one("naive.json", naive_section),
 ]
 """The generated sections in the order they appear: a new result gets a function and a line here."""
 

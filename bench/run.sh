@@ -64,6 +64,9 @@ $PY bench/devset.py --store-base "$CACHE/devset" --embed-corpora otel "${EMBED_A
 # Question expansion and its gate: each English question alone and with its agent strings, every
 # gate's pick between the two, per query shape (lexical, the stores above).
 $PY bench/expansion.py --store-base "$CACHE/devset" > "$OUT/expansion.json"
+# The question alone against a naive index (plain heading chunks, plain BM25), per query shape:
+# the guard rail no shape may fall below (the product's lexical stores above).
+$PY bench/naive.py --store-base "$CACHE/devset" > "$OUT/naive.json"
 $PY bench/agent_latency.py --store-base "$CACHE/devset" --corpus powershell --out "$OUT/agent-latency-powershell.json" > /dev/null
 if [ ${#EMBED_ARGS[@]} -gt 0 ]; then
   $PY bench/agent_latency.py --store-base "$CACHE/devset" --corpus otel --builtin "${EMBED_ARGS[1]}" --out "$OUT/agent-latency-otel.json" > /dev/null
