@@ -57,18 +57,21 @@ try {
 
   const openSearch = async (title = 'Fisk: Search Knowledge') => {
     const input = page.locator('.quick-input-widget input');
-    // Right after an editor opens, the first F1 can be taken before the workbench has the focus back.
+    // Right after an editor opens, the first F1 can be taken before the workbench has the focus
+    // back, or the palette closed again as the focus settles: open it and type the command until
+    // the command's row shows.
     for (let attempt = 0; ; attempt++) {
-      await page.keyboard.press('F1');
       try {
+        await page.keyboard.press('F1');
         await input.waitFor({ state: 'visible', timeout: 5000 });
+        await input.fill(`>${title}`, { timeout: 5000 });
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
         break;
       } catch (error) {
-        if (attempt === 2) throw error;
+        if (attempt === 3) throw error;
+        await page.keyboard.press('Escape');
       }
     }
-    await input.fill(`>${title}`);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget input[placeholder*="Search the workspace docs"]').waitFor();
     await page.keyboard.type(QUERY, { delay: 30 });
