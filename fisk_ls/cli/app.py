@@ -93,9 +93,24 @@ def main(args: list[str] | None = None) -> None:
 @click.option("--reindex", is_flag=True, help="Rebuild from scratch (readers keep the old index).")
 @click.option("--dry-run", is_flag=True, help="Report what would be indexed; write nothing.")
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
+@click.option(
+    "--from",
+    "pack",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="PACK",
+    help="Adopt a knowledge pack first (`fisk-ai knowledge pack`): files whose content equals "
+    "the pack's are taken from it (with its vectors when the vector space is the same), the "
+    "rest indexed here.",
+)
 @knowledge_command
 def index_cmd(
-    obj: Context, paths: tuple[Path, ...], reindex: bool, dry_run: bool, wait: bool
+    obj: Context,
+    paths: tuple[Path, ...],
+    reindex: bool,
+    dry_run: bool,
+    wait: bool,
+    pack: Path | None,
 ) -> None:
     """Index PATHS (default: the configured paths, or the project root)."""
     from .progress import IndexProgress
@@ -107,7 +122,7 @@ def index_cmd(
     roots = absolute_roots([str(p) for p in paths]) if paths else None
     if not obj.as_json:
         click.echo(render.tier(settings), err=True)
-    if settings.embeddings is not None and not dry_run and not obj.as_json:
+    if settings.embeddings is not None and not dry_run and not obj.as_json and pack is None:
         _, vectors = obj.read(lambda kb: kb.stats().vectors)
         if not vectors:  # no vector cache to rebuild from: every chunk is embedded
             click.echo(render.first_hybrid_build(settings), err=True)
@@ -119,6 +134,7 @@ def index_cmd(
             wait=WAIT_SECONDS if wait else 0.0,
             reporter=progress,
             progress=None if obj.as_json else render.download_progress(),
+            pack=pack,
         )
     if obj.as_json:
         emit_json(
@@ -126,6 +142,32 @@ def index_cmd(
         )
     else:
         click.echo(render.index_summary(stats))
+
+
+@knowledge.command("pack")
+@click.argument("out", type=click.Path(path_type=Path, dir_okay=False))
+@knowledge_command
+def pack_cmd(obj: Context, out: Path) -> None:
+    """Write the index to OUT, one portable file (OUT.gz / OUT.xz: compressed) that
+    `fisk-ai knowledge index --from OUT` (or `prebuilt: OUT` in agent.yaml) adopts."""
+    with obj.project() as project:
+        stats = project.pack(out)
+    if obj.as_json:
+        m = stats.manifest
+        emit_json(
+            {
+                "pack": str(stats.path),
+                "bytes": stats.bytes,
+                "store_bytes": stats.store_bytes,
+                "documents": m.documents,
+                "chunks": m.chunks,
+                "vectors": m.vectors,
+                "commit": m.commit,
+                "created": m.created,
+            }
+        )
+    else:
+        click.echo(render.pack_summary(stats))
 
 
 @knowledge.command("watch")

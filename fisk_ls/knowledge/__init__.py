@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from .match import Spot
     from .notices import NOT_BUILT_SENTENCE, search_notice
     from .operations import Removal, ignore_rules, index, remove, reset, update_paths
+    from .pack import PackManifest, PackRefused, PackStats
     from .progress import IndexRun
     from .project import Project, searched_scores, store_error
     from .reader import Knowledge, Source, StoreStats, tier_of
@@ -150,6 +151,9 @@ _LAZY = {
     "search_notice": ".notices",
     "IndexRun": ".progress",
     "Removal": ".operations",
+    "PackManifest": ".pack",
+    "PackRefused": ".pack",
+    "PackStats": ".pack",
     "ignore_rules": ".operations",
     "remove": ".operations",
     "reset": ".operations",
@@ -264,6 +268,9 @@ __all__ = [
     "KnowledgeDisabled",
     "KnowledgeError",
     "Location",
+    "PackManifest",
+    "PackRefused",
+    "PackStats",
     "Project",
     "QueueHooks",
     "Removal",

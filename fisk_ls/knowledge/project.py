@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .index.runs import IndexReporter, IndexStats
     from .index.watcher import Watcher
     from .operations import Removal
+    from .pack import PackStats
     from .progress import IndexRun
     from .reader import Knowledge
     from .scope import Scope
@@ -231,8 +232,10 @@ class Project:
         wait: float = 0.0,
         reporter: IndexReporter | None = None,
         progress: Progress | None = None,
+        pack: Path | None = None,
     ) -> IndexStats:
-        """One index run (``operations.index``), draining the backlog before it returns."""
+        """One index run (``operations.index``), draining the backlog before it returns;
+        ``pack``: a knowledge pack adopted first (index/adopt.py)."""
         from .operations import index
 
         with self.errors():
@@ -244,7 +247,15 @@ class Project:
                 wait=wait,
                 reporter=reporter,
                 embedder=self.embedder(progress),
+                pack=pack,
             )
+
+    def pack(self, out: Path) -> PackStats:
+        """Write the live index to the knowledge pack ``out`` (pack.py)."""
+        from .pack import write_pack
+
+        with self.errors():
+            return write_pack(self.settings, out)
 
     def remove(self, paths: Iterable[str], *, cwd: Path | None = None) -> Removal | None:
         from .operations import remove
