@@ -132,7 +132,8 @@ def hit_json(hit: Any) -> dict[str, Any]:
     """``match_lines``: the lines of the part that matched; ``highlights``: [start, end)
     character ranges of the matched words in ``snippet``; ``match_section``: its heading path."""
     match = hit.match
-    return {
+    project = {"project": hit.project} if hit.project else {}
+    return project | {
         "citation": hit.citation,
         "path": hit.path,
         "ordinal": hit.ordinal,

@@ -76,6 +76,8 @@ class Project:
         reader: Knowledge | None = None,
     ) -> None:
         self.settings = settings
+        self.name = settings.project_root.name or "root"
+        """How a search over several projects names this one (projects.py)."""
         self.coarse_knn = coarse_knn
         self.queue: UpdateQueue | None = None
         """The update queue, once ``updates`` built it."""
