@@ -61,8 +61,9 @@ def index(
     a background worker (``Backfill``). ``ignore``: the project's rules when the caller keeps
     them (the update queue does); built from ``settings`` otherwise.
 
-    ``pack``: a knowledge pack to adopt first (index/adopt.py); it is checked whole before the
-    writer lock is taken and a refused one raises ``PackRefused`` with nothing written. Without
+    ``pack``: a knowledge pack to adopt first (index/adopt.py); a refused one raises
+    ``PackRefused`` with nothing written (its layout is checked before the writer lock is
+    taken, its rows as the adoption reads them, in one transaction). Without
     it, the configured ``prebuilt`` pack is adopted by a run that finds the index empty (a
     refused or missing one is a note; the run indexes locally).
     """
@@ -103,14 +104,14 @@ def index(
 
 @contextlib.contextmanager
 def _checked_pack(path: Path | None) -> Iterator[Pack | None]:
-    """The pack at ``path`` opened and checked whole (``PackRefused`` otherwise), closed after."""
+    """The pack at ``path`` opened (its layout and manifest checked, ``PackRefused``
+    otherwise; the rows are checked as adoption reads them), closed after."""
     if path is None:
         yield None
         return
     from .unpack import open_pack
 
     with open_pack(path) as pack:
-        pack.check()
         yield pack
 
 
@@ -139,7 +140,6 @@ def _adopt(
         return Adoption(notes=[f"the prebuilt pack {prebuilt} does not exist; indexing locally"])
     try:
         with open_pack(prebuilt) as pack:
-            pack.check()
             return adopt(indexer, pack, walked, stats, embedder=embedder, provider=provider)
     except PackRefused as exc:
         return Adoption(notes=[f"{exc}; indexing locally"])

@@ -50,6 +50,7 @@ _GZIP = b"\x1f\x8b"
 _XZ = b"\xfd7zXZ\x00"
 _SQLITE = b"SQLite format 3\x00"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f\\]")
 
 
 def open_pack(path: Path, *, limit: int | None = None) -> Pack:
@@ -162,11 +163,13 @@ class Pack:
         conn.execute("PRAGMA cell_size_check=1")
         return conn
 
-    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    def _rows(
+        self, sql: str, params: tuple[Any, ...] = (), cursor: apsw.Cursor | None = None
+    ) -> Iterator[tuple[Any, ...]]:
         import apsw
 
         try:
-            yield from self.conn.execute(sql, params)
+            yield from (cursor or self.conn.cursor()).execute(sql, params)
         except apsw.Error as exc:
             raise self.refuse(f"it is damaged ({exc})") from None
 
@@ -208,45 +211,93 @@ class Pack:
         except ValueError as exc:
             raise self.refuse(f"its manifest is invalid ({exc})") from None
 
-    def documents(self) -> Iterator[tuple[int, str, str]]:
-        """(pack id, path, content hash) of every document, by path, checked."""
-        for doc_id, key, digest in self._rows("SELECT id, path, hash FROM documents ORDER BY path"):
-            yield int(doc_id), self._key(key), self._digest(digest)
+    def documents(self) -> dict[str, str]:
+        """Every document's path → content hash, checked (paths unique: the layout says so)."""
+        return {
+            self._key(key): self._digest(digest)
+            for key, digest in self._rows("SELECT path, hash FROM documents")
+        }
 
-    def document(self, doc_id: int) -> PackDocument:
-        """One document with its chunks, checked."""
-        row = next(
-            self._rows(
-                "SELECT path, hash, title, doc, tags, chunk_count FROM documents WHERE id = ?",
-                (doc_id,),
-            ),
-            None,
+    def stream(self) -> Iterator[PackDocument]:
+        """Every document with its chunks, checked, in one pass over the pack (documents by id,
+        chunks by document and ordinal, merged); once all are read, the counts are compared
+        with the manifest. PackRefused at the first problem."""
+        chunk_rows = self._rows(
+            "SELECT c.document_id, c.ordinal, c.section, t.body, c.cjk, c.start_line,"
+            " c.end_line, c.hash, c.near FROM chunks AS c LEFT JOIN texts AS t"
+            " ON t.id = c.text_id ORDER BY c.document_id, c.ordinal",
+            cursor=self.conn.cursor(),
         )
-        if row is None:
-            raise self.refuse(f"document {doc_id} is missing")
-        key, digest, title, doc, tags, count = row
-        if not all(isinstance(v, str) for v in (title, doc, tags)) or type(count) is not int:
-            raise self.refuse(f"document {self._key(key)!r} has a value of the wrong type")
-        chunks = [
-            self._chunk(key, r)
-            for r in self._rows(
-                "SELECT c.ordinal, c.section, t.body, c.cjk, c.start_line, c.end_line, c.hash,"
-                " c.near FROM chunks AS c LEFT JOIN texts AS t ON t.id = c.text_id"
-                " WHERE c.document_id = ? ORDER BY c.ordinal",
-                (doc_id,),
-            )
-        ]
-        if [c.ordinal for c in chunks] != list(range(count)):
-            raise self.refuse(
-                f"document {key!r} says {count} chunks but holds {len(chunks)} in another order"
-            )
-        taglist = tuple(t for t in tags.split("\n") if t)
-        if any(len(t) > 200 for t in taglist):
-            raise self.refuse(f"document {key!r} has a tag longer than 200 characters")
-        return PackDocument(self._key(key), self._digest(digest), title, doc, taglist, chunks)
+        pending = next(chunk_rows, None)
+        documents = chunks = 0
+        for row in self._rows(
+            "SELECT id, path, hash, title, doc, tags, chunk_count FROM documents ORDER BY id"
+        ):
+            doc_id, key, digest, title, doc, tags, count = row
+            key = self._key(key)
+            if not all(isinstance(v, str) for v in (title, doc, tags)) or type(count) is not int:
+                raise self.refuse(f"document {key!r} has a value of the wrong type")
+            if pending is not None and pending[0] < doc_id:
+                raise self.refuse("it holds chunks of no document")
+            mine: list[PackChunk] = []
+            while pending is not None and pending[0] == doc_id:
+                mine.append(self._chunk(key, pending[1:]))
+                pending = next(chunk_rows, None)
+            if [c.ordinal for c in mine] != list(range(count)):
+                raise self.refuse(
+                    f"document {key!r} says {count} chunks but holds {len(mine)} in another order"
+                )
+            taglist = tuple(t for t in tags.split("\n") if t)
+            if any(len(t) > 200 for t in taglist):
+                raise self.refuse(f"document {key!r} has a tag longer than 200 characters")
+            documents += 1
+            chunks += len(mine)
+            yield PackDocument(key, self._digest(digest), title, doc, taglist, mine)
+        if pending is not None:
+            raise self.refuse("it holds chunks of no document")
+        texts = next(self._rows("SELECT count(*) FROM texts"))[0]
+        self._counted(documents=documents, chunks=chunks, texts=texts)
+
+    def check_vectors(self) -> int:
+        """Every vector read once, in batches: of the manifest's dimension, finite, of unit
+        length, as many as the manifest says. Returns how many."""
+        import numpy as np
+
+        space = self.manifest.space
+        count = 0
+        batch: list[bytes] = []
+
+        def flush() -> None:
+            if not batch:
+                return
+            assert space is not None
+            matrix = np.frombuffer(b"".join(batch), dtype="<f4").reshape(len(batch), -1)
+            if not np.isfinite(matrix).all():
+                raise self.refuse("a vector holds NaN or infinite numbers")
+            wide = matrix.astype(np.float64)
+            if (np.abs(np.einsum("ij,ij->i", wide, wide) - 1.0) > UNIT_TOLERANCE).any():
+                raise self.refuse("a vector is not of unit length")
+            batch.clear()
+
+        for chash, blob in self._rows("SELECT hash, embedding FROM vectors"):
+            if not isinstance(chash, bytes) or len(chash) != 16 or not isinstance(blob, bytes):
+                raise self.refuse("a vector row is malformed")
+            if space is None:
+                raise self.refuse("it holds vectors but its manifest names no vector space")
+            if len(blob) != 4 * space.dimension:
+                raise self.refuse(
+                    f"a vector has {len(blob) // 4} numbers, the manifest says {space.dimension}"
+                )
+            batch.append(blob)
+            count += 1
+            if len(batch) >= 4096:
+                flush()
+        flush()
+        self._counted(vectors=count)
+        return count
 
     def vectors(self, hashes: list[str]) -> dict[str, bytes]:
-        """The pack's vectors of these chunk hashes, checked."""
+        """The pack's vectors of these chunk hashes (``check_vectors`` checked them all)."""
         out: dict[str, bytes] = {}
         for i in range(0, len(hashes), 500):
             part = [bytes.fromhex(h) for h in hashes[i : i + 500]]
@@ -254,49 +305,27 @@ class Pack:
             for chash, blob in self._rows(
                 f"SELECT hash, embedding FROM vectors WHERE hash IN ({marks})", tuple(part)
             ):
-                out[chash.hex()] = self._vector(chash, blob)
+                out[chash.hex()] = blob
         return out
 
     def check(self) -> PackManifest:
-        """Read every row once: each document, chunk and vector well formed, every count as the
-        manifest says. PackRefused at the first problem."""
-        m = self.manifest
-        documents = chunks = 0
-        seen_paths: set[str] = set()
-        for doc_id, key, _ in self.documents():
-            if key in seen_paths:
-                raise self.refuse(f"it holds {key!r} twice")
-            seen_paths.add(key)
-            documents += 1
-            chunks += len(self.document(doc_id).chunks)
-        texts = next(self._rows("SELECT count(*) FROM texts"))[0]
-        stray = next(
-            self._rows(
-                "SELECT count(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"
-            )
-        )[0]
-        vectors = 0
-        for chash, blob in self._rows("SELECT hash, embedding FROM vectors"):
-            self._vector(chash, blob)
-            vectors += 1
-        if m.space is None and vectors:
-            raise self.refuse("it holds vectors but its manifest names no vector space")
-        counted = {
-            "documents": documents,
-            "chunks": chunks + stray,
-            "texts": texts,
-            "vectors": vectors,
-        }
+        """Read every row once (``stream`` and ``check_vectors``): PackRefused at the first
+        problem."""
+        for _ in self.stream():
+            pass
+        self.check_vectors()
+        return self.manifest
+
+    def _counted(self, **counts: int) -> None:
         said = {
-            "documents": m.documents,
-            "chunks": m.chunks,
-            "texts": m.texts,
-            "vectors": m.vectors,
+            "documents": self.manifest.documents,
+            "chunks": self.manifest.chunks,
+            "texts": self.manifest.texts,
+            "vectors": self.manifest.vectors,
         }
-        for name, count in counted.items():
+        for name, count in counts.items():
             if count != said[name]:
                 raise self.refuse(f"its manifest says {said[name]} {name} but it holds {count}")
-        return m
 
     # -- one value each ----------------------------------------------------------------------
 
@@ -313,7 +342,6 @@ class Pack:
         return digest
 
     def _chunk(self, key: str, row: tuple[Any, ...]) -> PackChunk:
-        from .collapse import text_key
         from .index.examine import chunk_hash_of
 
         ordinal, section, body, cjk, start, end, chash, near = row
@@ -332,28 +360,9 @@ class Pack:
         digest = chunk_hash_of(section, body)
         if chash.hex() != digest:
             raise self.refuse(f"a chunk of {key!r} does not hash to its text")
-        near_key = text_key(section, body)
-        if "n:" + near.hex() != near_key:
-            raise self.refuse(f"a chunk of {key!r} has a wrong near-duplicate key")
-        return PackChunk(ordinal, section, body, cjk, start, end, digest, near_key)
-
-    def _vector(self, chash: object, blob: object) -> bytes:
-        import numpy as np
-
-        space = self.manifest.space
-        if not isinstance(chash, bytes) or len(chash) != 16 or not isinstance(blob, bytes):
-            raise self.refuse("a vector row is malformed")
-        if space is None or len(blob) != 4 * space.dimension:
-            raise self.refuse(
-                f"a vector has {len(blob) // 4} numbers, the manifest says "
-                f"{space.dimension if space else 0}"
-            )
-        vec = np.frombuffer(blob, dtype="<f4").astype(np.float64)
-        if not np.isfinite(vec).all():
-            raise self.refuse("a vector holds NaN or infinite numbers")
-        if abs(float(vec @ vec) - 1.0) > UNIT_TOLERANCE:
-            raise self.refuse("a vector is not of unit length")
-        return blob
+        if len(near) != 8:
+            raise self.refuse(f"a chunk of {key!r} has a malformed near-duplicate key")
+        return PackChunk(ordinal, section, body, cjk, start, end, digest, "n:" + near.hex())
 
 
 def key_problem(key: object) -> str | None:
@@ -366,7 +375,7 @@ def key_problem(key: object) -> str | None:
         return f"a document path is longer than {MAX_PATH_CHARS} characters"
     if key.startswith("/") or re.match(r"[A-Za-z]:", key) or key.startswith("\\"):
         return f"the document path {shown} is absolute"
-    if "\\" in key or any(ord(c) < 32 or ord(c) == 127 for c in key):
+    if _UNSAFE.search(key):
         return f"the document path {shown} holds a backslash or a control character"
     if any(part in ("", ".", "..") for part in key.split("/")):
         return f"the document path {shown} leaves the project (or is not normalised)"

@@ -375,3 +375,40 @@ def test_a_pack_larger_than_the_bound_is_refused_unread(
 )
 def test_pack_paths_must_stay_inside_the_project(key: str, ok: bool) -> None:
     assert (key_problem(key) is None) is ok
+
+
+def test_a_pack_refused_mid_adoption_rolls_back_every_write(
+    tmp_path: Path, packed: tuple[Settings, Path, dict[str, list[str]]]
+) -> None:
+    """The refusal comes after documents were written (the last document's chunk is bad, or
+    the counts disagree once all are read): the transaction rolls back, the older local index
+    of the copy answers as before, and a good pack is adopted afterwards."""
+    settings_a, pack, _ = packed
+    b = copy_b(tmp_path, settings_a.project_root)
+    settings = configure(b, None)
+    pages = {page: page.read_text() for page in (b / "docs").rglob("*.md")}
+    for page, text in pages.items():
+        page.write_text(text + "\n## Local\n\nA local zeppelin edit.\n")
+    with Project(settings) as project:
+        project.index()
+        before = {s.path: s.chunks for s in project.reader.sources()}
+        answers = {q: [h.citation for h in project.search(q, 5).hits] for q in QUERIES}
+    for page, text in pages.items():
+        page.write_text(text)  # back to the pack's bytes: every file would be adopted
+    late = _edit(
+        pack,
+        tmp_path / "late.pack",
+        "UPDATE texts SET body = 'x' WHERE id = (SELECT max(id) FROM texts)",
+    )
+    counts = _edit(
+        pack, tmp_path / "counts.pack", "UPDATE manifest SET value = '1' WHERE key = 'texts'"
+    )
+    for bad, said in ((late, "does not hash to its text"), (counts, "says 1 texts")):
+        with Project(settings) as project, pytest.raises(PackRefused, match=said):
+            project.index(pack=bad)
+        with Project(settings) as project:
+            assert {s.path: s.chunks for s in project.reader.sources()} == before
+            assert {q: [h.citation for h in project.search(q, 5).hits] for q in QUERIES} == answers
+    with Project(settings) as project:
+        stats = project.index(pack=pack)
+    assert stats.adopted is not None and stats.adopted["documents"] == 40

@@ -11,8 +11,9 @@ used and one note says why its vectors were not. What differs or is missing is t
 the run as usual, and what the pack has that the disk does not is never written (the run's
 reconciling removes such a document from an older local index).
 
-The pack was checked whole (``Pack.check``) before the first write; every value read here is
-checked again as it is read.
+The pack is read once, in one transaction, and checked as it is read (unpack.py); a refusal
+rolls the transaction back, so a refused pack leaves the local index as it was. The commit at
+the end writes the full-text rows of every adopted chunk in one statement.
 """
 
 from __future__ import annotations
@@ -92,57 +93,93 @@ def adopt(
     provider: str,
 ) -> Adoption:
     """Write into the live generation every document of ``pack`` under ``roots`` whose content
-    hash equals the file's (module docstring). ``stats`` receives the walk's notes."""
+    hash equals the file's (module docstring), in one transaction: the pack is read once and
+    checked as it is read, and a refusal (``PackRefused``) rolls back every write, so nothing
+    of the local index is lost. ``stats`` receives the walk's notes."""
     writer = indexer.writer
-    tables = writer.manifest.tables
     live = VectorSpace.pinned(writer.manifest)
     key, why = vector_key(pack, embedder, provider, live)
-    done = Adoption()
-    if why:
-        done.notes.append(why)
-    direct = key is not None and live is not None and indexer.has_vectors
-    if direct:
-        writer.ensure_vec()
-    packed = {path: (doc_id, digest) for doc_id, path, digest in pack.documents()}
-    existing = indexer.existing(tables)
-    with writer.batch() as batch:
-        for path, cand in indexer.collect(roots, stats):
-            found = packed.get(path)
-            if found is None:
-                continue
-            old = existing.get(path)
-            if old is not None and (old.size, old.mtime_ns, old.inode) == (
-                cand.size,
-                cand.mtime_ns,
-                cand.inode,
-            ):
-                if old.hash == found[1]:
-                    done.current += 1
-                else:
-                    done.differ += 1
-                continue
-            read = read_document(cand.path, expected=cand)
-            if isinstance(read, str):
-                continue  # the run says why
-            if hashlib.sha256(read[0]).hexdigest() != found[1]:
-                done.differ += 1
-                continue
-            if old is not None and old.hash == found[1]:
-                done.current += 1
-                continue
-            doc = pack.document(found[0])
-            batch.tick()
-            vectors = pack.vectors([c.hash for c in doc.chunks]) if key is not None else {}
-            if vectors:
-                writer.conn.executemany(
-                    "INSERT OR IGNORE INTO vector_cache(identity, hash, embedding)"
-                    " VALUES (?, ?, ?)",
-                    [(key, h, blob) for h, blob in vectors.items()],
-                )
-            indexer.write(_prepared(doc, cand, old), tables, vectors if direct else None)
-            done.documents += 1
-            done.vectors += len(vectors)
+    done = Adoption(notes=[why] if why else [])
+    if pack.manifest.space is not None:
+        pack.check_vectors()  # all of them, before the first write
+    wanted = _matching(indexer, pack, roots, stats, done)
+    if not wanted:
+        for _ in pack.stream():  # nothing to take: still read whole (a refusal is loud)
+            pass
+        return done
+    before = writer.manifest
+    try:
+        with writer.transaction():
+            if key is not None and live is None and pack.manifest.space is not None:
+                _pin(indexer, pack.manifest.space)  # its vectors go in with the chunks
+            direct = key is not None and indexer.has_vectors
+            if direct:
+                writer.ensure_vec()
+            tables = writer.manifest.tables
+            for doc in pack.stream():
+                found = wanted.get(doc.path)
+                if found is None:
+                    continue
+                vectors = pack.vectors([c.hash for c in doc.chunks]) if key is not None else {}
+                if vectors:
+                    writer.conn.executemany(
+                        "INSERT OR IGNORE INTO vector_cache(identity, hash, embedding)"
+                        " VALUES (?, ?, ?)",
+                        [(key, h, blob) for h, blob in vectors.items()],
+                    )
+                indexer.write(_prepared(doc, *found), tables, vectors if direct else None)
+                done.documents += 1
+                done.vectors += len(vectors)
+    except BaseException:
+        writer.manifest = before
+        indexer.refresh_vectors()
+        raise
     return done
+
+
+def _matching(
+    indexer: Indexer, pack: Pack, roots: Sequence[Path], stats: IndexStats, done: Adoption
+) -> dict[str, tuple[Candidate, Existing | None]]:
+    """The files under ``roots`` whose bytes hash as the pack's copy and that the local index
+    does not already hold so (each read and hashed, never chunked); counts the others."""
+    packed = pack.documents()
+    existing = indexer.existing(indexer.writer.manifest.tables)
+    wanted: dict[str, tuple[Candidate, Existing | None]] = {}
+    for path, cand in indexer.collect(roots, stats):
+        digest = packed.get(path)
+        if digest is None:
+            continue
+        old = existing.get(path)
+        if old is not None and (old.size, old.mtime_ns, old.inode) == (
+            cand.size,
+            cand.mtime_ns,
+            cand.inode,
+        ):
+            if old.hash == digest:
+                done.current += 1
+            else:
+                done.differ += 1
+            continue
+        read = read_document(cand.path, expected=cand)
+        if isinstance(read, str):
+            continue  # the run says why
+        if hashlib.sha256(read[0]).hexdigest() != digest:
+            done.differ += 1
+        elif old is not None and old.hash == digest:
+            done.current += 1
+        else:
+            wanted[path] = (cand, old)
+    return wanted
+
+
+def _pin(indexer: Indexer, space: VectorSpace) -> None:
+    """Pin the pack's vector space on a lexical-only (or new) index and make its vector
+    tables, as the probe would once it answered (the run's probe still checks the dimension)."""
+    writer = indexer.writer
+    generation = writer.manifest.generation
+    writer.create_vec_table(generation, space.dimension)
+    writer.set_manifest(space.manifest(generation))
+    indexer.refresh_vectors()
 
 
 def _prepared(doc: PackDocument, cand: Candidate, old: Existing | None) -> Prepared:

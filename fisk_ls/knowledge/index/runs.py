@@ -142,6 +142,10 @@ class Indexer:
         """The live generation has its vector table (vectors can be stored with the chunks)."""
         return self._has_vec
 
+    def refresh_vectors(self) -> None:
+        """Look again whether the live generation has its vector table (after a pin)."""
+        self._has_vec = has_vec_table(self.writer.conn, self.writer.manifest.generation)
+
     # -- public entry points -----------------------------------------------------------------
 
     def run(
