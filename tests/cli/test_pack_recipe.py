@@ -95,3 +95,30 @@ def test_the_recipe_builds_a_pack_a_teammate_adopts(tmp_path: Path, store_base: 
     assert '"adopted": {"documents": ' in done.stdout and '"differ": 1' in done.stdout
     found = _sh(mate, "fisk-ai knowledge search zeppelins --json", env)
     assert "notes.txt#0" in found.stdout
+
+
+def test_a_refused_pack_is_one_line_and_the_index_keeps_answering(
+    tmp_path: Path, store_base: Path
+) -> None:
+    import apsw
+
+    from tests.support.cli import js, run
+
+    root = tmp_path / "docs-project"
+    root.mkdir()
+    write_docs(root)
+    (root / ".git").mkdir()
+    run(root, "knowledge", "index")
+    run(root, "knowledge", "pack", str(tmp_path / "good.pack"))
+    hostile = tmp_path / "trigger.pack"
+    shutil.copy(tmp_path / "good.pack", hostile)
+    conn = apsw.Connection(str(hostile))
+    conn.execute("CREATE TRIGGER t AFTER INSERT ON texts BEGIN SELECT 1; END")
+    conn.close()
+    before = js(root, "search", "backpressure")
+    refused = run(root, "knowledge", "index", "--from", str(hostile), ok=1)
+    errors = [line for line in refused.stderr.splitlines() if not line.startswith("lexical:")]
+    assert len(errors) == 1 and "unknown trigger 't'" in errors[0], refused.stderr
+    assert js(root, "search", "backpressure") == before
+    adopted = js(root, "index", "--from", str(tmp_path / "good.pack"))
+    assert adopted["adopted"]["current"] == adopted["files"]
