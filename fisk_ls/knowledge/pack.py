@@ -192,19 +192,12 @@ def write_pack(settings: Settings, out: Path, *, now: datetime.datetime | None =
                 store.ensure_vec(snap.conn)
             manifest = _manifest(settings, snap.conn, snap.manifest, now)
             out = Path(os.path.abspath(out))
-            folder = out.parent
-            folder.mkdir(parents=True, exist_ok=True)
-            work = Path(tempfile.mkdtemp(prefix=".fisk-pack-", dir=folder))
             try:
-                plain = work / "pack.sqlite"
-                _fill(plain, snap.conn, snap.manifest, manifest)
-                final = work / "pack.out"
-                _compress(plain, final, out.suffix)
-                size = final.stat().st_size
-                os.chmod(final, 0o644)
-                os.replace(final, out)
-            finally:
-                shutil.rmtree(work, ignore_errors=True)
+                size = _write_file(out, snap.conn, snap.manifest, manifest)
+            except OSError as exc:
+                raise KnowledgeError(
+                    f"cannot write the pack {out}: {exc.strerror or exc}"
+                ) from None
     finally:
         store.close()
     store_bytes = sum(
@@ -213,6 +206,23 @@ def write_pack(settings: Settings, out: Path, *, now: datetime.datetime | None =
         if p.exists()
     )
     return PackStats(out, size, store_bytes, parse_manifest(manifest))
+
+
+def _write_file(out: Path, src: apsw.Connection, live: Manifest, manifest: dict[str, str]) -> int:
+    """The pack built in a temporary folder beside ``out``, renamed into place; its size."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".fisk-pack-", dir=out.parent))
+    try:
+        plain = work / "pack.sqlite"
+        _fill(plain, src, live, manifest)
+        final = work / "pack.out"
+        _compress(plain, final, out.suffix)
+        os.chmod(final, 0o644)
+        size = final.stat().st_size
+        os.replace(final, out)
+        return size
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _created(now: datetime.datetime | None) -> str:
