@@ -4,6 +4,7 @@ index/adopt.py), and refused whole when they are not data fisk-ls wrote."""
 from __future__ import annotations
 
 import gzip
+import posixpath
 import random
 import shutil
 import struct
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import apsw
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Project, resolve_settings
 from fisk_ls.knowledge.location import Settings
@@ -416,3 +419,14 @@ def test_a_pack_refused_mid_adoption_rolls_back_every_write(
     with Project(settings) as project:
         stats = project.index(pack=pack)
     assert stats.adopted is not None and stats.adopted["documents"] == 40
+
+
+@given(
+    st.text(max_size=60)
+    | st.lists(st.sampled_from(["a", "..", ".", "", "b c", "/"]), max_size=6).map("/".join)
+)
+def test_an_accepted_pack_path_never_leaves_the_project(key: str) -> None:
+    if key_problem(key) is not None:
+        return
+    joined = posixpath.normpath(posixpath.join("/project", key))
+    assert joined.startswith("/project/") and joined == f"/project/{key}"
