@@ -50,6 +50,9 @@ if [ "${FISK_BENCH_PEERS:-1}" != 0 ]; then
   $PY bench/peers.py > "$OUT/peers.json"
 fi
 $PY bench/lsp_speed.py > "$OUT/lsp.json"
+# Knowledge packs on the PowerShell docs: size, adoption vs a cold index, first hybrid search
+# after adopting a pack with vectors (about 5 min on an idle 2-core machine).
+$PY bench/pack.py > "$OUT/pack.json"
 $PY bench/match_speed.py --store "$CACHE/match-store" --rounds 10 > "$OUT/match.json"
 $PY bench/topk.py --store "$CACHE/match-store" > "$OUT/topk.json"
 $PY bench/embed_speed.py > "$OUT/embed_speed.json"   # built-in provider: model alone vs ours

@@ -27,7 +27,7 @@ import os
 import re
 import socket
 import sys
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -48,6 +48,7 @@ from ..knowledge import (
     KnowledgeDisabled,
     KnowledgeError,
     SearchCancelled,
+    Settings,
     bounded,
     is_long_query,
     one_line,
@@ -112,9 +113,15 @@ class Exposure:
     notes: tuple[str, ...]
 
 
-def _exposure(config: Path | None, store_dir: Path | None) -> Exposure:
+def _exposure(
+    config: Path | None, store_dir: Path | None, projects: Sequence[Path] = ()
+) -> Exposure:
     """The project's settings (agent.yaml explicit or found by the one discovery rule, read
-    once) and the store opened when the tool is allowlisted; else no tool and why."""
+    once) and the store opened when the tool is allowlisted; else no tool and why. With
+    ``projects`` (``--project DIR``), each folder's project the same way, served as one tool
+    over the ones that allowlist it."""
+    if projects:
+        return _several(projects, store_dir)
     cwd = Path.cwd().resolve()
     try:
         settings = resolve_settings(config, cwd=cwd, store_base=store_dir)
@@ -160,6 +167,37 @@ def _exposure(config: Path | None, store_dir: Path | None) -> Exposure:
             f"`fisk-ai knowledge index --config {path}` runs (no restart needed)"
         )
     return Exposure(tool, tuple(notes))
+
+
+def _several(folders: Sequence[Path], store_dir: Path | None) -> Exposure:
+    """One ``knowledge_search`` over the projects of ``folders`` that allowlist it (each must,
+    in its own agent.yaml); the others are named and left out."""
+    chosen: list[Settings] = []
+    notes: list[str] = []
+    for folder in folders:
+        if not folder.is_dir():
+            raise ConfigError(f"--project {folder}: no such folder")
+        try:
+            settings = resolve_settings(cwd=folder.resolve(), store_base=store_dir)
+        except KnowledgeDisabled as exc:
+            notes.append(f"--project {folder}: knowledge is not enabled in {exc.path}; left out")
+            continue
+        if settings.config_path is None or KNOWLEDGE_SEARCH not in settings.mcp_builtins:
+            notes.append(
+                f"--project {folder}: {KNOWLEDGE_SEARCH} is not allowlisted in its agent.yaml; "
+                f"left out. To serve it, add to agent.yaml:\n{ALLOWLIST_SNIPPET}"
+            )
+            continue
+        if all(s.store_dir != settings.store_dir for s in chosen):
+            chosen.append(settings)
+    if not chosen:
+        return Exposure(None, (*notes, "no --project allowlists it: serving no tools"))
+    try:
+        tool = KnowledgeTool(chosen[0], more=chosen[1:])
+    except KnowledgeError as exc:
+        raise KnowledgeError(f"cannot expose {KNOWLEDGE_SEARCH} over MCP: {exc}") from exc
+    names = ", ".join(f"{p.name} ({p.settings.store_dir})" for p in tool.projects)
+    return Exposure(tool, (*notes, f"serving {KNOWLEDGE_SEARCH} over {names}"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -547,8 +585,10 @@ def serve(
     host: str | None = None,
     port: int = 8080,
     token_env: str | None = None,
+    projects: Sequence[Path] = (),
 ) -> None:
-    """Run the MCP server until the client disconnects (stdio) or the process is stopped."""
+    """Run the MCP server until the client disconnects (stdio) or the process is stopped;
+    ``projects``: serve one ``knowledge_search`` over the projects of these folders."""
     _configure_logging()
     token: str | None = None
     bind_host = DEFAULT_HOST
@@ -570,7 +610,9 @@ def serve(
     elif host is not None or token_env is not None:
         raise ConfigError("--host and --token-env apply to --http only (stdio needs neither)")
 
-    exposure = _exposure(config, store_dir)
+    if projects and config is not None:
+        raise ConfigError("--config does not combine with --project: each project's own is used")
+    exposure = _exposure(config, store_dir, projects)
     for note in exposure.notes:
         log.info("%s", note)
     server = build_server(exposure.tool)

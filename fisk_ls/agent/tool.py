@@ -31,6 +31,7 @@ from ..knowledge import (
     Knowledge,
     KnowledgeError,
     Project,
+    ProjectSet,
     Scope,
     SearchResult,
     SettingError,
@@ -172,6 +173,10 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     **_EXCERPT_PROPERTIES,
+                    "project": {
+                        "type": "string",
+                        "description": "the project it is from (a server over several)",
+                    },
                     "truncated": {
                         "type": "boolean",
                         "description": "the content was cut to fit the answer's budget",
@@ -236,6 +241,8 @@ class ToolArgs:
     scope: Scope | None = None
     """``paths`` and ``tags`` as the core's scope (None: the whole project)."""
     context: int = 0
+    paths: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
 
 
 def parse_args(raw: Mapping[str, Any] | str | None, root: Path | None = None) -> ToolArgs:
@@ -266,7 +273,15 @@ def parse_args(raw: Mapping[str, Any] | str | None, root: Path | None = None) ->
         raise ToolInputError(bounded(f"invalid {NAME} input: {exc}")) from None
     if not query.strip():
         raise ToolInputError(f"invalid {NAME} input: `query` must be a non-empty string")
-    return ToolArgs(query=query, top_k=top_k, also=also, scope=scope, context=context)
+    return ToolArgs(
+        query=query,
+        top_k=top_k,
+        also=also,
+        scope=scope,
+        context=context,
+        paths=tuple(paths),
+        tags=tuple(tags),
+    )
 
 
 def trace(raw: Mapping[str, Any] | str | None) -> str:
@@ -349,6 +364,8 @@ def build_outcome(
             "lines": f"{hit.start_line}-{hit.end_line}",
             "content": _frame(hit.citation, hit.text),
         }
+        if hit.project:
+            item["project"] = hit.project
         if not hit.section:
             del item["section"]
         if found_by:
@@ -390,25 +407,49 @@ def build_outcome(
 
 
 class KnowledgeTool:
-    """``knowledge_search`` over one project's index, for an agent (in-process or MCP)."""
+    """``knowledge_search`` over one project's index, for an agent (in-process or MCP); with
+    ``more`` (other projects' settings), over all of them as one: hits merged by score, each
+    naming its project (the core's ``ProjectSet``)."""
 
-    def __init__(self, settings: Settings, knowledge: Knowledge | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        knowledge: Knowledge | None = None,
+        more: Sequence[Settings] = (),
+    ) -> None:
         self.settings = settings
         self.project = Project(settings, reader=knowledge)
         self.knowledge = self.project.reader
+        self.group = ProjectSet([self.project, *(Project(s) for s in more)]) if more else None
         self.budget_chars = settings.max_injected_tokens * CHARS_PER_TOKEN
+
+    @property
+    def projects(self) -> list[Project]:
+        """The projects it searches."""
+        return self.group.projects if self.group is not None else [self.project]
 
     def call(
         self, raw: Mapping[str, Any] | str | None, deadline: Deadline | None = None
     ) -> dict[str, Any]:
         """Run the tool; ToolInputError for bad arguments, KnowledgeError for real failures
         (SearchCancelled once ``deadline`` has passed: the search stops where it is)."""
-        args = parse_args(raw, self.settings.project_root)
-        result = self.project.read(
-            lambda kn: kn.search(
-                args.query, args.top_k, also=args.also, scope=args.scope, deadline=deadline
+        group = self.group
+        args = parse_args(raw, None if group is not None else self.settings.project_root)
+        if group is not None:
+            result = group.search(
+                args.query,
+                args.top_k,
+                also=args.also,
+                paths=args.paths,
+                tags=args.tags,
+                deadline=deadline,
             )
-        )
+        else:
+            result = self.project.read(
+                lambda kn: kn.search(
+                    args.query, args.top_k, also=args.also, scope=args.scope, deadline=deadline
+                )
+            )
         neighbours = {
             hit.citation: self._around(hit.citation, args.context)
             for hit in (result.hits if args.context else [])
@@ -417,6 +458,8 @@ class KnowledgeTool:
 
     def _around(self, citation: str, context: int) -> list[CitedChunk]:
         try:
+            if self.group is not None:
+                return self.group.around(citation, context, check_file=False)[1]
             return self.project.read(lambda kn: kn.around(citation, context, check_file=False))
         except CitationError:  # re-indexed since the search: the hit stands alone
             return []
@@ -425,7 +468,10 @@ class KnowledgeTool:
         return _dumps(self.call(raw))
 
     def close(self) -> None:
-        self.project.close()
+        if self.group is not None:
+            self.group.close()
+        else:
+            self.project.close()
 
 
 __all__ = [

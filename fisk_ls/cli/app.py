@@ -36,6 +36,7 @@ from .options import (
     emit_json,
     knowledge_command,
     missing_mcp_message,
+    project_option,
     search_scope,
     shared_options,
     state,
@@ -93,9 +94,24 @@ def main(args: list[str] | None = None) -> None:
 @click.option("--reindex", is_flag=True, help="Rebuild from scratch (readers keep the old index).")
 @click.option("--dry-run", is_flag=True, help="Report what would be indexed; write nothing.")
 @click.option("--wait", is_flag=True, help="Wait for another writer instead of failing.")
+@click.option(
+    "--from",
+    "pack",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="PACK",
+    help="Adopt a knowledge pack first (`fisk-ai knowledge pack`): files whose content equals "
+    "the pack's are taken from it (with its vectors when the vector space is the same), the "
+    "rest indexed here.",
+)
 @knowledge_command
 def index_cmd(
-    obj: Context, paths: tuple[Path, ...], reindex: bool, dry_run: bool, wait: bool
+    obj: Context,
+    paths: tuple[Path, ...],
+    reindex: bool,
+    dry_run: bool,
+    wait: bool,
+    pack: Path | None,
 ) -> None:
     """Index PATHS (default: the configured paths, or the project root)."""
     from .progress import IndexProgress
@@ -107,7 +123,7 @@ def index_cmd(
     roots = absolute_roots([str(p) for p in paths]) if paths else None
     if not obj.as_json:
         click.echo(render.tier(settings), err=True)
-    if settings.embeddings is not None and not dry_run and not obj.as_json:
+    if settings.embeddings is not None and not dry_run and not obj.as_json and pack is None:
         _, vectors = obj.read(lambda kb: kb.stats().vectors)
         if not vectors:  # no vector cache to rebuild from: every chunk is embedded
             click.echo(render.first_hybrid_build(settings), err=True)
@@ -119,6 +135,7 @@ def index_cmd(
             wait=WAIT_SECONDS if wait else 0.0,
             reporter=progress,
             progress=None if obj.as_json else render.download_progress(),
+            pack=pack,
         )
     if obj.as_json:
         emit_json(
@@ -126,6 +143,32 @@ def index_cmd(
         )
     else:
         click.echo(render.index_summary(stats))
+
+
+@knowledge.command("pack")
+@click.argument("out", type=click.Path(path_type=Path, dir_okay=False))
+@knowledge_command
+def pack_cmd(obj: Context, out: Path) -> None:
+    """Write the index to OUT, one portable file (OUT.gz / OUT.xz: compressed) that
+    `fisk-ai knowledge index --from OUT` (or `prebuilt: OUT` in agent.yaml) adopts."""
+    with obj.project() as project:
+        stats = project.pack(out)
+    if obj.as_json:
+        m = stats.manifest
+        emit_json(
+            {
+                "pack": str(stats.path),
+                "bytes": stats.bytes,
+                "store_bytes": stats.store_bytes,
+                "documents": m.documents,
+                "chunks": m.chunks,
+                "vectors": m.vectors,
+                "commit": m.commit,
+                "created": m.created,
+            }
+        )
+    else:
+        click.echo(render.pack_summary(stats))
 
 
 @knowledge.command("watch")
@@ -192,6 +235,7 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     help="Only documents whose front matter has this tag (case and a leading # ignored); "
     f"repeatable (a union, at most {TAGS.max_items}), together with --path.",
 )
+@project_option
 @knowledge_command
 def search_cmd(
     obj: Context,
@@ -203,14 +247,27 @@ def search_cmd(
     paths: tuple[str, ...],
     excludes: tuple[str, ...],
     tags: tuple[str, ...],
+    projects: tuple[Path, ...],
 ) -> None:
-    """Search the index for QUERY (within --path, minus --exclude, with a --tag, when given)."""
-    scoped = paths or excludes or tags
-    scope = search_scope(obj.settings(), paths, excludes, tags=tags) if scoped else None
-    with obj.project() as project:
-        if expand:
-            check_expansion(project.settings)
-        result = project.search(query, top_k, also=also, scope=scope, expand=expand)
+    """Search the index for QUERY (within --path, minus --exclude, with a --tag, when given).
+
+    With --project DIR (repeatable) the projects DIR belong to are searched as one: their hits
+    merged by score, each citation naming its project (NAME:relpath#ordinal, which `show
+    --project ...` opens); --path is then relative to each project's root."""
+    if projects:
+        if excludes:
+            raise click.UsageError("--exclude does not combine with --project (use --path)")
+        with obj.projects(projects) as group:
+            if expand:
+                check_expansion(group.projects[0].settings)
+            result = group.search(query, top_k, also=also, paths=paths, tags=tags, expand=expand)
+    else:
+        scoped = paths or excludes or tags
+        scope = search_scope(obj.settings(), paths, excludes, tags=tags) if scoped else None
+        with obj.project() as project:
+            if expand:
+                check_expansion(project.settings)
+            result = project.search(query, top_k, also=also, scope=scope, expand=expand)
     if obj.as_json:
         emit_json(render.search_json(result))
     else:
@@ -233,11 +290,20 @@ def search_cmd(
     metavar="N",
     help="Also print N chunks of the same document before and after it (0-5).",
 )
+@project_option
 @knowledge_command
-def show_cmd(obj: Context, citation: str, context: int) -> None:
-    """Print the chunk a CITATION (relpath#ordinal) points at."""
-    if context:
+def show_cmd(obj: Context, citation: str, context: int, projects: tuple[Path, ...]) -> None:
+    """Print the chunk a CITATION (relpath#ordinal; NAME:relpath#ordinal with --project)
+    points at."""
+    if projects:
+        with obj.projects(projects) as group:
+            found = group.around(citation, context) if context else group.show(citation)
+        chunks = found[1] if isinstance(found[1], list) else [found[1]]
+    elif context:
         _, chunks = obj.read(lambda kb: kb.around(citation, context))
+    else:
+        chunks = [obj.read(lambda kb: kb.show(citation))[1]]
+    if context:
         if obj.as_json:
             emit_json(render.around_json(chunks, citation))
         else:
@@ -245,7 +311,7 @@ def show_cmd(obj: Context, citation: str, context: int) -> None:
                 click.echo(note, err=True)
             click.echo(render.around_text(chunks, citation))
         return
-    _, chunk = obj.read(lambda kb: kb.show(citation))
+    chunk = chunks[0]
     if obj.as_json:
         emit_json(render.show_json(chunk))
     else:
@@ -383,6 +449,15 @@ def lsp_cmd(tcp: str | None, token_env: str | None, log_file: Path | None) -> No
     default=None,
     help="Name of an env var holding the bearer token clients must send (--http).",
 )
+@click.option(
+    "--project",
+    "projects",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    metavar="DIR",
+    help="Serve knowledge_search over the project DIR belongs to; repeatable: one tool over "
+    "all of them, hits merged by score (each project's agent.yaml must allowlist it).",
+)
 @click.pass_context
 def mcp_cmd(
     ctx: click.Context,
@@ -390,6 +465,7 @@ def mcp_cmd(
     host: str | None,
     port: int,
     token_env: str | None,
+    projects: tuple[Path, ...],
 ) -> None:
     """Serve knowledge_search over MCP (only when allowlisted in agent.yaml)."""
     try:
@@ -405,6 +481,7 @@ def mcp_cmd(
             host=host,
             port=port,
             token_env=token_env,
+            projects=projects,
         )
     except KnowledgeError as exc:
         raise click.ClickException(str(exc)) from exc

@@ -35,7 +35,7 @@ from ..knowledge import (
 )
 
 if TYPE_CHECKING:
-    from ..knowledge import Knowledge, Project, Scope
+    from ..knowledge import Knowledge, Project, ProjectSet, Scope
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -61,10 +61,34 @@ class Context:
 
         return Project(self.settings(), coarse_knn=False)
 
+    def projects(self, folders: tuple[Path, ...]) -> ProjectSet:
+        """The projects of ``--project`` folders, searched as one (the caller closes them);
+        each finds its own root, agent.yaml and store, so --config does not apply."""
+        from ..knowledge import ProjectSet
+
+        if self.config is not None:
+            raise click.UsageError(
+                "--config does not combine with --project: each project's own agent.yaml is used"
+            )
+        return ProjectSet.open(list(folders), store_base=self.store_dir, coarse_knn=False)
+
     def read(self, fn: Callable[[Knowledge], T]) -> tuple[Settings, T]:
         """Open the index read-only, call ``fn`` with it, close it."""
         with self.project() as project:
             return project.settings, project.read(fn)
+
+
+def project_option(fn: F) -> F:
+    """``--project DIR`` (repeatable): search several projects as one."""
+    return click.option(
+        "--project",
+        "projects",
+        multiple=True,
+        type=click.Path(path_type=Path, file_okay=False, exists=True),
+        metavar="DIR",
+        help="Search the project DIR belongs to (its root and index found as usual); "
+        "repeatable: the projects' hits are merged by score, each naming its project.",
+    )(fn)
 
 
 def emit_json(obj: dict[str, Any]) -> None:

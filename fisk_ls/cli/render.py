@@ -109,17 +109,31 @@ def index_summary(stats: IndexStats) -> str:
         tail = f", {stats.embeddings} embeddings"
         if stats.dry_run:
             tail += f" in about {requests} request{'s' if requests != 1 else ''}"
-    return (
+    adopted = ""
+    if stats.adopted is not None:
+        a = stats.adopted
+        adopted = (
+            f"adopted from the pack: {a['documents']} documents, {a['vectors']} vectors "
+            f"({a['current']} already current, {a['differ']} differ from the pack)\n"
+        )
+    return adopted + (
         f"{verb}: added={stats.added} updated={stats.updated} skipped={stats.skipped} "
         f"removed={stats.removed} ({stats.files} files, {stats.chunks} chunks{tail})"
     )
+
+
+def pack_summary(stats: Any) -> str:
+    """What ``knowledge pack`` wrote."""
+    ratio = f" ({stats.bytes / stats.store_bytes:.0%} of the store)" if stats.store_bytes else ""
+    return f"wrote {stats.path}: {stats.bytes:,} bytes{ratio}; {stats.manifest.describe()}"
 
 
 def hit_json(hit: Any) -> dict[str, Any]:
     """``match_lines``: the lines of the part that matched; ``highlights``: [start, end)
     character ranges of the matched words in ``snippet``; ``match_section``: its heading path."""
     match = hit.match
-    return {
+    project = {"project": hit.project} if hit.project else {}
+    return project | {
         "citation": hit.citation,
         "path": hit.path,
         "ordinal": hit.ordinal,

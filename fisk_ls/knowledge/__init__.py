@@ -65,8 +65,18 @@ if TYPE_CHECKING:
     from .match import Spot
     from .notices import NOT_BUILT_SENTENCE, search_notice
     from .operations import Removal, ignore_rules, index, remove, reset, update_paths
+    from .pack import PackManifest, PackRefused, PackStats
     from .progress import IndexRun
     from .project import Project, searched_scores, store_error
+    from .projects import (
+        Found,
+        Merged,
+        ProjectSet,
+        first_with,
+        merged_scores,
+        scopes,
+        search_projects,
+    )
     from .reader import Knowledge, Source, StoreStats, tier_of
     from .sanitize import bounded, one_line, strip_controls
     from .scope import Scope
@@ -153,6 +163,16 @@ _LAZY = {
     "search_notice": ".notices",
     "IndexRun": ".progress",
     "Removal": ".operations",
+    "PackManifest": ".pack",
+    "Found": ".projects",
+    "Merged": ".projects",
+    "ProjectSet": ".projects",
+    "first_with": ".projects",
+    "merged_scores": ".projects",
+    "scopes": ".projects",
+    "search_projects": ".projects",
+    "PackRefused": ".pack",
+    "PackStats": ".pack",
     "ignore_rules": ".operations",
     "remove": ".operations",
     "reset": ".operations",
@@ -258,6 +278,7 @@ __all__ = [
     "ExpansionConfig",
     "ExpansionFailed",
     "FormatTooNew",
+    "Found",
     "Hit",
     "IgnoreRules",
     "IndexLocked",
@@ -268,7 +289,12 @@ __all__ = [
     "KnowledgeDisabled",
     "KnowledgeError",
     "Location",
+    "Merged",
+    "PackManifest",
+    "PackRefused",
+    "PackStats",
     "Project",
+    "ProjectSet",
     "QueueHooks",
     "Removal",
     "RunReporter",
@@ -294,11 +320,13 @@ __all__ = [
     "check_value",
     "expanded",
     "expansion_problem",
+    "first_with",
     "ignore_rules",
     "index",
     "is_long_query",
     "make_embedder",
     "make_expander",
+    "merged_scores",
     "one_line",
     "open_writer",
     "parse_citation",
@@ -310,7 +338,9 @@ __all__ = [
     "resolve_top_k",
     "rule_needs",
     "rule_problems",
+    "scopes",
     "search_notice",
+    "search_projects",
     "searched_scores",
     "shown",
     "store_error",

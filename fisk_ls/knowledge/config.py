@@ -34,6 +34,7 @@ _KNOWLEDGE_KEYS = {
     "paths",
     "exclude",
     "directory",
+    "prebuilt",
     "top_k",
     "max_injected_tokens",
     "embeddings",
@@ -92,6 +93,8 @@ class KnowledgeConfig:
     paths: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     directory: str = ""
+    prebuilt: str = ""
+    """A knowledge pack (pack.py) the first index run adopts, relative to agent.yaml's folder."""
     top_k: int = DEFAULT_TOP_K
     max_injected_tokens: int = DEFAULT_MAX_INJECTED_TOKENS
     embeddings: EmbeddingsConfig | None = None
@@ -297,6 +300,7 @@ def parse_knowledge(raw: object, key: str = "harness.knowledge") -> KnowledgeCon
         paths=tuple(_no_nul(p, f"{key}.paths") for p in paths_raw if p.strip()),
         exclude=_globs(block, "exclude", key),
         directory=_string(block, "directory", key).strip(),
+        prebuilt=_string(block, "prebuilt", key).strip(),
         top_k=top_k,
         max_injected_tokens=budget,
         embeddings=embeddings,

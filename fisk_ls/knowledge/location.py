@@ -56,6 +56,8 @@ class Settings:
     """Why ``project_root`` is the root (for stats / doctor)."""
     store_reason: str = ""
     """Why the store is where it is (for stats / doctor)."""
+    prebuilt: Path | None = None
+    """A knowledge pack the first index run adopts (an empty index: index/adopt.py)."""
 
     @property
     def hybrid(self) -> bool:
@@ -68,6 +70,7 @@ class Settings:
         exclude: tuple[str, ...] | None = None,
         top_k: int | None = None,
         embeddings: EmbeddingsConfig | bool | None = False,
+        prebuilt: Path | None = None,
     ) -> Settings:
         """A copy with some fields replaced (``embeddings=False`` keeps the current value).
 
@@ -79,6 +82,7 @@ class Settings:
             exclude=self.exclude if exclude is None else (*self.exclude, *exclude),
             top_k=self.top_k if top_k is None else top_k,
             embeddings=self.embeddings if embeddings is False else embeddings,  # type: ignore[arg-type]
+            prebuilt=self.prebuilt if prebuilt is None else prebuilt,
         )
 
 
@@ -258,6 +262,7 @@ def _settings(
         exclude=knowledge.exclude,
         root_reason=reasons[0],
         store_reason=reasons[1],
+        prebuilt=_absolute(root, knowledge.prebuilt) if knowledge.prebuilt else None,
     )
 
 

@@ -9,6 +9,7 @@ import os
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import KnowledgeError
 from .index.ignore import IgnoreRules
@@ -19,6 +20,10 @@ from .store import clear_odd_files, db_path, odd_files
 from .vectors.providers import make_embedder
 from .vectors.tier import DocumentEmbedder
 from .writer import Writer, open_writer
+
+if TYPE_CHECKING:
+    from .index.adopt import Adoption
+    from .unpack import Pack
 
 
 def ignore_rules(settings: Settings) -> IgnoreRules:
@@ -42,6 +47,7 @@ def index(
     embedder: DocumentEmbedder | None = None,
     drain: bool = True,
     ignore: IgnoreRules | None = None,
+    pack: Path | None = None,
 ) -> IndexStats:
     """One index run under the writer lock.
 
@@ -54,10 +60,21 @@ def index(
     searchable lexically as soon as they are written), without it they stay in the backlog for
     a background worker (``Backfill``). ``ignore``: the project's rules when the caller keeps
     them (the update queue does); built from ``settings`` otherwise.
+
+    ``pack``: a knowledge pack to adopt first (index/adopt.py); a refused one raises
+    ``PackRefused`` with nothing written (its layout is checked before the writer lock is
+    taken, its rows as the adoption reads them, in one transaction). Without
+    it, the configured ``prebuilt`` pack is adopted by a run that finds the index empty (a
+    refused or missing one is a note; the run indexes locally).
     """
+    if pack is not None and (rebuild or dry_run):
+        raise KnowledgeError(
+            "--from adopts a pack into the live index: not with --reindex or --dry-run"
+        )
     recover = rebuild and not dry_run  # --reindex always works: an unusable store moves aside
     with (
         _embedder(settings, embedder) as emb,
+        _checked_pack(pack) as given,
         open_writer(settings.store_dir, wait=wait, recover=recover) as w,
     ):
         for note in (*w.cleared, w.set_aside, w.recovered):
@@ -73,7 +90,59 @@ def index(
                 embedder=emb,
                 ignore=ignore if ignore is not None else ignore_rules(settings),
             )
-            return _full_run(indexer, w, settings, roots, rebuild, dry_run, drain)
+            adoption = None
+            if not (rebuild or dry_run or w.outdated):
+                adoption = _adopt(indexer, settings, roots, given, emb)
+                for note in adoption.notes if adoption is not None else ():
+                    indexer.reporter.on_note(note)
+            stats = _full_run(indexer, w, settings, roots, rebuild, dry_run, drain)
+            if adoption is not None:
+                stats.adopted = adoption.as_dict()
+                stats.notes[:0] = adoption.notes
+            return stats
+
+
+@contextlib.contextmanager
+def _checked_pack(path: Path | None) -> Iterator[Pack | None]:
+    """The pack at ``path`` opened (its layout and manifest checked, ``PackRefused``
+    otherwise; the rows are checked as adoption reads them), closed after."""
+    if path is None:
+        yield None
+        return
+    from .unpack import open_pack
+
+    with open_pack(path) as pack:
+        yield pack
+
+
+def _adopt(
+    indexer: Indexer,
+    settings: Settings,
+    roots: Iterable[Path] | None,
+    given: Pack | None,
+    embedder: DocumentEmbedder | None,
+) -> Adoption | None:
+    """Adopt ``given``, else the configured ``prebuilt`` pack when the index is empty (a
+    refused or missing one becomes a note: the run indexes locally)."""
+    from .index.adopt import Adoption, adopt
+    from .pack import PackRefused, provider_name
+    from .unpack import open_pack
+
+    walked = tuple(roots) if roots is not None else settings.roots
+    stats = IndexStats()
+    provider = provider_name(settings)
+    if given is not None:
+        return adopt(indexer, given, walked, stats, embedder=embedder, provider=provider)
+    prebuilt = settings.prebuilt
+    if prebuilt is None or indexer.writer.counts()[0]:
+        return None
+    if not prebuilt.exists():
+        return Adoption(notes=[f"the prebuilt pack {prebuilt} does not exist; indexing locally"])
+    try:
+        with open_pack(prebuilt) as pack:
+            return adopt(indexer, pack, walked, stats, embedder=embedder, provider=provider)
+    except PackRefused as exc:
+        return Adoption(notes=[f"{exc}; indexing locally"])
 
 
 def _full_run(

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .index.runs import IndexReporter, IndexStats
     from .index.watcher import Watcher
     from .operations import Removal
+    from .pack import PackStats
     from .progress import IndexRun
     from .reader import Knowledge
     from .scope import Scope
@@ -76,6 +77,8 @@ class Project:
         reader: Knowledge | None = None,
     ) -> None:
         self.settings = settings
+        self.name = settings.project_root.name or "root"
+        """How a search over several projects names this one (projects.py)."""
         self.coarse_knn = coarse_knn
         self.queue: UpdateQueue | None = None
         """The update queue, once ``updates`` built it."""
@@ -236,8 +239,10 @@ class Project:
         wait: float = 0.0,
         reporter: IndexReporter | None = None,
         progress: Progress | None = None,
+        pack: Path | None = None,
     ) -> IndexStats:
-        """One index run (``operations.index``), draining the backlog before it returns."""
+        """One index run (``operations.index``), draining the backlog before it returns;
+        ``pack``: a knowledge pack adopted first (index/adopt.py)."""
         from .operations import index
 
         with self.errors():
@@ -249,7 +254,15 @@ class Project:
                 wait=wait,
                 reporter=reporter,
                 embedder=self.embedder(progress),
+                pack=pack,
             )
+
+    def pack(self, out: Path) -> PackStats:
+        """Write the live index to the knowledge pack ``out`` (pack.py)."""
+        from .pack import write_pack
+
+        with self.errors():
+            return write_pack(self.settings, out)
 
     def remove(self, paths: Iterable[str], *, cwd: Path | None = None) -> Removal | None:
         from .operations import remove

@@ -193,10 +193,13 @@ class Hit:
     found_by: tuple[str, ...] = ("query",)
     """The search strings that found the chunk: "query", and "also[0]", "also[1]", ... for the
     caller's extra strings (:func:`run_search`'s ``also``)."""
+    project: str = ""
+    """The project's name in a search over several (projects.py); its citation names it."""
 
     @property
     def citation(self) -> str:
-        return format_citation(self.path, self.ordinal)
+        plain = format_citation(self.path, self.ordinal)
+        return f"{self.project}:{plain}" if self.project else plain
 
     @property
     def content(self) -> str:

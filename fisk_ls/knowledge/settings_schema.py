@@ -188,6 +188,15 @@ WORKSPACE_SYMBOLS = Setting(
     "Offer document sections as workspace symbols (language server).",
     True,
 )
+PREBUILT = Setting(
+    "prebuilt",
+    "prebuilt",
+    "string",
+    "A knowledge pack (`fisk-ai knowledge pack`, e.g. built in CI) the first index run adopts: "
+    "files whose content equals the pack's are taken from it, with its vectors when the vector "
+    "space is the same; relative to the project root.",
+    max_length=4096,
+)
 
 # -- embeddings (the optional vector tier) ----------------------------------------------------
 PROVIDER = Setting(
@@ -342,7 +351,14 @@ EXPAND = Setting(
     False,
 )
 
-EDITOR_SETTINGS: tuple[Setting, ...] = (PATHS, EXCLUDE, TOP_K, WATCH, WORKSPACE_SYMBOLS)
+EDITOR_SETTINGS: tuple[Setting, ...] = (
+    PATHS,
+    EXCLUDE,
+    TOP_K,
+    WATCH,
+    WORKSPACE_SYMBOLS,
+    PREBUILT,
+)
 """The language server's ``fisk`` section (besides ``embeddings``), in schema order."""
 
 AGENT_ONLY: tuple[Setting, ...] = (MAX_INJECTED_TOKENS,)

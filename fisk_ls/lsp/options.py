@@ -97,6 +97,8 @@ class Options:
     expansion: Expansion | None = None
     watch: bool = True
     workspace_symbols: bool = True
+    prebuilt: str | None = None
+    """A knowledge pack the first index run adopts (relative to the project root)."""
 
     def apply(self, settings: Settings) -> Settings:
         """``settings`` of one root with these options laid over them."""
@@ -106,6 +108,7 @@ class Options:
             exclude=self.exclude,
             top_k=self.top_k,
             embeddings=self.embeddings.config() if self.embeddings else False,
+            prebuilt=absolute_roots([self.prebuilt], cwd=root)[0] if self.prebuilt else None,
         )
         if self.expansion is None:
             return laid
@@ -149,6 +152,8 @@ def _checked(setting: Setting) -> Check:
         if setting.kind == "array":
             assert isinstance(value, list)
             return tuple(p for p in value if p.strip()) or None
+        if isinstance(value, str):
+            return value.strip() or None
         return value
 
     return check

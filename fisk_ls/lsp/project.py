@@ -7,41 +7,28 @@ searches across roots by score and resolves a citation in the first root that ha
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 from ..knowledge import (
-    FLAT_DEPTH,
-    INDEX_EMPTY,
     INDEX_NOT_BUILT,
-    NO_TERMS,
-    OK,
-    CitationError,
     CitedChunk,
     Deadline,
     Expander,
-    Expansion,
-    Hit,
-    IndexRun,
     Knowledge,
-    KnowledgeError,
     QueueHooks,
     Scope,
-    SearchCancelled,
-    SearchResult,
-    SettingError,
     Settings,
-    expanded,
-    parse_citation,
+    first_with,
     resolve_settings,
     resolve_top_k,
-    shown,
+    scopes,
+    search_projects,
 )
+from ..knowledge import Found as CoreFound
+from ..knowledge import Merged as CoreMerged
 from ..knowledge import Project as CoreProject
 from .options import Options
 
@@ -55,6 +42,7 @@ class Project(CoreProject):
         super().__init__(settings)
         self.folder = folder
         self.options = options
+        self.name = folder.name
 
 
 def open_project(folder: Path, options: Options, hooks: QueueHooks) -> Project:
@@ -70,48 +58,8 @@ def open_project(folder: Path, options: Options, hooks: QueueHooks) -> Project:
     return project
 
 
-@dataclass(frozen=True)
-class Found:
-    project: Project
-    hit: Hit
-
-
-@dataclass
-class Merged:
-    status: str
-    tier: str
-    found: list[Found] = field(default_factory=list)
-    degraded: bool = False
-    reason: str | None = None
-    scoped: bool = False
-    indexing: IndexRun | None = None
-    """The index runs going on in the searched projects, as one."""
-    expansion: Expansion | None = None
-    """What question expansion did (None: not asked)."""
-
-    def as_result(self) -> SearchResult:
-        """The merged answer as the core's result (for the core's sentence of it)."""
-        hits = [f.hit for f in self.found]
-        return SearchResult(
-            self.status,
-            self.tier,
-            hits,
-            self.degraded,
-            self.reason,
-            self.scoped,
-            self.indexing,
-            self.expansion,
-        )
-
-
-def merged_scores(merged: Merged) -> list[float] | None:
-    """The scores of a merged search's hits, best first; None when no index could answer yet."""
-    if merged.status in (INDEX_EMPTY, INDEX_NOT_BUILT):
-        return None
-    return [f.hit.score for f in merged.found]
-
-
-_STATUS_ORDER = (OK, NO_TERMS, INDEX_EMPTY, INDEX_NOT_BUILT)
+Found = CoreFound[Project]
+Merged = CoreMerged[Project]
 
 
 class Projects:
@@ -196,17 +144,16 @@ class Projects:
             scopes(projects, paths, tags) if paths or tags else [(p, None) for p in projects]
         )
         k = resolve_top_k(top_k, projects[0].settings.top_k)
-        wide = max(k, FLAT_DEPTH) if expand else k  # the gate reads at least FLAT_DEPTH hits
-
-        def run(strings: tuple[str, ...]) -> Merged:
-            return self._merged(searched, query, wide, strings, deadline)
-
-        if not expand:
-            return run(also)
-        merged, expansion = expanded(run, query, self.expander(projects[0]), merged_scores, also)
-        merged.expansion = expansion
-        del merged.found[k:]
-        return merged
+        return search_projects(
+            searched,
+            query,
+            k,
+            also,
+            language=self.reader_language,
+            expand=expand,
+            expander=self.expander(projects[0]) if expand else None,
+            deadline=deadline,
+        )
 
     def expander(self, project: Project) -> Expander | None:
         """``project``'s question expander: the core's for a chat server, the client's model
@@ -217,50 +164,6 @@ class Projects:
         if cfg.provider == "editor":
             return self.editor_expander(cfg.timeout) if self.editor_expander else None
         return project.expander
-
-    def _merged(
-        self,
-        searched: list[tuple[Project, Scope | None]],
-        query: str,
-        k: int,
-        also: tuple[str, ...],
-        deadline: Deadline | None = None,
-    ) -> Merged:
-        merged = Merged(INDEX_NOT_BUILT, "")
-        statuses: list[str] = []
-        tiers: list[str] = []
-        reasons: list[str] = []
-        failures: list[KnowledgeError] = []
-        runs: list[IndexRun | None] = []
-        for project, scope in searched:
-            try:
-                result = project.read(
-                    partial(_search, query, k, self.reader_language, also, scope, deadline)
-                )
-            except SearchCancelled:
-                raise  # the whole search stops, not just this root's
-            except KnowledgeError as exc:  # a broken store: the other roots still answer
-                failures.append(exc)
-                reasons.append(f"{project.folder.name}: {exc}")
-                continue
-            statuses.append(result.status)
-            tiers.append(result.tier)
-            runs.append(result.indexing)
-            merged.scoped = merged.scoped or result.scoped
-            merged.found.extend(Found(project, hit) for hit in result.hits)
-            if result.degraded:
-                merged.degraded = True
-                reasons.append(result.reason or "degraded")
-        if not statuses:
-            raise failures[0]
-        merged.degraded = merged.degraded or bool(failures)
-        merged.status = min(statuses, key=_STATUS_ORDER.index)
-        merged.indexing = IndexRun.joined(runs)
-        merged.tier = "; ".join(dict.fromkeys(tiers))
-        merged.reason = "; ".join(dict.fromkeys(reasons)) or None
-        merged.found.sort(key=lambda f: -f.hit.score)
-        del merged.found[k:]
-        return merged
 
     def show(
         self, citation: str, prefer: Path | None = None, *, check_file: bool = True
@@ -280,22 +183,10 @@ class Projects:
     def _first(
         self, citation: str, prefer: Path | None, call: Callable[[Knowledge], T]
     ) -> tuple[Project, T]:
-        parse_citation(citation)  # malformed → CitationError at once
         projects = list(self)
         if prefer is not None:
             projects.sort(key=lambda p: not p.covers(prefer))
-        failures: list[KnowledgeError] = []
-        for project in projects:
-            try:
-                return project, project.read(call)
-            except KnowledgeError as exc:  # not in this root (or its store is broken)
-                failures.append(exc)
-        broken = [f for f in failures if not isinstance(f, CitationError)]
-        if broken:
-            raise broken[0]
-        if len(failures) == 1:
-            raise failures[0]
-        raise CitationError(f"no chunk matches {citation.strip()} in any workspace folder")
+        return first_with(projects, citation, call, "workspace folder")
 
     def close(self) -> None:
         with self._lock:
@@ -303,44 +194,3 @@ class Projects:
             self._folders.clear()
         for project in items:
             project.close()
-
-
-def _search(
-    query: str,
-    k: int,
-    language: str | None,
-    also: tuple[str, ...],
-    scope: Scope | None,
-    deadline: Deadline | None,
-    kn: Knowledge,
-) -> SearchResult:
-    return kn.search(query, k, language, also, scope=scope, deadline=deadline)
-
-
-def scopes(
-    projects: Sequence[Project], paths: Sequence[str], tags: Sequence[str] = ()
-) -> list[tuple[Project, Scope | None]]:
-    """Each project's scope for a search's ``paths`` and ``tags``: a relative path is relative
-    to every project's root; an absolute one (an editor's folder) belongs to the projects whose
-    root holds it, and a project none of the paths belong to is left out (with no paths, every
-    project, kept to the tags). SettingError for a path outside every project or one that
-    leaves the root (``../x``)."""
-    claimed: set[str] = set()
-    out: list[tuple[Project, Scope | None]] = []
-    for project in projects:
-        root = os.path.realpath(project.root)
-        mine: list[str] = []
-        for p in paths:
-            if not os.path.isabs(p):
-                mine.append(p)
-                continue
-            rel = os.path.relpath(os.path.realpath(p), root).replace(os.sep, "/")
-            if rel != ".." and not rel.startswith("../"):
-                mine.append(rel)
-                claimed.add(p)
-        if mine or not paths:
-            out.append((project, Scope.build(mine, tags=tags)))
-    if stray := [p for p in paths if os.path.isabs(p) and p not in claimed]:
-        roots = ", ".join(os.path.realpath(p.root) for p in projects[:4])
-        raise SettingError(f"paths: {shown(stray[0])} is outside the project root(s) {roots}")
-    return out

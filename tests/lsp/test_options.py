@@ -99,6 +99,15 @@ def test_apply_to_settings(settings: Settings, project: Path) -> None:
     assert Options().apply(settings) == settings
 
 
+def test_prebuilt_is_relative_to_the_project_root(settings: Settings, project: Path) -> None:
+    applied = parse_options({"prebuilt": " ci/docs.pack.gz "}).options.apply(settings)
+    assert applied.prebuilt == project.resolve() / "ci/docs.pack.gz"
+    assert parse_options({"prebuilt": "  "}).options.prebuilt is None
+    assert parse_options({"prebuilt": 3}).errors == [
+        "fisk.prebuilt (expected a string of at most 4,096 characters, got 3)"
+    ]
+
+
 @pytest.mark.parametrize(
     ("embeddings", "message"),
     [

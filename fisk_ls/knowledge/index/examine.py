@@ -198,4 +198,9 @@ def die_with_parent(parent: int) -> None:
 
 
 def chunk_hash(chunk: Chunk) -> str:
-    return hashlib.blake2b(f"{chunk.section}\x00{chunk.text}".encode(), digest_size=16).hexdigest()
+    return chunk_hash_of(chunk.section, chunk.text)
+
+
+def chunk_hash_of(section: str, body: str) -> str:
+    """A chunk's digest (hex): the vector cache's key, also checked in a pack (pack.py)."""
+    return hashlib.blake2b(f"{section}\x00{body}".encode(), digest_size=16).hexdigest()

@@ -87,6 +87,8 @@ class IndexStats:
     first_build: bool = False
     dry_run: bool = False
     notes: list[str] = field(default_factory=list)
+    adopted: dict[str, object] | None = None
+    """What was taken from a knowledge pack (index/adopt.py); None when none was used."""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -101,6 +103,7 @@ class IndexStats:
             "first_build": self.first_build,
             "dry_run": self.dry_run,
             "notes": list(self.notes),
+            "adopted": self.adopted,
         }
 
 
@@ -134,6 +137,15 @@ class Indexer:
         self.embedder = embedder
         self._has_vec = has_vec_table(writer.conn, writer.manifest.generation)
 
+    @property
+    def has_vectors(self) -> bool:
+        """The live generation has its vector table (vectors can be stored with the chunks)."""
+        return self._has_vec
+
+    def refresh_vectors(self) -> None:
+        """Look again whether the live generation has its vector table (after a pin)."""
+        self._has_vec = has_vec_table(self.writer.conn, self.writer.manifest.generation)
+
     # -- public entry points -----------------------------------------------------------------
 
     def run(
@@ -153,7 +165,7 @@ class Indexer:
             key_prefix(r, self.root) if r.is_dir() else document_key(r, self.root) for r in roots
         ]
         stats = IndexStats(dry_run=dry_run)
-        candidates = self._collect(roots, stats)
+        candidates = self.collect(roots, stats)
         generation = self.writer.manifest.generation
         tables = self.writer.manifest.tables
         if rebuild and not dry_run:
@@ -161,7 +173,7 @@ class Indexer:
             tables = schema.names(generation)
         vectors: VectorTier | None = None
         try:
-            existing = {} if rebuild else self._existing(tables)
+            existing = {} if rebuild else self.existing(tables)
             stats.first_build = rebuild or not existing
             if not dry_run:
                 vectors = self._vector_tier(rebuild, generation)
@@ -315,7 +327,7 @@ class Indexer:
                 self.reporter.on_note(bad)
                 continue
             cand = Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino)
-            jobs.append((key, cand, self._existing(tables, key).get(key)))
+            jobs.append((key, cand, self.existing(tables, key).get(key)))
         stats.files = len(jobs)
         vectors = self._vector_tier(False, self.writer.manifest.generation)
         self._process(examine_all(jobs), tables, stats, False, vectors)
@@ -346,7 +358,7 @@ class Indexer:
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled("index run cancelled; re-running skips files already indexed")
 
-    def _collect(self, roots: Sequence[Path], stats: IndexStats) -> list[tuple[str, Candidate]]:
+    def collect(self, roots: Sequence[Path], stats: IndexStats) -> list[tuple[str, Candidate]]:
         def note(message: str) -> None:
             stats.notes.append(message)
             self.reporter.on_note(message)
@@ -371,7 +383,7 @@ class Indexer:
         stats.files = len(found)
         return list(found.items())
 
-    def _existing(self, tables: Tables, key: str | None = None) -> dict[str, Existing]:
+    def existing(self, tables: Tables, key: str | None = None) -> dict[str, Existing]:
         sql = f"SELECT path, id, size, mtime_ns, inode, hash, chunk_count FROM {tables.documents}"
         rows = (
             self.writer.conn.execute(sql + " WHERE path = ?", (key,))
@@ -432,9 +444,9 @@ class Indexer:
             stats.updated += 1
         stats.chunks += len(prep.rows)
         if not dry_run:
-            self._write(prep, tables, vectors)
+            self.write(prep, tables, vectors)
 
-    def _write(self, prep: Prepared, tables: Tables, vectors: dict[str, bytes] | None) -> None:
+    def write(self, prep: Prepared, tables: Tables, vectors: dict[str, bytes] | None) -> None:
         """One file's document row and chunks (and the chunks' cached ``vectors``), atomically.
         A body already stored (another chunk's, e.g. a versioned copy of the page) is shared."""
         d, r = tables.documents, tables.rows

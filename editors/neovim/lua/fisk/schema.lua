@@ -28,6 +28,10 @@ return {
       type = "boolean",
       default = true,
     },
+    prebuilt = {
+      type = "string",
+      maxLength = 4096,
+    },
     embeddings = {
       type = "object",
       properties = {

@@ -27,6 +27,10 @@ export const SETTINGS = {
     "type": "boolean",
     "default": true
   },
+  "prebuilt": {
+    "type": "string",
+    "maxLength": 4096
+  },
   "embeddings": {
     "type": "object",
     "properties": {

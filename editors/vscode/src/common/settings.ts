@@ -30,6 +30,8 @@ export interface FiskSettings {
   watch: boolean;
   embeddings: EmbeddingsSettings;
   workspaceSymbols: boolean;
+  /** A knowledge pack the server's first index run adopts (`fisk.prebuilt`; '' for none). */
+  prebuilt: string;
   /** Language ids of the documents the client attaches to (`fisk.languages`). */
   languages: string[];
   expansion: ExpansionSettings;
@@ -74,6 +76,7 @@ export interface ServerSettings {
   embeddings?: Partial<EmbeddingsSettings>;
   expansion?: Partial<Omit<ExpansionSettings, 'chosen'>>;
   workspaceSymbols: boolean;
+  prebuilt?: string;
 }
 
 /** The server's default number of results (package.json's `fisk.topK` default). */
@@ -200,6 +203,7 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     watch,
     embeddings,
     workspaceSymbols: flag('workspaceSymbols', false),
+    prebuilt: text('prebuilt'),
     languages: list('languages', DEFAULT_LANGUAGES),
     problems,
   };
@@ -224,6 +228,9 @@ export function toServerSettings(settings: FiskSettings): ServerSettings {
   }
   if (!settings.watch) {
     result.watch = false;
+  }
+  if (settings.prebuilt !== '') {
+    result.prebuilt = settings.prebuilt;
   }
   const embeddings = serverEmbeddings(settings.embeddings);
   if (embeddings !== undefined) {
@@ -311,6 +318,6 @@ export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
 }
 
 function onlyTraceChanged(event: vscode.ConfigurationChangeEvent): boolean {
-  const keys = ['server', 'paths', 'exclude', 'topK', 'watch', 'embeddings', 'expansion', 'workspaceSymbols', 'languages'];
+  const keys = ['server', 'paths', 'exclude', 'topK', 'watch', 'embeddings', 'expansion', 'workspaceSymbols', 'prebuilt', 'languages'];
   return !keys.some((key) => event.affectsConfiguration(`${SETTINGS_SECTION}.${key}`));
 }

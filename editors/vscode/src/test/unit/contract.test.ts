@@ -149,6 +149,7 @@ test('every key the extension sends is one the schema defines', () => {
     'fisk.expansion.apiKeyEnv': 'KEY',
     'fisk.expansion.timeout': 5,
     'fisk.workspaceSymbols': true,
+    'fisk.prebuilt': 'knowledge.pack.gz',
   });
   assert.deepEqual(getSettings().problems, []);
   const sent = toServerSettings(getSettings()) as unknown as Record<string, unknown>;

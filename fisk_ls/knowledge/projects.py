@@ -1,0 +1,341 @@
+"""Several projects searched as one: their hits merged by score, a citation resolved in the
+project that has it.
+
+The language server merges its workspace folders this way (lsp/project.py ``Projects``); the
+CLI's ``search --project DIR ...`` and the MCP server's ``--project DIR ...`` merge the projects
+they are given (``ProjectSet``). A hit of a merged search names its project; where the projects
+are several, its citation is ``name:relpath#ordinal`` (``qualified``), which ``ProjectSet.show``
+takes back (a plain ``relpath#ordinal`` is looked for in each project in turn).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from .errors import CitationError, KnowledgeError, SearchCancelled
+from .progress import IndexRun
+from .project import Project
+from .search import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS, OK, SearchResult
+
+if TYPE_CHECKING:
+    from .citations import CitedChunk
+    from .deadline import Deadline
+    from .expansion import Expander, Expansion
+    from .reader import Knowledge
+    from .scope import Scope
+    from .search import Hit
+
+P = TypeVar("P", bound=Project)
+T = TypeVar("T")
+
+_STATUS_ORDER = (OK, NO_TERMS, INDEX_EMPTY, INDEX_NOT_BUILT)
+
+
+@dataclass(frozen=True)
+class Found(Generic[P]):
+    project: P
+    hit: Hit
+
+
+@dataclass
+class Merged(Generic[P]):
+    status: str
+    tier: str
+    found: list[Found[P]] = field(default_factory=list)
+    degraded: bool = False
+    reason: str | None = None
+    scoped: bool = False
+    indexing: IndexRun | None = None
+    """The index runs going on in the searched projects, as one."""
+    expansion: Expansion | None = None
+    """What question expansion did (None: not asked)."""
+
+    def as_result(self, qualify: bool = False) -> SearchResult:
+        """The merged answer as the core's result (for the core's sentence of it, and the
+        renderers); with ``qualify`` each hit's citation names its project."""
+        hits = [
+            dataclasses.replace(f.hit, project=f.project.name) if qualify else f.hit
+            for f in self.found
+        ]
+        return SearchResult(
+            self.status,
+            self.tier,
+            hits,
+            self.degraded,
+            self.reason,
+            self.scoped,
+            self.indexing,
+            self.expansion,
+        )
+
+
+def merged_scores(merged: Merged[P]) -> list[float] | None:
+    """The scores of a merged search's hits, best first; None when no index could answer yet."""
+    if merged.status in (INDEX_EMPTY, INDEX_NOT_BUILT):
+        return None
+    return [f.hit.score for f in merged.found]
+
+
+def merge_search(
+    searched: Sequence[tuple[P, Scope | None]],
+    query: str,
+    k: int,
+    also: tuple[str, ...] = (),
+    language: str | None = None,
+    deadline: Deadline | None = None,
+) -> Merged[P]:
+    """Each project's best ``k`` hits (in its scope), merged by score. A project whose store
+    fails is named in the reason and the others still answer; when all fail, the first
+    failure is raised. A search past ``deadline`` (SearchCancelled) stops the whole search."""
+    merged: Merged[P] = Merged(INDEX_NOT_BUILT, "")
+    statuses: list[str] = []
+    tiers: list[str] = []
+    reasons: list[str] = []
+    failures: list[KnowledgeError] = []
+    runs: list[IndexRun | None] = []
+    for project, scope in searched:
+        try:
+            result = project.read(partial(_search, query, k, language, also, scope, deadline))
+        except SearchCancelled:
+            raise  # the whole search stops, not just this project's
+        except KnowledgeError as exc:  # a broken store: the other projects still answer
+            failures.append(exc)
+            reasons.append(f"{project.name}: {exc}")
+            continue
+        statuses.append(result.status)
+        tiers.append(result.tier)
+        runs.append(result.indexing)
+        merged.scoped = merged.scoped or result.scoped
+        merged.found.extend(Found(project, hit) for hit in result.hits)
+        if result.degraded:
+            merged.degraded = True
+            reasons.append(result.reason or "degraded")
+    if not statuses:
+        raise failures[0]
+    merged.degraded = merged.degraded or bool(failures)
+    merged.status = min(statuses, key=_STATUS_ORDER.index)
+    merged.indexing = IndexRun.joined(runs)
+    merged.tier = "; ".join(dict.fromkeys(tiers))
+    merged.reason = "; ".join(dict.fromkeys(reasons)) or None
+    merged.found.sort(key=lambda f: -f.hit.score)
+    del merged.found[k:]
+    return merged
+
+
+def search_projects(
+    searched: Sequence[tuple[P, Scope | None]],
+    query: str,
+    k: int,
+    also: tuple[str, ...] = (),
+    *,
+    language: str | None = None,
+    expand: bool = False,
+    expander: Expander | None = None,
+    deadline: Deadline | None = None,
+) -> Merged[P]:
+    """``merge_search``; with ``expand``, ``expander``'s strings join ``also`` when the plain
+    results are weak (the core's ``expanded``), once for all projects."""
+    from .expansion import FLAT_DEPTH, expanded
+
+    wide = max(k, FLAT_DEPTH) if expand else k  # the gate reads at least FLAT_DEPTH hits
+
+    def run(strings: tuple[str, ...]) -> Merged[P]:
+        return merge_search(searched, query, wide, strings, language, deadline)
+
+    if not expand:
+        return run(also)
+    merged, expansion = expanded(run, query, expander, merged_scores, also)
+    merged.expansion = expansion
+    del merged.found[k:]
+    return merged
+
+
+def first_with(
+    projects: Sequence[P], citation: str, call: Callable[[Knowledge], T], where: str
+) -> tuple[P, T]:
+    """``call`` in the first of ``projects`` that has the cited chunk (``where`` names them in
+    the message when none has it)."""
+    from .citations import parse_citation
+
+    parse_citation(citation)  # malformed → CitationError at once
+    failures: list[KnowledgeError] = []
+    for project in projects:
+        try:
+            return project, project.read(call)
+        except KnowledgeError as exc:  # not in this project (or its store is broken)
+            failures.append(exc)
+    broken = [f for f in failures if not isinstance(f, CitationError)]
+    if broken:
+        raise broken[0]
+    if len(failures) == 1:
+        raise failures[0]
+    raise CitationError(f"no chunk matches {citation.strip()} in any {where}")
+
+
+def scopes(
+    projects: Sequence[P], paths: Sequence[str], tags: Sequence[str] = ()
+) -> list[tuple[P, Scope | None]]:
+    """Each project's scope for a search's ``paths`` and ``tags``: a relative path is relative
+    to every project's root; an absolute one (an editor's folder) belongs to the projects whose
+    root holds it, and a project none of the paths belong to is left out (with no paths, every
+    project, kept to the tags). SettingError for a path outside every project or one that
+    leaves the root (``../x``)."""
+    from .scope import Scope
+    from .settings_schema import SettingError, shown
+
+    claimed: set[str] = set()
+    out: list[tuple[P, Scope | None]] = []
+    for project in projects:
+        root = os.path.realpath(project.root)
+        mine: list[str] = []
+        for p in paths:
+            if not os.path.isabs(p):
+                mine.append(p)
+                continue
+            rel = os.path.relpath(os.path.realpath(p), root).replace(os.sep, "/")
+            if rel != ".." and not rel.startswith("../"):
+                mine.append(rel)
+                claimed.add(p)
+        if mine or not paths:
+            out.append((project, Scope.build(mine, tags=tags)))
+    if stray := [p for p in paths if os.path.isabs(p) and p not in claimed]:
+        roots = ", ".join(os.path.realpath(p.root) for p in projects[:4])
+        raise SettingError(f"paths: {shown(stray[0])} is outside the project root(s) {roots}")
+    return out
+
+
+def _search(
+    query: str,
+    k: int,
+    language: str | None,
+    also: tuple[str, ...],
+    scope: Scope | None,
+    deadline: Deadline | None,
+    kn: Knowledge,
+) -> SearchResult:
+    return kn.search(query, k, language, also, scope=scope, deadline=deadline)
+
+
+def unique_names(roots: Iterable[Path]) -> list[str]:
+    """A name for each project root: its folder's name, ``-2``, ``-3``... after a name taken."""
+    names: list[str] = []
+    for root in roots:
+        base = root.name or "root"
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = f"{base}-{n}"
+        names.append(name)
+    return names
+
+
+class ProjectSet:
+    """Projects searched as one (``search --project``, ``mcp --project``); closed together."""
+
+    def __init__(self, projects: Sequence[Project]) -> None:
+        if not projects:
+            raise KnowledgeError("no project to search")
+        self.projects = list(projects)
+        for project, name in zip(
+            self.projects, unique_names(p.root for p in self.projects), strict=True
+        ):
+            project.name = name
+
+    @classmethod
+    def open(
+        cls, folders: Sequence[Path], *, store_base: Path | None = None, coarse_knn: bool = True
+    ) -> ProjectSet:
+        """The project each folder belongs to (its root and store found as usual); one project
+        named twice is searched once."""
+        from .location import resolve_settings
+
+        seen: set[Path] = set()
+        projects: list[Project] = []
+        for folder in folders:
+            if not folder.is_dir():
+                raise KnowledgeError(f"--project {folder}: no such folder")
+            settings = resolve_settings(cwd=folder, store_base=store_base)
+            if settings.store_dir in seen:
+                continue
+            seen.add(settings.store_dir)
+            projects.append(Project(settings, coarse_knn=coarse_knn))
+        return cls(projects)
+
+    def __enter__(self) -> ProjectSet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for project in self.projects:
+            project.close()
+
+    @property
+    def several(self) -> bool:
+        return len(self.projects) > 1
+
+    def search(
+        self,
+        query: str,
+        top_k: int | None = None,
+        *,
+        also: tuple[str, ...] = (),
+        paths: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        expand: bool = False,
+        deadline: Deadline | None = None,
+    ) -> SearchResult:
+        """Every project's best hits merged by score; each hit names its project."""
+        from .settings_schema import resolve_top_k
+
+        first = self.projects[0]
+        k = resolve_top_k(top_k, first.settings.top_k)
+        searched = (
+            scopes(self.projects, paths, tags)
+            if paths or tags
+            else [(p, None) for p in self.projects]
+        )
+        merged = search_projects(
+            searched,
+            query,
+            k,
+            also,
+            expand=expand,
+            expander=first.expander if expand else None,
+            deadline=deadline,
+        )
+        return merged.as_result(qualify=True)
+
+    def locate(self, citation: str) -> tuple[list[Project], str]:
+        """The projects to look in for ``citation`` and the citation inside them: the named
+        project for ``name:relpath#ordinal``, else every project in order."""
+        name, sep, rest = citation.strip().partition(":")
+        if sep:
+            for project in self.projects:
+                if project.name == name:
+                    return [project], rest
+        return self.projects, citation
+
+    def show(self, citation: str) -> tuple[Project, CitedChunk]:
+        """The cited chunk, as search printed the citation."""
+        projects, inner = self.locate(citation)
+        return first_with(projects, inner, lambda kn: kn.show(inner), "project given")
+
+    def around(
+        self, citation: str, context: int, *, check_file: bool = True
+    ) -> tuple[Project, list[CitedChunk]]:
+        """As :meth:`show`, with up to ``context`` chunks around it (``Knowledge.around``)."""
+        projects, inner = self.locate(citation)
+        return first_with(
+            projects,
+            inner,
+            lambda kn: kn.around(inner, context, check_file=check_file),
+            "project given",
+        )
