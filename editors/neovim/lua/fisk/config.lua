@@ -101,6 +101,17 @@ end
 ---@type fisk.Options
 M.options = vim.deepcopy(M.defaults)
 
+--- Whether setup() was given a `cmd` (then :FiskInstall does not replace it).
+M.cmd_given = false
+
+--- The server command when setup() has no `cmd`: the fisk-ls that :FiskInstall set up under
+--- stdpath("data"), when there is one, else `fisk-ls` on PATH.
+---@return string[]
+function M.default_cmd()
+  local managed = require("fisk.install").executable()
+  return managed and { managed } or vim.deepcopy(M.defaults.cmd)
+end
+
 local function check(name, value, expected, optional)
   if value == nil and optional then
     return
@@ -281,6 +292,10 @@ function M.setup(opts)
     opts = vim.tbl_extend("force", opts, { cmd = { opts.cmd } })
   end
   local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
+  M.cmd_given = opts.cmd ~= nil
+  if not M.cmd_given then
+    merged.cmd = M.default_cmd()
+  end
   check_list("cmd", merged.cmd)
   check_list("filetypes", merged.filetypes)
   check_list("root_markers", merged.root_markers)
