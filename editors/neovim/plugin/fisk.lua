@@ -42,3 +42,6 @@ end, {
   complete = "file",
   desc = "fisk: install the fisk-ls server into an environment of the plugin's own (! = from scratch)",
 })
+command("FiskSemantic", function()
+  require("fisk.semantic").enable()
+end, { nargs = 0, desc = "fisk: turn on semantic search with the built-in model (installs it into the server's environment)" })

@@ -13,6 +13,7 @@ local M = {}
 ---@field expansion fisk.Expansion|false question expansion by a chat server (default off)
 ---@field live boolean                 :FiskSearch without a query opens the live search (default true)
 ---@field top_k integer|false          results per search, 1-20 (false: the server's `topK` setting)
+---@field semantic_offer boolean       offer the built-in model once per project when search is lexical for want of embeddings
 ---@field on_attach? fun(client: vim.lsp.Client, bufnr: integer)
 ---@field capabilities? table
 ---@class fisk.Expansion
@@ -34,6 +35,7 @@ M.defaults = {
   expansion = false,
   live = true,
   top_k = false,
+  semantic_offer = true,
   on_attach = nil,
   capabilities = nil,
 }
@@ -305,6 +307,7 @@ function M.setup(opts)
   check("progress", merged.progress, "boolean")
   check("expansion", merged.expansion, { "table", "boolean" })
   check("live", merged.live, "boolean")
+  check("semantic_offer", merged.semantic_offer, "boolean")
   check("top_k", merged.top_k, { "number", "boolean" })
   if merged.top_k == true or (type(merged.top_k) == "number" and (merged.top_k ~= math.floor(merged.top_k) or merged.top_k < 1 or merged.top_k > 20)) then
     error(("fisk.setup: `top_k` must be an integer from 1 to 20, or false, got %s"):format(vim.inspect(merged.top_k)), 0)

@@ -1,7 +1,7 @@
 -- No server needed: the plugin file, :help, option validation, and errors outside a project.
 local H = dofile(vim.fs.dirname(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2))) .. "/helpers.lua")
 
-local commands = { "FiskSearch", "FiskShow", "FiskReindex", "FiskStatus" }
+local commands = { "FiskSearch", "FiskShow", "FiskReindex", "FiskStatus", "FiskInstall", "FiskSemantic" }
 
 H.run("docs_spec", function()
   H.test("plugin/fisk.lua defines the commands without loading the plugin", function()

