@@ -6,8 +6,8 @@ local M = {}
 ---@field filetypes string[]           buffers the client attaches to
 ---@field root_markers string[]        files or directories that mark a project root
 ---@field settings table               passed to the server as initializationOptions and settings.fisk
----@field picker string                "auto", "telescope", "fzf_lua", "snacks", "mini" or "select"
----@field picker_options table         extra options for the picker backend, keyed by backend name
+---@field picker string                "auto" or "select" (both: vim.ui.select)
+---@field picker_options table         { select = {...} }: extra options for vim.ui.select
 ---@field mappings table|false         buffer-local keys set when the client attaches
 ---@field progress boolean             notify when indexing starts and ends
 ---@field expansion fisk.Expansion|false question expansion by a chat server (default off)
@@ -40,7 +40,10 @@ M.defaults = {
   capabilities = nil,
 }
 
-M.pickers = { "auto", "telescope", "fzf_lua", "snacks", "mini", "select" }
+M.pickers = { "auto", "select" }
+--- Pickers the plugin had adapters for; results now go through vim.ui.select, which each of them
+--- can take over (telescope-ui-select, fzf-lua's register_ui_select, snacks' ui_select, mini.pick's ui_select).
+M.removed_pickers = { telescope = "telescope-ui-select", fzf_lua = "fzf-lua's register_ui_select()", snacks = "snacks' picker.ui_select", mini = "mini.pick's MiniPick.ui_select" }
 
 -- The server's `fisk` settings and their limits, generated from fisk_ls/knowledge/settings.schema.json
 -- into lua/fisk/schema.lua (scripts/editor_contracts.py; a Python test fails when it is stale).
@@ -314,6 +317,12 @@ function M.setup(opts)
   end
   check("on_attach", merged.on_attach, "function", true)
   check("capabilities", merged.capabilities, "table", true)
+  local removed = M.removed_pickers[merged.picker]
+  if removed then
+    require("fisk.notify").warn(("picker = %q is no longer a choice: results open with vim.ui.select, which %s makes that picker's (or use the live search, :FiskSearch)")
+      :format(merged.picker, removed))
+    merged.picker = "select"
+  end
   if not vim.tbl_contains(M.pickers, merged.picker) then
     error(
       ("fisk.setup: `picker` must be one of %s, got %s"):format(
