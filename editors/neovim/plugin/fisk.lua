@@ -1,4 +1,4 @@
--- :FiskSearch, :FiskShow, :FiskReindex, :FiskStatus. Modules load on first use.
+-- :FiskSearch, :FiskShow, :FiskReindex, :FiskStatus, :FiskInstall, :FiskSemantic. Modules load on first use.
 if vim.g.loaded_fisk or vim.fn.has("nvim-0.10") == 0 then
   return
 end
@@ -34,3 +34,14 @@ end, { nargs = 0, bang = true, desc = "fisk: update the index (! = rebuild)" })
 command("FiskStatus", function()
   commands().status()
 end, { nargs = 0, desc = "fisk: index status" })
+command("FiskInstall", function(a)
+  require("fisk.install").command(a.args, a.bang)
+end, {
+  nargs = "?",
+  bang = true,
+  complete = "file",
+  desc = "fisk: install the fisk-ls server into an environment of the plugin's own (! = from scratch)",
+})
+command("FiskSemantic", function()
+  require("fisk.semantic").enable()
+end, { nargs = 0, desc = "fisk: turn on semantic search with the built-in model (installs it into the server's environment)" })

@@ -12,6 +12,13 @@ H.fisk_ls = os.getenv("FISK_LS")
 vim.opt.runtimepath:prepend(H.plugin_dir)
 vim.cmd("runtime plugin/fisk.lua")
 vim.o.swapfile = false
+-- The semantic search offer (a vim.ui.select) only where a spec turns it back on
+-- (require("fisk.semantic").offer_enabled = true); the module still loads on first use.
+package.preload["fisk.semantic"] = function()
+  local m = dofile(H.plugin_dir .. "/lua/fisk/semantic.lua")
+  m.offer_enabled = false
+  return m
+end
 vim.o.shortmess = vim.o.shortmess .. "F"
 
 -- Result lines go straight to stdout (not through :messages, which does not end lines in -l

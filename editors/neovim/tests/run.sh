@@ -7,6 +7,8 @@
 # NVIM     nvim 0.10+ (default: `command -v nvim`)
 # FISK_TEST_TIMEOUT  seconds allowed per spec file (default 180)
 # FISK_TEST_VERBOSE  set to show vim.notify messages
+# FISK_SCREENSHOTS=0 skips tests/screenshots.sh (run after the specs when no spec is named);
+#   ARTIFACTS_DIR and FISK_UPDATE_SCREENSHOTS=1 as described there
 #
 # Each spec runs in its own nvim with --clean and private XDG and TMPDIR directories; servers it
 # leaves behind are killed. Prints `ok - …` / `FAIL - …` lines and `N passed, N failed`.
@@ -100,6 +102,19 @@ for spec in "${specs[@]}"; do
   passed=$((passed + p))
   failed=$((failed + f))
 done
+
+# The README's screenshots (a real Neovim in tmux), unless only some specs were asked for.
+if [ $# -eq 0 ] && [ "${FISK_SCREENSHOTS:-1}" != 0 ]; then
+  shots=$(FISK_NVIM_TEST_TOKEN="$token" FISK_LS="$FISK_LS" NVIM="$NVIM" TMPDIR="$work" bash "$here/screenshots.sh" 2>&1)
+  rc=$?
+  echo "$shots"
+  p=$(grep -c '^ok - ' <<<"$shots")
+  f=$(grep -c '^FAIL - ' <<<"$shots")
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1 && echo "FAIL - screenshots.sh exited with $rc"
+  reap
+  passed=$((passed + p))
+  failed=$((failed + f))
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

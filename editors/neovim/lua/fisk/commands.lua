@@ -34,7 +34,7 @@ local function open(link, client, what, opts)
 end
 
 -- title: the query, with the `path=` words as typed. Returns the list's handle: for the quickfix
--- list and a picker that can refresh, `update(items)` replaces the list in place.
+-- list, `update(items)` replaces the list in place (vim.ui.select cannot be refreshed once open).
 local function show_items(items, query, quickfix, client, title)
   if quickfix then
     vim.fn.setqflist({}, " ", {
@@ -60,11 +60,10 @@ local function show_items(items, query, quickfix, client, title)
       end,
     }
   end
-  local handle = {}
-  picker.pick(items, { title = "Fisk: " .. title, handle = handle }, function(item)
+  picker.pick(items, { title = "Fisk: " .. title }, function(item)
     open(item.location, client, item.citation, { matched = true })
   end)
-  return handle
+  return {}
 end
 
 --- ms before a search that waits for its expansion says so (the expansion may not be needed)
@@ -133,8 +132,8 @@ local function run_search(query, quickfix, also, paths, title, tags)
     end
   end
 
-  if expanding and not quickfix and not picker.refreshes() then
-    -- vim.ui.select and fzf-lua cannot take a new list once open: one search with expand, and
+  if expanding and not quickfix then
+    -- vim.ui.select cannot take a new list once open: one search with expand, and
     -- the list opens with its answer (the server keeps to the expansion's timeout).
     local timer = vim.defer_fn(function()
       if running == this and not this.cancelled and not this.answered then

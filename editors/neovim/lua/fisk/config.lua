@@ -6,13 +6,14 @@ local M = {}
 ---@field filetypes string[]           buffers the client attaches to
 ---@field root_markers string[]        files or directories that mark a project root
 ---@field settings table               passed to the server as initializationOptions and settings.fisk
----@field picker string                "auto", "telescope", "fzf_lua", "snacks", "mini" or "select"
----@field picker_options table         extra options for the picker backend, keyed by backend name
+---@field picker string                "auto" or "select" (both: vim.ui.select)
+---@field picker_options table         { select = {...} }: extra options for vim.ui.select
 ---@field mappings table|false         buffer-local keys set when the client attaches
 ---@field progress boolean             notify when indexing starts and ends
 ---@field expansion fisk.Expansion|false question expansion by a chat server (default off)
 ---@field live boolean                 :FiskSearch without a query opens the live search (default true)
 ---@field top_k integer|false          results per search, 1-20 (false: the server's `topK` setting)
+---@field semantic_offer boolean       offer the built-in model once per project when search is lexical for want of embeddings
 ---@field on_attach? fun(client: vim.lsp.Client, bufnr: integer)
 ---@field capabilities? table
 ---@class fisk.Expansion
@@ -34,11 +35,15 @@ M.defaults = {
   expansion = false,
   live = true,
   top_k = false,
+  semantic_offer = true,
   on_attach = nil,
   capabilities = nil,
 }
 
-M.pickers = { "auto", "telescope", "fzf_lua", "snacks", "mini", "select" }
+M.pickers = { "auto", "select" }
+--- Pickers the plugin had adapters for; results now go through vim.ui.select, which each of them
+--- can take over (telescope-ui-select, fzf-lua's register_ui_select, snacks' ui_select, mini.pick's ui_select).
+M.removed_pickers = { telescope = "telescope-ui-select", fzf_lua = "fzf-lua's register_ui_select()", snacks = "snacks' picker.ui_select", mini = "mini.pick's MiniPick.ui_select" }
 
 -- The server's `fisk` settings and their limits, generated from fisk_ls/knowledge/settings.schema.json
 -- into lua/fisk/schema.lua (scripts/editor_contracts.py; a Python test fails when it is stale).
@@ -100,6 +105,17 @@ end
 
 ---@type fisk.Options
 M.options = vim.deepcopy(M.defaults)
+
+--- Whether setup() was given a `cmd` (then :FiskInstall does not replace it).
+M.cmd_given = false
+
+--- The server command when setup() has no `cmd`: the fisk-ls that :FiskInstall set up under
+--- stdpath("data"), when there is one, else `fisk-ls` on PATH.
+---@return string[]
+function M.default_cmd()
+  local managed = require("fisk.install").executable()
+  return managed and { managed } or vim.deepcopy(M.defaults.cmd)
+end
 
 local function check(name, value, expected, optional)
   if value == nil and optional then
@@ -281,6 +297,10 @@ function M.setup(opts)
     opts = vim.tbl_extend("force", opts, { cmd = { opts.cmd } })
   end
   local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
+  M.cmd_given = opts.cmd ~= nil
+  if not M.cmd_given then
+    merged.cmd = M.default_cmd()
+  end
   check_list("cmd", merged.cmd)
   check_list("filetypes", merged.filetypes)
   check_list("root_markers", merged.root_markers)
@@ -290,12 +310,19 @@ function M.setup(opts)
   check("progress", merged.progress, "boolean")
   check("expansion", merged.expansion, { "table", "boolean" })
   check("live", merged.live, "boolean")
+  check("semantic_offer", merged.semantic_offer, "boolean")
   check("top_k", merged.top_k, { "number", "boolean" })
   if merged.top_k == true or (type(merged.top_k) == "number" and (merged.top_k ~= math.floor(merged.top_k) or merged.top_k < 1 or merged.top_k > 20)) then
     error(("fisk.setup: `top_k` must be an integer from 1 to 20, or false, got %s"):format(vim.inspect(merged.top_k)), 0)
   end
   check("on_attach", merged.on_attach, "function", true)
   check("capabilities", merged.capabilities, "table", true)
+  local removed = M.removed_pickers[merged.picker]
+  if removed then
+    require("fisk.notify").warn(("picker = %q is no longer a choice: results open with vim.ui.select, which %s makes that picker's (or use the live search, :FiskSearch)")
+      :format(merged.picker, removed))
+    merged.picker = "select"
+  end
   if not vim.tbl_contains(M.pickers, merged.picker) then
     error(
       ("fisk.setup: `picker` must be one of %s, got %s"):format(

@@ -10,12 +10,14 @@ local function check_server(opts)
   local exe = opts.cmd[1]
   if vim.fn.executable(exe) ~= 1 then
     health.error(lsp.missing_message(opts), {
+      ":FiskInstall (an environment under stdpath('data')/fisk-ls)",
       "pipx install --force . in a checkout of the fisk-ls repository (or pip install . into a virtualenv and set cmd to its bin/fisk-ls)",
       'require("fisk").setup({ cmd = { "/path/to/fisk-ls" } })',
     })
     return false
   end
-  health.ok(("`%s` found: %s"):format(exe, vim.fn.exepath(exe)))
+  local managed = exe == require("fisk.install").environment().executable and " (set up by :FiskInstall)" or ""
+  health.ok(("`%s` found: %s%s"):format(exe, vim.fn.exepath(exe), managed))
   local argv = vim.list_extend(vim.deepcopy(opts.cmd), { "--version" })
   local ok, res = pcall(function()
     return vim.system(argv, { text = true }):wait(10000)

@@ -64,7 +64,8 @@ end
 function M.missing_message(opts)
   opts = opts or config.options
   return ("cannot start the language server: `%s` was not found or is not executable (cmd = %s). "
-    .. "Install it with `pipx install --force .` in a checkout of the fisk-ls repository (`pipx install fisk-ls` "
+    .. "Run :FiskInstall to set it up in an environment of the plugin's own; or install it with "
+    .. "`pipx install --force .` in a checkout of the fisk-ls repository (`pipx install fisk-ls` "
     .. "once it is published), or set `cmd` in require(\"fisk\").setup().")
     :format(opts.cmd[1], vim.inspect(opts.cmd))
 end
@@ -229,6 +230,55 @@ function M.error_message(err)
     return err.message or vim.inspect(err)
   end
   return tostring(err)
+end
+
+--- Stop the running fisk_ls clients, then register the client with `opts` again and start it for
+--- the open buffers of its filetypes (a new server command or new settings). cb() when done.
+---@param opts fisk.Options
+---@param cb? fun()
+function M.restart(opts, cb)
+  local clients = vim.lsp.get_clients({ name = M.name, _uninitialized = true })
+  for _, client in ipairs(clients) do
+    pcall(call, client, "stop")
+  end
+  local function start()
+    local did_setup = package.loaded["fisk"] and require("fisk").did_setup
+    if did_setup then
+      M.setup(opts)
+    elseif has_011 and vim.lsp.config[M.name] then
+      vim.lsp.config(M.name, { cmd = opts.cmd, init_options = object(vim.deepcopy(opts.settings)), settings = { fisk = object(vim.deepcopy(opts.settings)) } })
+    end
+    if M.executable(opts) then
+      for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.api.nvim_buf_is_loaded(bufnr) and vim.tbl_contains(opts.filetypes, vim.bo[bufnr].filetype) then
+          start_for_buffer(bufnr, opts)
+        end
+      end
+    end
+    if cb then
+      cb()
+    end
+  end
+  if #clients == 0 then
+    return start()
+  end
+  local waited = 0
+  local timer = assert(vim.uv.new_timer())
+  timer:start(50, 50, vim.schedule_wrap(function()
+    waited = waited + 50
+    local left = vim.tbl_filter(function(c)
+      return not M.is_stopped(c)
+    end, clients)
+    if #left > 0 and waited < 5000 or timer:is_closing() then
+      return
+    end
+    timer:stop()
+    timer:close()
+    for _, c in ipairs(left) do
+      pcall(call, c, "stop", true)
+    end
+    start()
+  end))
 end
 
 return M

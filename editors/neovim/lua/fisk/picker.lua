@@ -1,4 +1,4 @@
--- Search results → picker items, and the choice of picker backend.
+-- Search results → picker items and quickfix entries; the picker (vim.ui.select).
 local config = require("fisk.config")
 local location = require("fisk.location")
 
@@ -170,52 +170,6 @@ function M.qf_items(items, also)
   return out
 end
 
-local available = {
-  telescope = function()
-    return (pcall(require, "telescope"))
-  end,
-  fzf_lua = function()
-    return (pcall(require, "fzf-lua"))
-  end,
-  snacks = function()
-    return rawget(_G, "Snacks") ~= nil and _G.Snacks.picker ~= nil
-  end,
-  mini = function()
-    return rawget(_G, "MiniPick") ~= nil
-  end,
-  select = function()
-    return true
-  end,
-}
-
-M.order = { "telescope", "fzf_lua", "snacks", "mini", "select" }
-
---- The backend to use: the configured one, or the first installed one.
----@return string
-function M.backend()
-  local wanted = config.options.picker
-  if wanted ~= "auto" then
-    return wanted
-  end
-  for _, name in ipairs(M.order) do
-    if available[name]() then
-      return name
-    end
-  end
-  return "select"
-end
-
---- The backends whose list can be replaced while it is open (a refined search's results):
---- their adapters set `handle.update`. fzf-lua runs fzf, a separate program that takes no new
---- list once started, and vim.ui.select cannot be refreshed once open.
-M.refreshable = { telescope = true, snacks = true, mini = true }
-
---- Whether the picker in use can replace its items in place.
----@return boolean
-function M.refreshes()
-  return M.refreshable[M.backend()] == true
-end
-
 --- The first item with `citation`, and its index.
 ---@param items table[] entries or items
 ---@param citation string?
@@ -230,30 +184,17 @@ function M.index_of(items, citation, get)
   end
 end
 
----@class fisk.PickerHandle
----@field update? fun(items: fisk.Item[]): boolean replaces the open list (the active row stays on its citation when it is still listed, else the first row); false when the picker is closed
-
---- Show items in the picker; on_choice(item) runs in the window the user came from. With a
---- backend that can refresh its list, `opts.handle.update` is set before the picker opens.
+--- Show items with vim.ui.select (which telescope-ui-select, fzf-lua's register_ui_select, snacks'
+--- ui_select, mini.pick's ui_select or dressing.nvim may replace); on_choice(item) runs in the
+--- window the user came from.
 ---@param items fisk.Item[]
----@param opts {title: string, handle?: fisk.PickerHandle}
+---@param opts {title: string}
 ---@param on_choice fun(item: fisk.Item)
 function M.pick(items, opts, on_choice)
-  local name = M.backend()
-  local backend_opts = vim.tbl_extend("force", {}, opts, {
-    options = config.options.picker_options[name] or {},
-    handle = opts.handle or {},
-  })
-  local ok, err = pcall(function()
-    require("fisk.pickers." .. name).pick(items, backend_opts, on_choice)
-  end)
-  if not ok and name ~= "select" then
-    backend_opts.handle.update = nil
-    require("fisk.notify").warn(("picker %s failed (%s); using vim.ui.select"):format(name, err))
-    require("fisk.pickers.select").pick(items, backend_opts, on_choice)
-  elseif not ok then
-    error(err, 0)
-  end
+  require("fisk.pickers.select").pick(items, {
+    title = opts.title,
+    options = config.options.picker_options.select or {},
+  }, on_choice)
 end
 
 return M

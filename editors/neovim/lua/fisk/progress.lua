@@ -24,6 +24,7 @@ function M.note_tier(client, result)
   end
   local key = client.root_dir or tostring(client.id)
   local degraded = result.degraded == true or (result.degraded == nil and is_degraded(result.tier))
+  require("fisk.semantic").consider(client, result)
   if not degraded then
     if result.degraded == false then
       M.degraded[key] = nil
@@ -38,12 +39,22 @@ function M.note_tier(client, result)
   )
 end
 
--- After indexing ends, ask for the tier once so a degraded one shows before the first search.
-local function check_tier(client)
+-- After indexing ends, ask for the tier so a degraded one (or the semantic search offer) shows
+-- before the first search; again a little later while the server still reports the run.
+local function check_tier(client, tries)
   local params = { command = require("fisk.api").commands.status, arguments = {} }
   lsp.request(client, "workspace/executeCommand", params, function(err, result)
-    if not err then
-      M.note_tier(client, result)
+    if err then
+      return
+    end
+    M.note_tier(client, result)
+    tries = (tries or 0) + 1
+    if type(result) == "table" and result.indexing and tries < 20 then
+      vim.defer_fn(function()
+        if not lsp.is_stopped(client) then
+          check_tier(client, tries)
+        end
+      end, 500)
     end
   end)
 end

@@ -1,7 +1,7 @@
 -- No server needed: the plugin file, :help, option validation, and errors outside a project.
 local H = dofile(vim.fs.dirname(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2))) .. "/helpers.lua")
 
-local commands = { "FiskSearch", "FiskShow", "FiskReindex", "FiskStatus" }
+local commands = { "FiskSearch", "FiskShow", "FiskReindex", "FiskStatus", "FiskInstall", "FiskSemantic" }
 
 H.run("docs_spec", function()
   H.test("plugin/fisk.lua defines the commands without loading the plugin", function()
@@ -72,10 +72,17 @@ H.run("docs_spec", function()
     vim.fn.delete(data, "rf")
   end)
 
+  H.test("a picker whose adapter was removed: one warning, and vim.ui.select", function()
+    local from = #H.notes
+    require("fisk").setup({ picker = "telescope", cmd = { "true" } })
+    H.eq("select", require("fisk.config").options.picker, "picker")
+    H.match(H.notes_text(from), "picker = \"telescope\" is no longer a choice: results open with vim%.ui%.select, which telescope%-ui%-select makes", "warning")
+  end)
+
   H.test("setup() rejects a wrong option with a message naming it", function()
     local ok, err = pcall(require("fisk").setup, { picker = "ranger" })
     H.eq(false, ok, "setup succeeded")
-    H.match(err, "^fisk%.setup: `picker` must be one of auto, telescope", "message")
+    H.match(err, "^fisk%.setup: `picker` must be one of auto, select, got \"ranger\"", "message")
     ok, err = pcall(require("fisk").setup, { cmd = {} })
     H.eq(false, ok, "setup succeeded")
     H.match(err, "`cmd` must not be empty", "message")

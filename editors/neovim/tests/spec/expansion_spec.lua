@@ -1,8 +1,7 @@
 -- Question expansion against the real server and a fake OpenAI-compatible chat server
 -- (tests/support/fake_chat_server.py): the `expansion` option reaches the server, :FiskSearch!
--- refines its quickfix list in place, a picker that can refresh (telescope, a stand-in here)
--- replaces its items keeping the selection, vim.ui.select waits for the expansion, and a model
--- that does not answer leaves the plain results with a warning.
+-- refines its quickfix list in place, vim.ui.select waits for the expansion, and a model that
+-- does not answer leaves the plain results with a warning.
 local H = dofile(vim.fs.dirname(vim.fs.dirname(debug.getinfo(1, "S").source:sub(2))) .. "/helpers.lua")
 
 local repo = vim.fs.dirname(vim.fs.dirname(H.plugin_dir))
@@ -140,98 +139,6 @@ H.run("expansion_spec", function()
     vim.ui.select = orig
     H.eq(1, #shown, "opened once")
     H.assert(has_alerts(shown[1]), citations(shown[1]))
-  end)
-
-  H.test("a picker that can refresh (telescope) replaces its items and keeps the selected citation", function()
-    local config = require("fisk.config")
-    config.options.picker = "telescope"
-    local finders, made = {}, nil
-    local function entries(finder)
-      return vim.tbl_map(finder.entry_maker, finder.results)
-    end
-    -- A stand-in for telescope's Picker: find, get_selection, refresh, completion callbacks.
-    local Picker = {}
-    Picker.__index = Picker
-    function Picker:find()
-      self.prompt_bufnr = vim.api.nvim_create_buf(false, true)
-      self.rows = entries(self.finder)
-      self.selected = 1
-    end
-    function Picker:get_selection()
-      return self.rows[self.selected]
-    end
-    function Picker:register_completion_callback(cb)
-      self.callbacks[#self.callbacks + 1] = cb
-    end
-    function Picker:refresh(finder, opts)
-      self.refreshed = opts
-      self.finder, self.rows, self.selected = finder, entries(finder), 1
-      self.manager = {
-        iter = function()
-          local i = 0
-          return function()
-            i = i + 1
-            return self.rows[i]
-          end
-        end,
-      }
-      for _, cb in ipairs(self.callbacks) do
-        cb(self)
-      end
-    end
-    function Picker:get_row(index)
-      return index - 1
-    end
-    function Picker:set_selection(row)
-      self.selected = row + 1
-    end
-    local stand_in = {
-      ["telescope"] = {},
-      ["telescope.pickers"] = {
-        new = function(_, spec)
-          made = setmetatable({ finder = spec.finder, callbacks = {} }, Picker)
-          return made
-        end,
-      },
-      ["telescope.finders"] = {
-        new_table = function(t)
-          finders[#finders + 1] = t
-          return t
-        end,
-      },
-      ["telescope.config"] = { values = { generic_sorter = function() end, grep_previewer = function() end } },
-      ["telescope.actions"] = { select_default = { replace = function() end } },
-      ["telescope.actions.state"] = {},
-    }
-    local saved = {}
-    for name, mod in pairs(stand_in) do
-      saved[name], package.loaded[name] = package.loaded[name], mod
-    end
-    local ok, err = pcall(function()
-      -- a question the fake answers from its own words: the server expands it (it reads as a
-      -- question) and the list is refreshed whether or not its order changes
-      vim.cmd("FiskSearch how do notifications reach the team channels")
-      H.wait(20000, function()
-        return made and made.rows
-      end, "the picker")
-      made.selected = #made.rows -- the user moved to the last row
-      local was = made:get_selection().value.citation
-      H.wait(20000, function()
-        return made.refreshed
-      end, "the refresh")
-      H.eq({ reset_prompt = false }, made.refreshed, "the prompt typed so far is kept")
-      H.eq(2, #finders, "a new finder")
-      local now = made:get_selection().value.citation
-      local listed = vim.tbl_contains(citations(vim.tbl_map(function(e)
-        return e.value
-      end, made.rows)), was)
-      H.eq(listed and was or made.rows[1].value.citation, now, "the selection stays on its citation, else the first row")
-    end)
-    for name in pairs(stand_in) do
-      package.loaded[name] = saved[name]
-    end
-    config.options.picker = "auto"
-    assert(ok, err)
   end)
 
   chat.stop()
