@@ -791,12 +791,28 @@ def render(folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def dropped_sections(old: str, new: str) -> list[str]:
+    """The ``## `` headings of ``old`` that ``new`` no longer has, in ``old``'s order."""
+    kept = {line for line in new.splitlines() if line.startswith("## ")}
+    return [line for line in old.splitlines() if line.startswith("## ") and line not in kept]
+
+
 def main() -> None:
     if len(sys.argv) == 4 and sys.argv[1:3] == ["--only", "peers"]:  # --only peers DIR
         print("\n".join(peers_section(load(Path(sys.argv[3]), "peers.json"))))
         return
+    if len(sys.argv) == 4 and sys.argv[2] == "--keep-sections-of":  # DIR --keep-sections-of MD
+        text, old = render(Path(sys.argv[1])), Path(sys.argv[3])
+        lost = dropped_sections(old.read_text(), text) if old.exists() else []
+        if lost:
+            sys.exit(f"{old} kept as it was: the new rendering drops {'; '.join(lost)}")
+        sys.stdout.write(text)
+        return
     if len(sys.argv) != 2:
-        sys.exit("usage: python bench/report.py RESULTS_DIR > BENCHMARKS.md")
+        sys.exit(
+            "usage: python bench/report.py RESULTS_DIR [--keep-sections-of BENCHMARKS.md]"
+            " > NEW_BENCHMARKS.md"
+        )
     sys.stdout.write(render(Path(sys.argv[1])))
 
 
