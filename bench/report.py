@@ -110,6 +110,27 @@ def lsp_section(r: dict[str, Any]) -> list[str]:
     ]
 
 
+def mcp_section(r: dict[str, Any]) -> list[str]:
+    one, rate = r["one_by_one_ms_p50"], r["concurrent_calls_per_s"]
+    load = ", ".join(f"{x:.2f}" for x in r["load_avg_at_end"])
+    return [
+        f"## MCP over HTTP against stdio ({r['corpus']} docs, bench/mcp_speed.py)",
+        "",
+        f"Both servers over one store, each on one session of the MCP SDK's client, timed in "
+        f"turn in the same minute: {r['calls']} dev-set questions × {r['rounds']} rounds, one by "
+        f"one and {r['concurrency']} in flight; load average at the end {load}.",
+        "",
+        "| measure | stdio | HTTP | HTTP ÷ stdio | goal | met |",
+        "|---|---|---|---|---|---|",
+        f"| time per call, one by one (p50) | {one['stdio']} ms | {one['http']} ms | "
+        f"{r['http_over_stdio_one_by_one']}x | ≤ 1.5x | "
+        f"{ok(r['http_over_stdio_one_by_one'] <= 1.5)} |",
+        f"| calls per second, {r['concurrency']} in flight on one session | {rate['stdio']} | "
+        f"{rate['http']} | {r['http_over_stdio_concurrent_rate']}x | ≥ 0.67x (1.5x the time) | "
+        f"{ok(r['http_over_stdio_concurrent_rate'] >= 1 / 1.5)} |",
+    ]
+
+
 def match_section(r: dict[str, Any]) -> list[str]:
     load = ", ".join(f"{x:.2f}" for x in r["loadavg"])
     return [
@@ -751,6 +772,7 @@ SECTIONS: list[Section] = [
     _one("speed.json", speed_section),
     _one("peers.json", peers_section),
     _one("lsp.json", lsp_section),
+    _one("mcp.json", mcp_section),
     _one("match.json", match_section),
     _one("topk.json", topk_section),
     _one("embed_speed.json", embed_section),

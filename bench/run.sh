@@ -2,7 +2,7 @@
 # The benchmark suite: speed, memory and retrieval quality. Refreshes the raw results in
 # bench/results/, compares every ratio with the last recorded run, and rewrites BENCHMARKS.md.
 #
-#   bash bench/run.sh                 # speed, peers, language server, lexical quality
+#   bash bench/run.sh                 # speed, peers, language server, MCP, lexical quality
 #   bash bench/run.sh --embeddings    # also vector and hybrid quality with all-MiniLM-L6-v2
 #                                     # through the built-in provider; the first run embeds
 #                                     # about 30k chunks (~30 min on an idle 2-core machine);
@@ -91,6 +91,7 @@ m_speed() { $PY bench/speed.py > "$1"; }
 # on an idle 2-core machine. FISK_BENCH_PEERS=0 skips it.
 m_peers() { bash bench/install_peers.sh >&2 && $PY bench/peers.py > "$1"; }
 m_lsp() { $PY bench/lsp_speed.py > "$1"; }
+m_mcp() { $PY bench/mcp_speed.py > "$1"; }   # MCP over HTTP against stdio, same minute
 m_match() { $PY bench/match_speed.py --store "$CACHE/match-store" --rounds 10 > "$1"; }
 m_topk() { $PY bench/topk.py --store "$CACHE/match-store" > "$1"; }
 m_embed_speed() { $PY bench/embed_speed.py > "$1"; }   # built-in provider: model alone vs ours
@@ -132,6 +133,7 @@ if [ "${FISK_BENCH_PEERS:-1}" != 0 ]; then
   measure peers.json m_peers
 fi
 measure lsp.json m_lsp
+measure mcp.json m_mcp
 measure match.json m_match
 measure topk.json m_topk
 measure embed_speed.json m_embed_speed
