@@ -23,8 +23,6 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from ..display import display_text
 from ..sanitize import one_line
 from ..settings_schema import TAGS, normal_tag
@@ -198,6 +196,8 @@ def _parse(inner: list[str], yaml_form: bool) -> dict[str, Any] | str:
     text = "\n".join(inner)
     if len(text) > MAX_FRONT_CHARS:
         return f"is over {MAX_FRONT_CHARS:,} characters, so it was not parsed"
+    import yaml  # here: most front matter needs no parser (_plain_title), a no-change run none
+
     data: object
     try:
         if yaml_form:
