@@ -164,7 +164,9 @@ def main() -> None:
         store = args.store or work / "store"
         root = project(CORPORA[args.corpus].root, work)
         env = {**os.environ, "FISK_AI_STORE_DIR": str(store), "PYTHONPATH": str(REPO)}
-        subprocess.run([*CLI, "knowledge", "index"], cwd=root, env=env, check=True)
+        subprocess.run(  # its progress lines must not reach the JSON on stdout
+            [*CLI, "knowledge", "index"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL
+        )
         run: Callable[[], Awaitable[Any]] = lambda: measure(args, root, env, work)  # noqa: E731
         result = asyncio.run(run())
         result["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
