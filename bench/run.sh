@@ -8,9 +8,11 @@
 #                                     # about 30k chunks (~30 min on an idle 2-core machine);
 #                                     # later runs reuse the vectors cached in $FISK_BENCH_CACHE
 #
-# How long: about 30 min on a 2-core machine from a fresh clone (the first run also builds
-# .venv, installs qmd under .bench/peers/ and indexes the dev-set corpora into the cache),
-# about 25 min afterwards; each step prints its time and bench/results/run.json keeps them.
+# How long: about 30 min on the shared 2-core machine from a fresh clone (27.5 min measured
+# there before the MCP step, about 1 min, was added; the first run also builds .venv, installs
+# qmd under .bench/peers/ and indexes the dev-set corpora into the cache), of which the peers
+# take about 10 and the dev sets most of the rest. Each step prints its seconds and
+# bench/results/run.json keeps them, so the next run's figure is measured, not guessed.
 #
 # What it changes: only the result files of the steps it ran (each written to a temporary
 # folder first and moved into bench/results/ when its step succeeds; a failed step keeps the
