@@ -8,11 +8,11 @@
 #                                     # about 30k chunks (~30 min on an idle 2-core machine);
 #                                     # later runs reuse the vectors cached in $FISK_BENCH_CACHE
 #
-# How long: about 30 min on the shared 2-core machine from a fresh clone (27.5 min measured
-# there before the MCP step, about 1 min, was added; the first run also builds .venv, installs
-# qmd under .bench/peers/ and indexes the dev-set corpora into the cache), of which the peers
-# take about 10 and the dev sets most of the rest. Each step prints its seconds and
-# bench/results/run.json keeps them, so the next run's figure is measured, not guessed.
+# How long: about 20 min on the shared 2-core machine (19 min measured at load about 1 with
+# .venv made but nothing else: qmd installed under .bench/peers/ and the dev-set and BEIR stores
+# built in the cache; 5 of them were two measures repeated); building .venv adds about a minute.
+# The peers take about 3 min, the language server 4, speed 2; each step prints its seconds and
+# bench/results/run.json keeps them.
 #
 # What it changes: only the result files of the steps it ran (each written to a temporary
 # folder first and moved into bench/results/ when its step succeeds; a failed step keeps the
@@ -89,11 +89,13 @@ PY
 fi
 
 m_speed() { $PY bench/speed.py > "$1"; }
-# Peers beside us (qmd 2.8.3 with a private Node 22, ripgrep, the FTS5 floor); about 10 min
+# Peers beside us (qmd 2.8.3 with a private Node 22, ripgrep, the FTS5 floor); about 3 min
 # on an idle 2-core machine. FISK_BENCH_PEERS=0 skips it.
 m_peers() { bash bench/install_peers.sh >&2 && $PY bench/peers.py > "$1"; }
 m_lsp() { $PY bench/lsp_speed.py > "$1"; }
 m_mcp() { $PY bench/mcp_speed.py > "$1"; }   # MCP over HTTP against stdio, same minute
+# The scale table (150k, 500k, 1M chunks; about 10 min): FISK_BENCH_SCALE=1 runs it.
+m_scale() { $PY bench/scale.py > "$1"; }
 m_match() { $PY bench/match_speed.py --store "$CACHE/match-store" --rounds 10 > "$1"; }
 m_topk() { $PY bench/topk.py --store "$CACHE/match-store" > "$1"; }
 m_embed_speed() { $PY bench/embed_speed.py > "$1"; }   # built-in provider: model alone vs ours
@@ -136,13 +138,25 @@ if [ "${FISK_BENCH_PEERS:-1}" != 0 ]; then
 fi
 measure lsp.json m_lsp
 measure mcp.json m_mcp
+if [ "${FISK_BENCH_SCALE:-0}" = 1 ]; then
+  measure scale.json m_scale
+fi
 measure match.json m_match
 measure topk.json m_topk
 measure embed_speed.json m_embed_speed
-measure beir-scifact.json m_scifact
-measure beir-arguana.json m_arguana
-measure devset.json m_devset
-measure devset-agent.json m_devset_agent
+# Quality with vectors is measured only with --embeddings: without it these steps would replace a
+# result holding vector and hybrid figures by a lexical-only one, so such a result is kept.
+measure_quality() {
+  if [ ${#EMBED_ARGS[@]} -eq 0 ] && grep -q '"hybrid' "$OUT/$1" 2>/dev/null; then
+    echo "  $1: kept (it holds vector figures: bash bench/run.sh --embeddings measures it)" >&2
+    return
+  fi
+  measure "$@"
+}
+measure_quality beir-scifact.json m_scifact
+measure_quality beir-arguana.json m_arguana
+measure_quality devset.json m_devset
+measure_quality devset-agent.json m_devset_agent
 measure expansion.json m_expansion
 measure agent-latency-powershell.json m_agent_ps
 if [ ${#EMBED_ARGS[@]} -gt 0 ]; then

@@ -10,11 +10,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def measure_function() -> str:
+def function(name: str) -> str:
     text = (ROOT / "bench" / "run.sh").read_text()
-    found = re.search(r"^measure\(\) \{\n.*?^\}\n", text, re.M | re.S)
-    assert found, "bench/run.sh defines measure()"
+    found = re.search(rf"^{name}\(\) \{{\n.*?^\}}\n", text, re.M | re.S)
+    assert found, f"bench/run.sh defines {name}()"
     return found.group(0)
+
+
+def measure_function() -> str:
+    return function("measure")
 
 
 def test_a_step_replaces_only_its_own_file_and_only_when_it_succeeds(tmp_path: Path) -> None:
@@ -50,3 +54,24 @@ def test_the_script_parses_and_deletes_no_result_file() -> None:
     subprocess.run(["bash", "-n", str(ROOT / "bench" / "run.sh")], check=True)
     text = (ROOT / "bench" / "run.sh").read_text()
     assert not re.search(r"rm -f[^\n]*\$OUT", text)
+
+
+def test_without_embeddings_a_result_with_vector_figures_is_kept(tmp_path: Path) -> None:
+    out, stage = tmp_path / "results", tmp_path / "stage"
+    (stage / "new").mkdir(parents=True)
+    out.mkdir()
+    (out / "devset.json").write_text('{"runs": {"hybrid": 1}}\n')
+    (out / "beir.json").write_text('{"lexical": 1}\n')
+    script = f"""
+set -euo pipefail
+OUT={out}; STAGE={stage}; FAILED=(); STEPS=(); EMBED_ARGS=(); declare -A STEP_OF
+{function("measure")}
+{function("measure_quality")}
+lexical() {{ echo '{{"lexical": 2}}' > "$1"; }}
+measure_quality devset.json lexical
+measure_quality beir.json lexical
+"""
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
+    assert (out / "devset.json").read_text() == '{"runs": {"hybrid": 1}}\n'
+    assert (out / "beir.json").read_text() == '{"lexical": 2}\n'
+    assert "devset.json: kept" in done.stderr
