@@ -438,7 +438,7 @@ class NoEventStream:
     """ASGI middleware: ``GET /mcp`` answers 405, which the streamable HTTP transport allows for
     a server that offers no stream of its own. This one sends nothing unprompted (one tool, no
     notifications), so a stream would only hold a connection: 64 idle ones kept every new
-    client out. Replies to requests still stream on their POST.
+    client out. Replies to requests come back on their POST.
 
     Every other method but POST and DELETE gets the same 405 and ``Allow`` here: the SDK's own
     405 listed GET as allowed and carried the id of a session it had just opened and dropped."""
@@ -526,11 +526,17 @@ def http_app(
 ) -> ASGIApp:
     """The streamable HTTP app ``--http`` serves: sessions expire after ``session_idle``
     seconds without a request and at most ``max_sessions`` are open (defaults: http_limits.py);
-    behind the bearer check when ``token`` is set."""
+    behind the bearer check when ``token`` is set.
+
+    Each call is answered with one JSON body, not an event stream: the tool sends nothing
+    before its result (no progress, no requests to the client), and a stream per call cost
+    a task group and a stream writer per request, and held a session's calls one behind the
+    other (bench/mcp_speed.py: 17 against 56 calls/s with eight in flight on one session)."""
     from . import http_limits
 
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
+        json_response=True,  # a reply is one JSON body: no stream per call (see http_app)
         host=host,
         session_idle_timeout=session_idle or http_limits.SESSION_IDLE_SECONDS,
         max_sessions=max_sessions or http_limits.MAX_SESSIONS,

@@ -23,12 +23,13 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from .errors import SearchCancelled
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from .query import SearchString
     from .store import Snapshot, Store
     from .topk import Plan
@@ -82,6 +83,9 @@ class ArmPool:
     def _executor(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._pool is None:
+                # here: a search with one string never starts a pool (nor imports one)
+                from concurrent.futures import ThreadPoolExecutor
+
                 self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="fisk-arm")
             return self._pool
 

@@ -22,8 +22,6 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -31,6 +29,8 @@ from .sanitize import one_line
 from .settings_schema import ALSO, QUERY
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from .config import ExpansionConfig
 
 OFF = "off"
@@ -165,6 +165,8 @@ class Expander:
         self._cache_size = cache_size
         self._pending: dict[str, Future[tuple[str, ...]]] = {}
         self._lock = threading.Lock()
+        from concurrent.futures import ThreadPoolExecutor  # here: a search without an expander
+
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fisk-expand")
 
     def expand(self, question: str) -> Expansion:
@@ -177,6 +179,8 @@ class Expander:
             owner = future is None
             if future is None:
                 future = self._pending[key] = self._pool.submit(self._call, question)
+        from concurrent.futures import TimeoutError as FutureTimeout
+
         try:
             strings = future.result(timeout=self.timeout)
         except FutureTimeout:

@@ -255,3 +255,43 @@ async def test_401_points_at_resource_metadata_and_closes(built: Path, tmp_path:
     assert metadata["resource"] == server.url
     assert metadata["authorization_servers"] == []
     assert metadata["bearer_methods_supported"] == ["header"]
+
+
+def test_a_sessions_calls_are_answered_as_json_bodies_with_several_in_flight(
+    built: Path, tmp_path: Path
+) -> None:
+    """Each call's reply is one JSON body (no event stream per call), and a session's calls
+    sent together on separate connections are all answered, each with its own id."""
+    with http_server(built, tmp_path) as server, httpx.Client(timeout=30) as http:
+        response = http.post(server.url, json=INIT, headers=HEADERS)
+        assert response.headers["content-type"].startswith("application/json")
+        headers = {
+            **HEADERS,
+            "mcp-session-id": response.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-11-25",
+        }
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert http.post(server.url, json=initialized, headers=headers).status_code == 202
+        queries = ["retries", "broker restart", "widget frames", "backpressure"] * 2
+        answers: dict[int, httpx.Response] = {}
+
+        def call(i: int, q: str) -> None:
+            with httpx.Client(timeout=30) as own:
+                request = {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "method": "tools/call",
+                    "params": {"name": NAME, "arguments": {"query": q}},
+                }
+                answers[i] = own.post(server.url, json=request, headers=headers)
+
+        threads = [threading.Thread(target=call, args=(i, q)) for i, q in enumerate(queries)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(answers) == list(range(len(queries)))
+        for i, r in answers.items():
+            assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+            message = r.json()
+            assert message["id"] == i and message["result"]["structuredContent"]["status"] == "ok"

@@ -262,3 +262,26 @@ def test_worker_processes_yield_every_outcome_in_order(project: Path) -> None:
         assert [o.prepared.rows for o in got if o.prepared] == [
             o.prepared.rows for o in inline if o.prepared
         ]
+
+
+def test_a_run_with_nothing_changed_writes_nothing(settings: Settings, project: Path) -> None:
+    import apsw
+
+    from fisk_ls.knowledge.store import db_path
+    from fisk_ls.knowledge.writer import COMMITS_KEY
+
+    def commits() -> int:
+        conn = apsw.Connection(str(db_path(settings.store_dir)), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            sql = "SELECT value FROM rag_meta WHERE key = ?"
+            return int(conn.execute(sql, (COMMITS_KEY,)).fetchone()[0])
+        finally:
+            conn.close()
+
+    index(settings)
+    before = commits()
+    stats = index(settings)
+    assert stats.skipped == stats.files and stats.added == stats.updated == 0
+    assert commits() == before
+    (project / "new.md").write_text("# New\n\nA page added later.\n")
+    assert index(settings).added == 1 and commits() > before

@@ -287,7 +287,9 @@ class Indexer:
                 cached: dict[str, bytes] | None = None
                 if vectors is not None and vectors.settled and outcome.prepared is not None:
                     cached = vectors.cached([row.hash for row in outcome.prepared.rows])
-                if not dry_run:
+                if (
+                    not dry_run and outcome.kind != "unchanged"
+                ):  # a run with no change writes nothing
                     batch.tick()
                 self._apply(outcome, tables, stats, dry_run, cached)
                 done += 1
@@ -346,10 +348,13 @@ class Indexer:
         found: list[str] = []
         for key in keys:
             found.extend(self._keys_under(key.strip("/"), tables))
+        if (
+            not found
+        ):  # nothing to remove: no transaction (a run where nothing changed writes nothing)
+            return found
         with self.writer.transaction():
             self._delete(list(dict.fromkeys(found)), tables)
-        if found:
-            self.writer.vacuum()
+        self.writer.vacuum()
         return found
 
     # -- steps -------------------------------------------------------------------------------
