@@ -163,24 +163,35 @@ _STRIPPED = {"base_url", "model", "api_key_env", "provider", "model_path"}
 _NUMBERS = {"timeout", "query_timeout"}
 
 
-def _embeddings(value: object, key: str, errors: list[str]) -> object:
-    if not isinstance(value, dict):
-        errors.append(f"{key} (expected an object with {rule_needs(EMBEDDINGS_RULE)})")
-        return _BAD
+def _given(
+    settings: tuple[Setting, ...], value: dict[str, Any], key: str, errors: list[str]
+) -> dict[str, Any] | None:
+    """The given fields of an object setting by name, each checked against the contract (names
+    stripped, numbers as floats); None (the first problem reported) when one is bad."""
     fields: dict[str, Any] = {}
-    given: dict[str, Any] = {}
-    for setting in EMBEDDINGS:
+    for setting in settings:
         item = value.get(setting.wire)
         if item is None:
             continue
         if problem := check_value(setting, item):
             errors.append(f"{key}.{setting.wire} ({problem})")
-            return _BAD
+            return None
         if isinstance(item, str) and setting.name in _STRIPPED:
             item = item.strip()
         if isinstance(item, int) and setting.name in _NUMBERS:
             item = float(item)
-        fields[setting.name] = given[setting.wire] = item
+        fields[setting.name] = item
+    return fields
+
+
+def _embeddings(value: object, key: str, errors: list[str]) -> object:
+    if not isinstance(value, dict):
+        errors.append(f"{key} (expected an object with {rule_needs(EMBEDDINGS_RULE)})")
+        return _BAD
+    fields = _given(EMBEDDINGS, value, key, errors)
+    if fields is None:
+        return _BAD
+    given = {s.wire: fields[s.name] for s in EMBEDDINGS if s.name in fields}
     fields["provider"] = fields.get("provider") or "openai"
     if problems := rule_problems(EMBEDDINGS_RULE, given):
         errors += [f"{key}{'.' + f if f else ''} ({problem})" for f, problem in problems]
@@ -192,15 +203,9 @@ def _expansion(value: object, key: str, errors: list[str]) -> object:
     if not isinstance(value, dict):
         errors.append(f"{key} (expected an object with provider, baseUrl and model)")
         return _BAD
-    fields: dict[str, Any] = {}
-    for setting in EXPANSION:
-        item = value.get(setting.wire)
-        if item is None:
-            continue
-        if problem := check_value(setting, item):
-            errors.append(f"{key}.{setting.wire} ({problem})")
-            return _BAD
-        fields[setting.name] = item.strip() if isinstance(item, str) else float(item)
+    fields = _given(EXPANSION, value, key, errors)
+    if fields is None:
+        return _BAD
     options = Expansion(**fields)
     if problem := expansion_problem(options.provider, options.base_url, options.model):
         errors.append(f"{key} ({problem.replace('base_url', 'baseUrl')})")

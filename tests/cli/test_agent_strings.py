@@ -4,27 +4,12 @@ limits as usage errors, and each hit's ``found_by`` in --json."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.agent_strings import ALSO, QUESTION, write_site
-
-
-def cli(root: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "FISK_AI_STORE_DIR"}
-    env["FISK_AI_STORE_DIR"] = str(tmp_path / "stores")
-    return subprocess.run(
-        [sys.executable, "-m", "fisk_ls.cli", "knowledge", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from tests.support.cli import knowledge as cli
 
 
 @pytest.fixture

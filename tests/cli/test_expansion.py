@@ -5,30 +5,14 @@ results with the reason; no expander configured is a usage error naming the sett
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.agent_strings import ALSO, QUESTION, write_site
+from tests.support.cli import knowledge as cli
 from tests.support.fake_chat_server import FakeChatServer
-
-
-def cli(root: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "FISK_AI_STORE_DIR"}
-    env["FISK_AI_STORE_DIR"] = str(tmp_path / "stores")
-    return subprocess.run(
-        [sys.executable, "-m", "fisk_ls.cli", "knowledge", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 @pytest.fixture

@@ -34,3 +34,19 @@ def js(cwd: Path, *args: str, ok: int | None = 0) -> dict[str, Any]:
     assert len(lines) == 1, proc.stdout
     obj: dict[str, Any] = json.loads(lines[0])
     return obj
+
+
+def knowledge(root: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``fisk-ai knowledge ARGS`` in ``root``, its stores under ``tmp_path/stores``, no stdin;
+    the exit code is the caller's to check."""
+    env = {k: v for k, v in os.environ.items() if k != "FISK_AI_STORE_DIR"}
+    env["FISK_AI_STORE_DIR"] = str(tmp_path / "stores")
+    return subprocess.run(
+        [sys.executable, "-m", "fisk_ls.cli", "knowledge", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
