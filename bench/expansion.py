@@ -237,8 +237,10 @@ def run_set(s: Set, base: Path, resamples: int) -> dict[str, Any]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def set_arguments(doc: str, argv: list[str] | None) -> tuple[argparse.Namespace, list[Set]] | None:
+    """The command line of a per-set report (this one, naive.py): the arguments and the sets
+    chosen; None (said on stderr) when a chosen set's corpus is missing."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--corpus", choices=[*SETS, "all"], default="all")
     ap.add_argument("--store-base", help="keep the indexes here (reused by later runs)")
     ap.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
@@ -249,7 +251,15 @@ def main(argv: list[str] | None = None) -> int:
     for s in chosen:
         if not s.corpus.root.is_dir():
             print(f"error: corpus {s.corpus.key} not found at {s.corpus.root}", file=sys.stderr)
-            return 2
+            return None
+    return args, chosen
+
+
+def main(argv: list[str] | None = None) -> int:
+    parsed = set_arguments(__doc__ or "", argv)
+    if parsed is None:
+        return 2
+    args, chosen = parsed
     out: dict[str, Any] = {
         "top_k": TOP_K,
         "tier": "lexical",

@@ -24,7 +24,6 @@ reused when present); the naive ones are ``naive-<corpus>.db`` beside them, rebu
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -38,8 +37,8 @@ from typing import Any
 import apsw
 from devset import score, store_settings
 from devset_questions import Corpus, Question, load
-from devset_stats import RESAMPLES, TOP_K, summarize
-from expansion import SETS, SHAPES, Set
+from devset_stats import TOP_K, summarize
+from expansion import SHAPES, Set, set_arguments
 
 from fisk_ls.knowledge import Hit, Knowledge, index
 from fisk_ls.knowledge.index.chunker import headings, split_lines
@@ -227,18 +226,10 @@ def _rr(rank: int | None) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", choices=[*SETS, "all"], default="all")
-    ap.add_argument("--store-base", help="keep the indexes here (reused by later runs)")
-    ap.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
-    args = ap.parse_args(argv)
-    if args.resamples < 1:
-        ap.error("--resamples must be at least 1")
-    chosen = list(SETS.values()) if args.corpus == "all" else [SETS[args.corpus]]
-    for s in chosen:
-        if not s.corpus.root.is_dir():
-            print(f"error: corpus {s.corpus.key} not found at {s.corpus.root}", file=sys.stderr)
-            return 2
+    parsed = set_arguments(__doc__ or "", argv)
+    if parsed is None:
+        return 2
+    args, chosen = parsed
     out: dict[str, Any] = {
         "top_k": TOP_K,
         "tier": "lexical",
