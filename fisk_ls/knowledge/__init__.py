@@ -47,13 +47,9 @@ if TYPE_CHECKING:
     from .deadline import Deadline
     from .doctor import Check
     from .expansion import (
-        FLAT_DEPTH,
-        Ask,
         Expander,
         Expansion,
         ExpansionFailed,
-        expanded,
-        make_expander,
     )
     from .fts import is_long_query
     from .index.backfill import BackfillReporter
@@ -65,15 +61,14 @@ if TYPE_CHECKING:
     from .match import Spot
     from .notices import NOT_BUILT_SENTENCE, search_notice
     from .operations import Removal, ignore_rules, index, remove, reset, update_paths
-    from .pack import PackManifest, PackRefused, PackStats
+    from .pack import PackRefused
     from .progress import IndexRun
-    from .project import Project, searched_scores, store_error
+    from .project import Project, store_error
     from .projects import (
         Found,
         Merged,
         ProjectSet,
         first_with,
-        merged_scores,
         scopes,
         search_projects,
     )
@@ -141,13 +136,9 @@ _LAZY = {
     "EmbeddingsConfig": ".config",
     "ExpansionConfig": ".config",
     "expansion_problem": ".config",
-    "FLAT_DEPTH": ".expansion",
-    "Ask": ".expansion",
     "Expander": ".expansion",
     "Expansion": ".expansion",
     "ExpansionFailed": ".expansion",
-    "expanded": ".expansion",
-    "make_expander": ".expansion",
     "parse_duration": ".config",
     "Check": ".doctor",
     "is_long_query": ".fts",
@@ -163,23 +154,19 @@ _LAZY = {
     "search_notice": ".notices",
     "IndexRun": ".progress",
     "Removal": ".operations",
-    "PackManifest": ".pack",
     "Found": ".projects",
     "Merged": ".projects",
     "ProjectSet": ".projects",
     "first_with": ".projects",
-    "merged_scores": ".projects",
     "scopes": ".projects",
     "search_projects": ".projects",
     "PackRefused": ".pack",
-    "PackStats": ".pack",
     "ignore_rules": ".operations",
     "remove": ".operations",
     "reset": ".operations",
     "update_paths": ".operations",
     "Project": ".project",
     "store_error": ".project",
-    "searched_scores": ".project",
     "Knowledge": ".reader",
     "Source": ".reader",
     "StoreStats": ".reader",
@@ -247,7 +234,6 @@ __all__ = [
     "EMBEDDINGS_RULE",
     "EXPANSION",
     "EXPANSION_TIMEOUT",
-    "FLAT_DEPTH",
     "INDEX_EMPTY",
     "INDEX_NOT_BUILT",
     "KNOWLEDGE_SEARCH",
@@ -262,7 +248,6 @@ __all__ = [
     "TIMEOUT",
     "TOOL_CONTEXT",
     "TOP_K",
-    "Ask",
     "BackfillReporter",
     "Cancelled",
     "Check",
@@ -290,9 +275,7 @@ __all__ = [
     "KnowledgeError",
     "Location",
     "Merged",
-    "PackManifest",
     "PackRefused",
-    "PackStats",
     "Project",
     "ProjectSet",
     "QueueHooks",
@@ -318,15 +301,12 @@ __all__ = [
     "check_tags",
     "check_top_k",
     "check_value",
-    "expanded",
     "expansion_problem",
     "first_with",
     "ignore_rules",
     "index",
     "is_long_query",
     "make_embedder",
-    "make_expander",
-    "merged_scores",
     "one_line",
     "open_writer",
     "parse_citation",
@@ -341,7 +321,6 @@ __all__ = [
     "scopes",
     "search_notice",
     "search_projects",
-    "searched_scores",
     "shown",
     "store_error",
     "strip_controls",
