@@ -25,7 +25,7 @@ import devset_questions as dq
 from match_speed import PS, percentile
 from speed import QUERIES
 
-from fisk_ls.knowledge import Deadline, Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Deadline, Knowledge, index_project, resolve_settings
 
 
 class Counted:
@@ -47,7 +47,7 @@ def main() -> None:
     if not PS.is_dir():
         sys.exit(f"corpus not found: {PS}")
     settings = resolve_settings(cwd=PS, store_base=args.store.resolve())
-    built = index(settings)
+    built = index_project(settings)
     queries = list(dict.fromkeys([q.query for q in dq.load(dq.CORPORA["powershell"])] + QUERIES))
     kb = Knowledge(settings)
     plain_ms: list[float] = []

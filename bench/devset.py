@@ -42,7 +42,7 @@ from typing import Any
 from devset_questions import CORPORA, KINDS, BrokenQuestion, Corpus, Question, load
 from devset_stats import RESAMPLES, SEED, TOP_K, hit_rate, summarize
 
-from fisk_ls.knowledge import Hit, Knowledge, Settings, index, resolve_settings
+from fisk_ls.knowledge import Hit, Knowledge, Settings, index_project, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 
 
@@ -242,7 +242,7 @@ def run_corpus(
         modes.append(("hybrid", hybrid.with_overrides(embeddings=emb)))
     for name, s in modes:
         t0 = time.perf_counter()
-        stats = index(s)
+        stats = index_project(s)
         index_s = time.perf_counter() - t0
         k = Knowledge(s)
         if args.show_misses:

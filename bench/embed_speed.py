@@ -41,7 +41,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from fisk_ls.knowledge import IndexReporter, Knowledge, index, resolve_settings  # noqa: E402
+from fisk_ls.knowledge import IndexReporter, Knowledge, index_project, resolve_settings  # noqa: E402
 from fisk_ls.knowledge.config import EmbeddingsConfig  # noqa: E402
 from fisk_ls.knowledge.index.chunker import chunk_document, display_text  # noqa: E402
 from fisk_ls.knowledge.index.files import read_document  # noqa: E402
@@ -217,7 +217,7 @@ def phase_ours(args: argparse.Namespace) -> dict[str, Any]:
         if args.search:
             searcher.start()
         try:
-            stats = index(settings, files, embedder=emb, reporter=clock)
+            stats = index_project(settings, files, embedder=emb, reporter=clock)
         finally:
             stop.set()
             if args.search:

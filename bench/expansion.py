@@ -39,7 +39,7 @@ from devset import agent_file, load_agent, score, store_settings
 from devset_questions import CORPORA, HELD_OUT, Corpus, Question, load
 from devset_stats import RESAMPLES, TOP_K, summarize
 
-from fisk_ls.knowledge import Knowledge, index
+from fisk_ls.knowledge import Knowledge, index_project
 from fisk_ls.knowledge.expansion import (
     FLAT,
     FLAT_DEPTH,
@@ -189,7 +189,7 @@ def run_set(s: Set, base: Path, resamples: int) -> dict[str, Any]:
     questions: list[Question] = [q for q in load(s.corpus, s.questions) if q.lang == "en"]
     strings = load_agent(agent_file(s.questions), questions, STRINGS)
     settings = store_settings(s.corpus, base)
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     try:
         rec = Recording(k)

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, index_project, resolve_settings
 from fisk_ls.knowledge.fts import MAX_QUERY_CHARS
 from fisk_ls.knowledge.lexical import TermStats
 
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     settings = resolve_settings(cwd=PS, store_base=args.store)
     t0 = time.perf_counter()
-    stats = index(settings)
+    stats = index_project(settings)
     index_s = time.perf_counter() - t0
     kb = Knowledge(settings)
     kb.search("warm up the reader")

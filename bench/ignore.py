@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fisk_ls.knowledge import IgnoreRules, index, resolve_settings
+from fisk_ls.knowledge import IgnoreRules, index_project, resolve_settings
 from fisk_ls.knowledge.index.walk import walk
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
@@ -59,15 +59,17 @@ def powershell(work: Path) -> dict[str, Any]:
     os.environ["FISK_AI_STORE_DIR"] = str(work / "stores")
     plain = resolve_settings(cwd=PS)
     ruled = plain.with_overrides(exclude=tuple(EXCLUDE))
-    index(plain)
+    index_project(plain)
     rules = IgnoreRules.for_project(PS, EXCLUDE)
     return {
         "files": count_walk(PS, None),
         "walk_no_rules_s": best(lambda: count_walk(PS, None)),
         "walk_rules_s": best(lambda: count_walk(PS, IgnoreRules.for_project(PS, EXCLUDE))),
         "walk_rules_warm_s": best(lambda: count_walk(PS, rules)),
-        "no_change_reindex_no_rules_s": best(lambda: index(plain.with_overrides(exclude=()))),
-        "no_change_reindex_rules_s": best(lambda: index(ruled)),
+        "no_change_reindex_no_rules_s": best(
+            lambda: index_project(plain.with_overrides(exclude=()))
+        ),
+        "no_change_reindex_rules_s": best(lambda: index_project(ruled)),
     }
 
 

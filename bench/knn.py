@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import minilm  # noqa: E402
 from speed import PS, QUERIES, machine, pct  # noqa: E402
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings, schema  # noqa: E402
+from fisk_ls.knowledge import Knowledge, index_project, resolve_settings, schema  # noqa: E402
 from fisk_ls.knowledge.config import EmbeddingsConfig  # noqa: E402
 from fisk_ls.knowledge.store import Manifest, Snapshot, load_vec  # noqa: E402
 from fisk_ls.knowledge.vectors import knn  # noqa: E402
@@ -182,7 +182,7 @@ def hybrid(
     )
     emb = DerivedEmbedder(pool, queries)
     t = time.perf_counter()
-    stats = index(s, embedder=emb)
+    stats = index_project(s, embedder=emb)
     build_s = time.perf_counter() - t
     kb = Knowledge(s, embedder=emb)
     texts = [q for q in QUERIES if q in queries]

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from devset_questions import CORPORA_DIR as CORPORA
 from speed import QUERIES
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, index_project, resolve_settings
 from fisk_ls.knowledge.match import fts_tokenizer, locate, query_tokens
 from fisk_ls.knowledge.query import Query
 from fisk_ls.knowledge.search import run_search
@@ -46,7 +46,7 @@ def main() -> None:
     if not PS.is_dir():
         sys.exit(f"corpus not found: {PS}")
     settings = resolve_settings(cwd=PS, store_base=args.store.resolve())
-    built = index(settings)
+    built = index_project(settings)
     kb = Knowledge(settings)
     search_ms: list[float] = []
     match_ms: list[float] = []

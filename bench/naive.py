@@ -40,7 +40,7 @@ from devset_questions import Corpus, Question, load
 from devset_stats import TOP_K, summarize
 from expansion import SHAPES, Set, set_arguments
 
-from fisk_ls.knowledge import Hit, Knowledge, index
+from fisk_ls.knowledge import Hit, Knowledge, index_project
 from fisk_ls.knowledge.index.chunker import headings, split_lines
 from fisk_ls.knowledge.index.walk import SKIP_DIRS, is_document_name
 
@@ -184,7 +184,7 @@ def _naive_index(corpus: Corpus, base: Path, built: dict[str, NaiveIndex]) -> Na
 def run_set(s: Set, base: Path, resamples: int, built: dict[str, NaiveIndex]) -> dict[str, Any]:
     questions = [q for q in load(s.corpus, s.questions) if q.lang == "en"]
     settings = store_settings(s.corpus, base)
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     try:
         product = score(questions, k, False, resamples)["per_question"]

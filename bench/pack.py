@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from devset_questions import CORPORA_DIR as CORPORA
 from speed import QUERIES, InstantEmbedder, machine, settings_for, timed
 
-from fisk_ls.knowledge import Knowledge, Settings, index
+from fisk_ls.knowledge import Knowledge, Settings, index_project
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.pack import write_pack
 
@@ -87,10 +87,10 @@ def hybrid(settings: Settings) -> Settings:
 
 def run(corpus: Path, work: Path) -> dict[str, Any]:
     cold = settings_for(corpus, work / "cold")
-    cold_s, stats = timed(lambda: index(cold))
+    cold_s, stats = timed(lambda: index_project(cold))
     lexical = sizes(cold, work, "lexical")
     adopted = settings_for(corpus, work / "adopt-lexical")
-    adopt_s, adopt = timed(lambda: index(adopted, pack=work / "lexical.pack.gz"))
+    adopt_s, adopt = timed(lambda: index_project(adopted, pack=work / "lexical.pack.gz"))
     assert adopt.adopted is not None and adopt.adopted["differ"] == 0, adopt.adopted
     kb = Knowledge(adopted)
     first_s, first = timed(lambda: kb.search(QUERIES[0]))
@@ -98,13 +98,13 @@ def run(corpus: Path, work: Path) -> dict[str, Any]:
     shutil.rmtree(work / "adopt-lexical", ignore_errors=True)
 
     packer = hybrid(settings_for(corpus, work / "hybrid"))
-    build_s, built = timed(lambda: index(packer, embedder=Dense(DIM)))
+    build_s, built = timed(lambda: index_project(packer, embedder=Dense(DIM)))
     shutil.rmtree(work / "cold", ignore_errors=True)
     vectors = sizes(packer, work, "hybrid")
     shutil.rmtree(work / "hybrid", ignore_errors=True)
     mate = hybrid(settings_for(corpus, work / "adopt-hybrid"))
     counting = Dense(DIM)
-    hy_s, hy = timed(lambda: index(mate, embedder=counting, pack=work / "hybrid.pack.gz"))
+    hy_s, hy = timed(lambda: index_project(mate, embedder=counting, pack=work / "hybrid.pack.gz"))
     kb = Knowledge(mate, embedder=Dense(DIM))
     search_s, found = timed(lambda: kb.search(QUERIES[0]))
     tier = found.tier

@@ -36,7 +36,7 @@ from devset_questions import CORPORA, CORPORA_DIR, KINDS, Question, load
 from devset_stats import METRICS, RESAMPLES, bootstrap_ci, paired_diff, summarize
 from rerankers import SCORERS, FeatureCache, Scorer
 
-from fisk_ls.knowledge import Hit, Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Hit, Knowledge, index_project, resolve_settings
 from fisk_ls.knowledge.fts import heading_terms, stop_words
 from fisk_ls.knowledge.search import (
     DEEPER,
@@ -119,7 +119,7 @@ def dev_corpus(
     corpus = CORPORA[key]
     settings = resolve_settings(cwd=corpus.root.resolve(), store_base=base / key, discover=False)
     t0 = time.perf_counter()
-    index(settings)
+    index_project(settings)
     print(f"{key}: indexed in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
     k = Knowledge(settings)
     deepest = max(depths)
@@ -252,7 +252,7 @@ def beir_run(
         root.mkdir(parents=True)
         build_project(name, root)
     settings = resolve_settings(cwd=root, store_base=tmp / "store")
-    index(settings)
+    index_project(settings)
     kb = Knowledge(settings)
     deepest = max(depths)
     per: dict[str, dict[str, list[float]]] = {"ndcg@10": {}, "hit@5": {}}

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers_proc import dir_bytes, run
 from speed import PS, QUERIES, InstantEmbedder, latency, machine, settings_for
 
-from fisk_ls.knowledge import Knowledge, index
+from fisk_ls.knowledge import Knowledge, index_project
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.index.chunker import chunk_document
 
@@ -123,7 +123,7 @@ def measure(root: Path, store: Path, hybrid: bool) -> dict[str, Any]:
             embeddings=EmbeddingsConfig(base_url="http://127.0.0.1:9/v1", model="instant-hash")
         )
         t = time.perf_counter()
-        index(h, embedder=emb)
+        index_project(h, embedder=emb)
         built = time.perf_counter() - t
         kb = Knowledge(h, embedder=emb)
         out["hybrid_384"] = {

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devset_questions as dq
 from match_speed import percentile
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, index_project, resolve_settings
 from fisk_ls.knowledge.scope import Scope
 
 SCOPES: dict[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
@@ -62,7 +62,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = (args.store or Path(tmp)).resolve()
         settings = resolve_settings(cwd=corpus.root, store_base=base, discover=False)
-        built = index(settings)
+        built = index_project(settings)
         queries = list(dict.fromkeys(q.query for q in dq.load(corpus)))
         scopes: dict[str, Scope | None] = {"unscoped": None}
         scopes.update({name: Scope.build(i, e) for name, (i, e) in SCOPES[args.corpus].items()})

@@ -35,7 +35,7 @@ from floor import floor
 from fisk_ls.knowledge import (
     Knowledge,
     Settings,
-    index,
+    index_project,
     resolve_settings,
     update_paths,
 )
@@ -144,7 +144,7 @@ def cold_vs_floor(corpus: Path, work: Path, rounds: int) -> dict[str, Any]:
         fl = floor(corpus, work / f"floor{r}")
         floors.append(fl["seconds"])
         s = settings_for(corpus, base)
-        sec, stats = timed(lambda s=s: index(s))
+        sec, stats = timed(lambda s=s: index_project(s))
         ours.append(sec)
         shutil.rmtree(work / f"floor{r}", ignore_errors=True)
         if r < rounds - 1:
@@ -167,8 +167,8 @@ def rss_of_cold_index(corpus: Path, work: Path) -> dict[str, Any]:
     env = {**os.environ, "FISK_AI_STORE_DIR": str(work / "rss")}
     code = (
         "import resource, sys; from pathlib import Path; "
-        "from fisk_ls.knowledge import index, resolve_settings; "
-        f"index(resolve_settings(cwd=Path({str(corpus)!r}))); "
+        "from fisk_ls.knowledge import index_project, resolve_settings; "
+        f"index_project(resolve_settings(cwd=Path({str(corpus)!r}))); "
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
         "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
@@ -192,15 +192,15 @@ def one_file_change(corpus: Path, settings: Settings, work: Path) -> dict[str, A
     )
     target = max((p for p in shadow.rglob("*.md")), key=lambda p: -abs(p.stat().st_size - 20_000))
     s = settings_for(shadow, work / "shadow-store")
-    index(s)
+    index_project(s)
     original = target.read_text()
     runs_full, runs_path = [], []
     for i in range(5):
         target.write_text(original + f"\n\nEdit number {i} adds a sentence.\n")
-        runs_full.append(timed(lambda: index(s))[0])
+        runs_full.append(timed(lambda: index_project(s))[0])
         target.write_text(original + f"\n\nSecond edit {i} changes it again.\n")
         runs_path.append(timed(lambda: update_paths(s, [target]))[0])
-    noop = [timed(lambda: index(settings))[0] for _ in range(3)]
+    noop = [timed(lambda: index_project(settings))[0] for _ in range(3)]
     return {
         "file_bytes": target.stat().st_size,
         "one_file_update_paths_ms": round(statistics.median(runs_path) * 1000, 1),
@@ -229,7 +229,7 @@ def scaling(corpus: Path, work: Path, sizes: Sequence[int]) -> list[dict[str, An
             chunks += len(chunk_document(text).chunks)
             picked += 1
         s = settings_for(root, work / f"scale-store-{want}")
-        sec, stats = timed(lambda s=s: index(s))
+        sec, stats = timed(lambda s=s: index_project(s))
         kb = Knowledge(s)
         lat = latency(lambda q, kb=kb: kb.search(q), QUERIES, 3)
         kb.close()
@@ -246,7 +246,7 @@ def hybrid_latency(corpus: Path, work: Path, dim: int) -> dict[str, Any]:
         embeddings=EmbeddingsConfig(base_url="http://127.0.0.1:9/v1", model="instant-hash")
     )
     emb = InstantEmbedder(dim)
-    sec, stats = timed(lambda: index(s, embedder=emb))
+    sec, stats = timed(lambda: index_project(s, embedder=emb))
     kb = Knowledge(s, embedder=emb)
     lat = latency(lambda q: kb.search(q), QUERIES, 3)
     kb.close()

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from fisk_ls.knowledge import index, resolve_settings
+from fisk_ls.knowledge import index_project, resolve_settings
 from fisk_ls.knowledge.index import runs
 
 orig = runs.examine_all
@@ -27,7 +27,7 @@ if __name__ == "__main__":
                 jobs, *a, **kw, workers=workers
             )
             t = time.perf_counter()
-            st = index(s)
+            st = index_project(s)
             dt = time.perf_counter() - t
             print(f"{workers} worker(s)  cold index {dt:6.1f} s  {st.chunks} chunks", flush=True)
     runs.examine_all = orig

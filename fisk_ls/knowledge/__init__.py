@@ -30,10 +30,6 @@ from .errors import (
 )
 from .location import Settings, resolve_settings
 
-# The sub-package ``index`` (walk, chunker, runs, queue) would shadow the function ``index``
-# once imported; importing it here, before the function is bound below, keeps the function.
-from . import index as _index_package  # noqa: F401  # isort: skip
-
 if TYPE_CHECKING:
     from .citations import CitedChunk, parse_citation
     from .config import (
@@ -60,7 +56,7 @@ if TYPE_CHECKING:
     from .location import absolute_roots
     from .match import Spot
     from .notices import NOT_BUILT_SENTENCE, search_notice
-    from .operations import Removal, ignore_rules, index, remove, reset, update_paths
+    from .operations import Removal, ignore_rules, index_project, remove, reset, update_paths
     from .pack import PackRefused
     from .progress import IndexRun
     from .project import Project, store_error
@@ -118,12 +114,6 @@ if TYPE_CHECKING:
     from .vectors.providers import make_embedder
     from .vectors.url import validate_base_url
     from .writer import open_writer
-else:
-
-    def index(*args: Any, **kwargs: Any) -> Any:
-        from .operations import index as run
-
-        return run(*args, **kwargs)
 
 
 _LAZY = {
@@ -162,6 +152,7 @@ _LAZY = {
     "search_projects": ".projects",
     "PackRefused": ".pack",
     "ignore_rules": ".operations",
+    "index_project": ".operations",
     "remove": ".operations",
     "reset": ".operations",
     "update_paths": ".operations",
@@ -304,7 +295,7 @@ __all__ = [
     "expansion_problem",
     "first_with",
     "ignore_rules",
-    "index",
+    "index_project",
     "is_long_query",
     "make_embedder",
     "one_line",

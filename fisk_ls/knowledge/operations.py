@@ -35,7 +35,7 @@ def ignore_rules(settings: Settings) -> IgnoreRules:
     return IgnoreRules.for_project(settings.project_root, settings.exclude)
 
 
-def index(
+def index_project(
     settings: Settings,
     roots: Iterable[Path] | None = None,
     *,
@@ -223,7 +223,7 @@ def update_paths(
     """Re-index just these files (saved, created, deleted, renamed) under the writer lock.
 
     An index with an older layout is rebuilt whole instead. ``drain``, ``ignore``: as in
-    ``index``."""
+    ``index_project``."""
     with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
         rules = ignore if ignore is not None else ignore_rules(settings)
         indexer = Indexer(w, settings.project_root, embedder=emb, cancel=cancel, ignore=rules)

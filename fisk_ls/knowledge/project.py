@@ -241,12 +241,12 @@ class Project:
         progress: Progress | None = None,
         pack: Path | None = None,
     ) -> IndexStats:
-        """One index run (``operations.index``), draining the backlog before it returns;
+        """One index run (``operations.index_project``), draining the backlog before it returns;
         ``pack``: a knowledge pack adopted first (index/adopt.py)."""
-        from .operations import index
+        from .operations import index_project
 
         with self.errors():
-            return index(
+            return index_project(
                 self.settings,
                 roots,
                 rebuild=rebuild,

@@ -52,9 +52,9 @@ def modules_after(cwd: Path, *args: str) -> set[str]:
 def test_search_imports_no_indexer_and_no_yaml_without_agent_yaml(
     project: Path, store_base: Path
 ) -> None:
-    from fisk_ls.knowledge import index, resolve_settings
+    from fisk_ls.knowledge import index_project, resolve_settings
 
-    index(resolve_settings(cwd=project, store_base=store_base))
+    index_project(resolve_settings(cwd=project, store_base=store_base))
     loaded = modules_after(project, "knowledge", "search", "backpressure", "--json")
     assert "fisk_ls.knowledge.reader" in loaded  # it really searched
     assert not [m for m in NEVER_FOR_SEARCH if m in loaded]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import RunReporter, Settings, index
+from fisk_ls.knowledge import RunReporter, Settings, index_project
 from fisk_ls.knowledge.notices import NO_MATCH, NO_MATCH_IN_SCOPE, NO_TERMS_SENTENCE
 from tests.support.cli import js, run
 
@@ -43,7 +43,7 @@ class Hold(RunReporter):
 def held_run(settings: Settings) -> Iterator[None]:
     """An index run of this process held at its plan (the CLI below is another process)."""
     Hold.reached, Hold.release = threading.Event(), threading.Event()
-    thread = threading.Thread(target=lambda: index(settings, reporter=Hold()))
+    thread = threading.Thread(target=lambda: index_project(settings, reporter=Hold()))
     thread.start()
     try:
         assert Hold.reached.wait(30)
@@ -65,9 +65,9 @@ def test_a_search_while_another_process_indexes(project: Path, held_run: None) -
 def test_results_found_while_another_process_indexes_are_the_ones_so_far(
     project: Path, settings: Settings
 ) -> None:
-    index(settings)
+    index_project(settings)
     Hold.reached, Hold.release = threading.Event(), threading.Event()
-    thread = threading.Thread(target=lambda: index(settings, rebuild=True, reporter=Hold()))
+    thread = threading.Thread(target=lambda: index_project(settings, rebuild=True, reporter=Hold()))
     thread.start()
     try:
         assert Hold.reached.wait(30)

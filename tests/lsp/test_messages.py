@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from fisk_ls.knowledge import RunReporter, index, resolve_settings
+from fisk_ls.knowledge import RunReporter, index_project, resolve_settings
 from fisk_ls.knowledge.notices import NO_MATCH, NO_TERMS_SENTENCE
 
 from .conftest import command, copy_fixture, lsp_session, poll, search, wait_idle, wait_indexed
@@ -33,7 +33,7 @@ def held_run(root: Path, base: Path) -> Iterator[None]:
             release.wait(60)
 
     settings = resolve_settings(cwd=root, store_base=base / "stores")
-    thread = threading.Thread(target=lambda: index(settings, reporter=Hold()))
+    thread = threading.Thread(target=lambda: index_project(settings, reporter=Hold()))
     thread.start()
     try:
         assert reached.wait(30)

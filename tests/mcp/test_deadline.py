@@ -20,7 +20,7 @@ from mcp import Client
 
 from fisk_ls.agent.mcp import build_server
 from fisk_ls.agent.tool import NAME, KnowledgeTool
-from fisk_ls.knowledge import Deadline, SearchCancelled, index, resolve_settings
+from fisk_ls.knowledge import Deadline, SearchCancelled, index_project, resolve_settings
 
 from .conftest import error_text, outcome
 
@@ -67,7 +67,7 @@ class HeldTool:
 @pytest.fixture
 def held(project: Path, store_base: Path) -> Any:
     settings = resolve_settings(cwd=project, store_base=store_base)
-    index(settings)
+    index_project(settings)
     tool = HeldTool(KnowledgeTool(settings))
     yield tool
     tool.close()

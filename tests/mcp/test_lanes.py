@@ -19,7 +19,7 @@ import httpx
 
 from fisk_ls.agent.mcp import MAX_CONCURRENT_LONG, MCP_PATH, build_server, http_app
 from fisk_ls.agent.tool import NAME, KnowledgeTool
-from fisk_ls.knowledge import Deadline, index, resolve_settings
+from fisk_ls.knowledge import Deadline, index_project, resolve_settings
 from fisk_ls.knowledge.fts import is_long_query
 
 from .conftest import HEADERS
@@ -70,7 +70,7 @@ async def test_a_short_search_is_answered_while_long_ones_hold_their_lane(
     project: Path, store_base: Path
 ) -> None:
     settings = resolve_settings(cwd=project, store_base=store_base)
-    index(settings)
+    index_project(settings)
     tool = GatedTool(KnowledgeTool(settings))
     app: Any = http_app(build_server(cast(KnowledgeTool, tool)), HOST, None)
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 
 from fisk_ls.agent.tool import NAME
-from fisk_ls.knowledge import RunReporter, index, resolve_settings
+from fisk_ls.knowledge import RunReporter, index_project, resolve_settings
 from fisk_ls.knowledge.notices import NO_MATCH, NO_TERMS_SENTENCE
 
 from .conftest import outcome, stdio
@@ -33,7 +33,7 @@ async def test_a_search_while_another_process_indexes(kb: Path) -> None:
             release.wait(60)
 
     settings = resolve_settings(cwd=kb)
-    thread = threading.Thread(target=lambda: index(settings, reporter=Hold()))
+    thread = threading.Thread(target=lambda: index_project(settings, reporter=Hold()))
     async with stdio(kb) as client:
         thread.start()
         try:

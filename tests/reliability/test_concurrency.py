@@ -15,7 +15,7 @@ from fisk_ls.knowledge import (
     IndexLocked,
     Knowledge,
     Settings,
-    index,
+    index_project,
     open_writer,
 )
 from fisk_ls.knowledge.lock import WriterLock
@@ -36,7 +36,7 @@ def test_readers_during_rebuilds(settings: Settings, project: Path) -> None:
     """Two in-process readers, the CLI and the language server search while a writer rebuilds
     (three --reindex runs and updates); the server's own background index shares the lock."""
     make_corpus(project, 600)
-    index(settings)
+    index_project(settings)
     stop = threading.Event()
     errors: list[str] = []
     empties: list[str] = []
@@ -108,9 +108,9 @@ def test_readers_during_rebuilds(settings: Settings, project: Path) -> None:
         t.start()
     try:
         for _ in range(3):  # the language server's own runs share the lock: wait politely
-            index(settings, rebuild=True, wait=60)
+            index_project(settings, rebuild=True, wait=60)
             (project / "docs" / "d0001.md").write_text("# Doc 1\n\nsteady anchor changed\n")
-            index(settings, wait=60)
+            index_project(settings, wait=60)
     finally:
         stop.set()
         for t in threads:
@@ -122,7 +122,7 @@ def test_readers_during_rebuilds(settings: Settings, project: Path) -> None:
 
 
 def test_two_writers(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    index(settings)
+    index_project(settings)
     refused = threading.Event()
     try_lock = WriterLock._try
 
@@ -134,12 +134,12 @@ def test_two_writers(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Non
 
     with open_writer(settings.store_dir):
         with pytest.raises(IndexLocked):
-            index(settings)
+            index_project(settings)
         monkeypatch.setattr(WriterLock, "_try", observed)
         result: list[object] = []
 
         def waiter() -> None:
-            result.append(index(settings, wait=60))
+            result.append(index_project(settings, wait=60))
 
         th = threading.Thread(target=waiter)
         th.start()

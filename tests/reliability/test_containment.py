@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, index, remove, resolve_settings, update_paths
+from fisk_ls.knowledge import Knowledge, index_project, remove, resolve_settings, update_paths
 
 SECRET = "outsidesecretword"
 
@@ -85,7 +85,7 @@ def test_saved_path_through_a_link_out_of_the_project_is_not_indexed(
     """didSave, watch and the watcher hand paths to update_paths: one reached through a folder
     link leaving the project (``docs_link/secret.md``) must not be read."""
     settings = resolve_settings(cwd=project, store_base=store_base)
-    index(settings)
+    index_project(settings)
     (project / "docs_link").symlink_to(outside)
     stats = update_paths(settings, [project / "docs_link" / "secret.md"])
     assert stats.added == 0
@@ -102,7 +102,7 @@ def test_project_opened_through_a_link_keys_documents_by_the_real_root(
     alias.symlink_to(project)
     settings = resolve_settings(cwd=alias, store_base=store_base)
     assert settings.project_root == project.resolve()
-    index(settings)
+    index_project(settings)
     (project / "docs" / "new.md").write_text("# New\n\nfreshly saved words\n")
     stats = update_paths(settings, [alias / "docs" / "new.md"])
     assert stats.added == 1

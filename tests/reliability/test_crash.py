@@ -17,7 +17,7 @@ import pytest
 from fisk_ls.knowledge import (
     Knowledge,
     Settings,
-    index,
+    index_project,
     resolve_settings,
 )
 from fisk_ls.knowledge.store import db_path, load_vec
@@ -106,7 +106,7 @@ def test_kill_minus_nine(tmp_path: Path, mode: str, fake_embed: FakeEmbedServer)
     env = {**os.environ, "FISK_AI_STORE_DIR": str(tmp_path / "stores")}
     settings = resolve_settings(cwd=root, store_base=tmp_path / "stores")
     old = write_versions(root, 0, files)
-    index(settings)
+    index_project(settings)
     kills = 12 if mode == "lexical" else 8
     for n in range(kills):
         version = n + 1

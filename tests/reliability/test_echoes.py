@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from fisk_ls.agent.tool import KnowledgeTool, ToolInputError
-from fisk_ls.knowledge import KnowledgeError, Settings, index
+from fisk_ls.knowledge import KnowledgeError, Settings, index_project
 from fisk_ls.knowledge.sanitize import bounded
 from tests.support.raw_lsp import RawClient, command
 
@@ -85,7 +85,7 @@ def test_every_language_server_command_answers_a_10_mb_argument_briefly(
 
 
 def test_the_agent_tool_answers_a_10_mb_argument_briefly(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     tool = KnowledgeTool(settings)
     try:
         for raw in (
@@ -135,7 +135,7 @@ CLI_CASES: list[tuple[str, ...]] = [
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
 def test_every_cli_option_answers_a_huge_value_briefly(settings: Settings, as_json: bool) -> None:
-    index(settings)
+    index_project(settings)
     env = {**os.environ, "FISK_AI_STORE_DIR": str(settings.store_dir.parent)}
     for args in CLI_CASES:
         if as_json and args[0] != "knowledge":

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.agent.tool import KnowledgeTool, ToolInputError
-from fisk_ls.knowledge import Knowledge, Settings, index
+from fisk_ls.knowledge import Knowledge, Settings, index_project
 from tests.support.fake_embed_server import FakeEmbedServer
 
 SECRET = "sk-test-DO-NOT-LEAK-7f3a9"
@@ -43,7 +43,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("query", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_queries(settings: Settings, query: str, store_base: Path) -> None:
-    index(settings)
+    index_project(settings)
     kb = Knowledge(settings)
     assert kb.search(query).status in ("ok", "no_terms")
     tool = KnowledgeTool(settings, kb)
@@ -63,7 +63,7 @@ def test_hostile_queries(settings: Settings, query: str, store_base: Path) -> No
 
 
 def test_top_k_out_of_range(settings: Settings, store_base: Path) -> None:
-    index(settings)
+    index_project(settings)
     env = {"FISK_AI_STORE_DIR": str(store_base)}
     out = cli(settings.project_root, env, "search", "the", "--top-k", "1000", "--json")
     assert out.returncode == 2 and "from 1 to 20" in json.loads(out.stdout)["error"]
@@ -89,7 +89,7 @@ def test_top_k_out_of_range(settings: Settings, store_base: Path) -> None:
     ],
 )
 def test_hostile_citations(settings: Settings, citation: str, store_base: Path) -> None:
-    index(settings)
+    index_project(settings)
     out = cli(settings.project_root, {"FISK_AI_STORE_DIR": str(store_base)}, "show", citation)
     assert out.returncode == 1 and out.stderr.startswith("error:")
     assert "root:" not in out.stdout and "Traceback" not in out.stderr
@@ -101,8 +101,8 @@ def test_citation_of_another_root(settings: Settings, tmp_path: Path, store_base
     (other / "private.md").write_text("# Private\n\nother project secret\n")
     from fisk_ls.knowledge import resolve_settings
 
-    index(resolve_settings(cwd=other, store_base=store_base))
-    index(settings)
+    index_project(resolve_settings(cwd=other, store_base=store_base))
+    index_project(settings)
     out = cli(settings.project_root, {"FISK_AI_STORE_DIR": str(store_base)}, "show", "private.md#0")
     assert out.returncode == 1 and "secret" not in out.stdout
 

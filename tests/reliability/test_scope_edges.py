@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fisk_ls.agent.tool import KnowledgeTool, ToolInputError
-from fisk_ls.knowledge import Scope, SettingError, Settings, check_scope, check_tags, index
+from fisk_ls.knowledge import Scope, SettingError, Settings, check_scope, check_tags, index_project
 from tests.support.raw_lsp import RawClient, command
 
 
@@ -53,7 +53,7 @@ def _cli(settings: Settings, *args: str) -> dict[str, Any]:
 def test_every_front_end_reads_a_scope_alike(settings: Settings, tmp_path: Path) -> None:
     root = settings.project_root
     (root / ".git").mkdir()  # so the CLI, run from docs/, finds the same project
-    index(settings)
+    index_project(settings)
     inside, outside = str(root / "docs" / "ops"), str(tmp_path)
 
     cli_in = _cli(settings, "restart broker", "--path", inside)

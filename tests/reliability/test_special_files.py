@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import ConfigError, index, resolve_settings
+from fisk_ls.knowledge import ConfigError, index_project, resolve_settings
 from fisk_ls.knowledge.regular import NotRegular
 from fisk_ls.knowledge.vectors.models import check_model_dir, file_sha256
 
@@ -59,7 +59,7 @@ def test_fifo_in_the_store_hangs_no_command(
 ) -> None:
     """A FIFO at knowledge.id hung search, index and doctor; one at knowledge.lock hung doctor."""
     settings = resolve_settings(cwd=project, store_base=store_base)
-    index(settings)
+    index_project(settings)
     (settings.store_dir / name).unlink()
     os.mkfifo(settings.store_dir / name)
     for command in (("search", "backpressure"), ("index",), ("doctor",), ("stats",)):
@@ -132,7 +132,7 @@ def test_a_model_file_swapped_for_a_fifo_after_its_check_degrades_search(
     weights = onnx.read_bytes()
     one_line_config(project, model)
     settings = resolve_settings(cwd=project, store_base=store_base)
-    index(settings)  # hybrid, with the good file
+    index_project(settings)  # hybrid, with the good file
     real_check = builtin.check_model_dir
 
     def check_then_swap(path: Path) -> Path:

@@ -19,7 +19,7 @@ from fisk_ls.knowledge import (
     Knowledge,
     KnowledgeError,
     Settings,
-    index,
+    index_project,
     resolve_settings,
     update_paths,
 )
@@ -71,7 +71,7 @@ DAMAGE = {"truncated": _truncate, "not sqlite": _garbage, "corrupt pages": _corr
 
 
 def damaged_store(settings: Settings, how: str) -> Path:
-    index(settings)
+    index_project(settings)
     path = db_path(settings.store_dir)
     for suffix in ("-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -117,20 +117,20 @@ def test_reindex_and_reset_force_always_recover(
 
 
 def test_manifest_naming_missing_tables_drops_nothing(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     path = db_path(settings.store_dir)
     conn = apsw.Connection(str(path))
     conn.execute("UPDATE rag_meta SET value = '7' WHERE key = 'generation'")
     conn.close()
     with pytest.raises(KnowledgeError, match=r"nothing was dropped.*--reindex"):
-        index(settings)
+        index_project(settings)
     conn = apsw.Connection(str(path))
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     conn.close()
     assert {"documents_1", "chunks_1", "chunks_fts_1"} <= tables  # the real tables survive
     doctor = [c for c in run_checks(settings) if c.broken]
     assert doctor and "--reindex" in doctor[0].detail
-    stats = index(settings, rebuild=True)
+    stats = index_project(settings, rebuild=True)
     assert any("moved to" in n for n in stats.notes)
     assert Knowledge(settings).search("backpressure").hits
 
@@ -142,7 +142,7 @@ def test_manifest_naming_a_generation_without_its_triggers_drops_nothing(
     (a rebuild cut short, a stale -wal): the writer refuses instead of dropping generation 1."""
     from fisk_ls.knowledge import schema
 
-    index(settings)
+    index_project(settings)
     path = db_path(settings.store_dir)
     conn = apsw.Connection(str(path))
     conn.execute(schema.generation_ddl(2))
@@ -150,7 +150,7 @@ def test_manifest_naming_a_generation_without_its_triggers_drops_nothing(
     conn.execute("UPDATE rag_meta SET value = '2' WHERE key = 'generation'")
     conn.close()
     with pytest.raises(KnowledgeError, match=r"chunk_rows_2_ai.*nothing was dropped.*--reindex"):
-        index(settings)
+        index_project(settings)
     conn = apsw.Connection(str(path))
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     conn.close()
@@ -169,18 +169,18 @@ def _second_store(tmp_path: Path, store_base: Path) -> Settings:
 def test_database_from_another_store_is_refused(
     settings: Settings, tmp_path: Path, store_base: Path
 ) -> None:
-    index(settings)
+    index_project(settings)
     other = _second_store(tmp_path, store_base)
-    index(other)
+    index_project(other)
     assert other.store_dir != settings.store_dir
     shutil.copyfile(db_path(other.store_dir), db_path(settings.store_dir))
     with pytest.raises(KnowledgeError, match="does not belong to this store"):
         Knowledge(settings).search("backpressure")
     with pytest.raises(KnowledgeError, match="does not belong to this store"):
-        index(settings)
+        index_project(settings)
     broken = [c for c in run_checks(settings) if c.broken]
     assert broken and broken[0].name == "store id"
-    stats = index(settings, rebuild=True)
+    stats = index_project(settings, rebuild=True)
     assert any("moved to" in n for n in stats.notes)
     assert Knowledge(settings).search("backpressure").hits
 
@@ -224,7 +224,7 @@ def _other_stores_wal(settings: Settings, tmp_path: Path, store_base: Path) -> P
     """A -wal that another store's writer left (an index run adding a file, nothing touching
     the manifest)."""
     other = _second_store(tmp_path, store_base)
-    index(other)
+    index_project(other)
     (other.project_root / "new.md").write_text("# New\n\n" + "fresh words\n" * 50)
     return _leave_a_wal(other, lambda: update_paths(other, [other.project_root / "new.md"]))
 
@@ -239,7 +239,7 @@ def test_foreign_wal_is_moved_aside_and_the_index_kept(
     database's -wal made the store read as "not built" (doctor exited 0) and the next index
     run checkpointed it over knowledge.db and rebuilt from scratch; another store's served its
     chunks before every commit stamped the store id's page."""
-    index(settings)
+    index_project(settings)
     before_sources = [s.path for s in Knowledge(settings).sources()]
     if source == "another store":
         foreign = _other_stores_wal(settings, tmp_path, store_base)
@@ -258,7 +258,7 @@ def test_foreign_wal_is_moved_aside_and_the_index_kept(
     assert "`fisk-ai knowledge index`" in broken[0].detail
     assert (path.read_bytes(), Path(f"{path}-wal").read_bytes()) == before
 
-    stats = index(settings)
+    stats = index_project(settings)
     (note,) = [n for n in stats.notes if "-wal" in n]
     assert "\n" not in note and "the index was kept" in note
     aside = Path(note.split("moved to ", 1)[1].split(" unread", 1)[0])
@@ -274,7 +274,7 @@ def test_database_and_wal_from_elsewhere_are_refused_whole(
 ) -> None:
     """When the database file itself is not this store's, nothing is set aside by an ordinary
     run: it is refused, unchanged, and --reindex moves both aside and rebuilds."""
-    index(settings)
+    index_project(settings)
     foreign = _other_stores_wal(settings, tmp_path, store_base)
     other = resolve_settings(cwd=tmp_path / "other", store_base=store_base)
     path = db_path(settings.store_dir)
@@ -284,9 +284,9 @@ def test_database_and_wal_from_elsewhere_are_refused_whole(
     shutil.copyfile(foreign, Path(f"{path}-wal"))
     before = (path.read_bytes(), Path(f"{path}-wal").read_bytes())
     with pytest.raises(KnowledgeError, match=r"does not belong to this store.*nothing was changed"):
-        index(settings)
+        index_project(settings)
     assert (path.read_bytes(), Path(f"{path}-wal").read_bytes()) == before
-    stats = index(settings, rebuild=True)
+    stats = index_project(settings, rebuild=True)
     (note,) = [n for n in stats.notes if "moved to" in n]
     aside = Path(note.split("moved to ", 1)[1].split(" and ", 1)[0])
     assert (aside.read_bytes(), Path(f"{aside}-wal").read_bytes()) == before
@@ -321,7 +321,7 @@ def test_disk_full_is_one_line(project: Path, tmp_path: Path) -> None:
 def test_read_only_media_can_be_searched_and_doctored(project: Path, tmp_path: Path) -> None:
     with tmpfs(tmp_path / "media", "64m") as base:
         settings = resolve_settings(cwd=project, store_base=base)
-        index(settings)
+        index_project(settings)
         ro = subprocess.run(["mount", "-o", "remount,ro", str(base)], capture_output=True)
         if ro.returncode != 0:
             pytest.skip("cannot remount read-only here")
@@ -342,7 +342,7 @@ def test_rm_is_all_or_nothing(settings: Settings, monkeypatch: pytest.MonkeyPatc
     from fisk_ls.knowledge import remove
     from fisk_ls.knowledge.index import runs
 
-    index(settings)
+    index_project(settings)
     before = {s.path for s in Knowledge(settings).sources() or []}
     real = runs.Indexer._delete
     calls = []
@@ -362,7 +362,7 @@ def test_rm_is_all_or_nothing(settings: Settings, monkeypatch: pytest.MonkeyPatc
 def test_doctor_never_writes_or_waits_on_a_writer(settings: Settings) -> None:
     from fisk_ls.knowledge import open_writer
 
-    index(settings)
+    index_project(settings)
     with open_writer(settings.store_dir) as w:
         w.conn.execute("BEGIN IMMEDIATE")  # a writer paused mid-transaction
         w.conn.execute(f"DELETE FROM {w.manifest.tables.rows} WHERE id = 1")
@@ -424,7 +424,7 @@ def test_anything_but_a_file_at_a_store_name_names_the_fix_and_reset_force_clear
 ) -> None:
     """A FIFO at knowledge.db-shm or a folder at knowledge.db made every command, the recovery
     included, say "disk I/O error" and name no way out."""
-    index(settings)
+    index_project(settings)
     planted = _plant(settings.store_dir, name, kind, monkeypatch)
     for command in (("search", "backpressure"), ("index",), ("reset",), ("stats",)):
         out = cli(settings, *command, "--json")
@@ -450,7 +450,7 @@ def test_anything_but_a_file_at_a_store_name_names_the_fix_and_reset_force_clear
 def test_reindex_clears_anything_but_a_file_at_a_store_name(
     settings: Settings, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    index(settings)
+    index_project(settings)
     planted = _plant(settings.store_dir, name, "fifo", monkeypatch)
     doctor = [c for c in run_checks(settings) if c.broken]
     assert doctor and any("reset --force" in c.detail for c in doctor), doctor
@@ -464,10 +464,10 @@ def test_reindex_clears_anything_but_a_file_at_a_store_name(
 def test_a_database_deleted_by_hand_is_built_afresh(settings: Settings) -> None:
     """Its knowledge.id left beside it, the new empty database (which holds the vector cache
     table too) was refused as another store's."""
-    index(settings)
+    index_project(settings)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db_path(settings.store_dir)}{suffix}").unlink(missing_ok=True)
     assert (settings.store_dir / "knowledge.id").exists()
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.added == 3 and not stats.notes
     assert Knowledge(settings).search("backpressure").hits

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, KnowledgeError, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, KnowledgeError, index_project, resolve_settings
 from fisk_ls.knowledge.doctor import run_checks
 
 NOBODY = 65534
@@ -71,7 +71,7 @@ def test_store_folder_others_control_is_refused(
     warned "0777 (want 0700)"), and that user could swap the database under it."""
     base = tmp_path / "stores"
     settings = resolve_settings(cwd=project, store_base=base)
-    index(settings)
+    index_project(settings)
     if how == "other owner":
         request.getfixturevalue("as_root")
         os.chown(settings.store_dir, NOBODY, NOBODY)
@@ -134,7 +134,7 @@ def test_folders_the_store_creates_are_private_whatever_the_umask(
     old = os.umask(0)
     try:
         settings = resolve_settings(cwd=project, store_base=base)
-        index(settings)
+        index_project(settings)
     finally:
         os.umask(old)
     made = [settings.store_dir, *settings.store_dir.parents][:4]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import IndexReporter, IndexStats, Knowledge, Settings, index
+from fisk_ls.knowledge import IndexReporter, IndexStats, Knowledge, Settings, index_project
 from fisk_ls.knowledge.index import files
 from fisk_ls.knowledge.index.walk import Candidate
 
@@ -30,13 +30,13 @@ class SwapAfterWalk(IndexReporter):
 
 
 def run_guarded(settings: Settings, reporter: IndexReporter) -> IndexStats:
-    """``index`` in a thread; fail (instead of hanging the suite) if it does not finish."""
+    """``index_project`` in a thread; fail (instead of hanging the suite) if it does not finish."""
     out: list[IndexStats] = []
     errors: list[BaseException] = []
 
     def target() -> None:
         try:
-            out.append(index(settings, reporter=reporter))
+            out.append(index_project(settings, reporter=reporter))
         except BaseException as exc:  # re-raised below
             errors.append(exc)
 
@@ -118,14 +118,14 @@ def test_change_between_walk_and_read_is_a_skip_note(
 def test_indexed_version_survives_a_change_during_the_read(
     settings: Settings, project: Path
 ) -> None:
-    index(settings)
+    index_project(settings)
     target = project / "docs" / "design.md"
     target.write_text("# Design\n\n## Backpressure\n\nProducers block when full.\n")
     stats = run_guarded(settings, SwapAfterWalk(lambda: _grow(target)))
     assert any(files.CHANGED_NOTE in n for n in stats.notes)
     # The old version is kept until the next run reads a settled file.
     assert Knowledge(settings).search("backpressure").hits
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.updated == 1 and not stats.notes
     assert Knowledge(settings).search("appended after the walk").hits
 
@@ -183,7 +183,7 @@ def test_utf16_and_utf32_are_named(tmp_path: Path, data: bytes, name: str) -> No
 
 def test_utf8_bom_is_indexed(settings: Settings, project: Path) -> None:
     (project / "bom.md").write_bytes(b"\xef\xbb\xbf# Bommed heading\n\nzanzibar text\n")
-    index(settings)
+    index_project(settings)
     hits = Knowledge(settings).search("zanzibar").hits
     assert hits and hits[0].section == "Bommed heading"
 
@@ -200,7 +200,7 @@ def test_control_characters_in_names_are_skipped_with_an_escaped_note(
     folder = project / ("dir" + ctrl + "x")
     folder.mkdir()
     (folder / "inside.md").write_text("# Inside\n\nquixotic folder text\n")
-    stats = index(settings)
+    stats = index_project(settings)
     bad = [n for n in stats.notes if "control characters" in n]
     assert len(bad) == 2, stats.notes
     for note in bad:

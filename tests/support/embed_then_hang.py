@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from fisk_ls.knowledge import index, resolve_settings
+from fisk_ls.knowledge import index_project, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.vectors.builtin import PROBE_TEXT, BuiltinEmbedder
 
@@ -38,7 +38,7 @@ def main(argv: list[str]) -> None:
     settings = resolve_settings(cwd=project, store_base=store_base).with_overrides(embeddings=cfg)
     emb = HangOnSecondRound("all-MiniLM-L6-v2", model_dir=model)
     emb.signal = signal
-    index(settings, embedder=emb)
+    index_project(settings, embedder=emb)
 
 
 if __name__ == "__main__":

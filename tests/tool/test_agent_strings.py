@@ -16,7 +16,7 @@ from fisk_ls.agent.tool import (
     parse_args,
     trace,
 )
-from fisk_ls.knowledge import index, resolve_settings
+from fisk_ls.knowledge import index_project, resolve_settings
 from tests.support.agent_strings import ALSO, QUESTION, write_site
 
 
@@ -48,7 +48,7 @@ def test_arguments() -> None:
 def test_also_changes_what_a_paraphrase_finds(tmp_path: Path, store_base: Path) -> None:
     root = write_site(tmp_path / "site")
     settings = resolve_settings(cwd=root, store_base=store_base, discover=False)
-    index(settings)
+    index_project(settings)
     tool = KnowledgeTool(settings)
     try:
         old = tool.call({"query": QUESTION, "top_k": 2})  # an old client: query only

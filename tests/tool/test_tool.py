@@ -19,7 +19,7 @@ from fisk_ls.agent.tool import (
     parse_args,
     trace,
 )
-from fisk_ls.knowledge import Settings, index, resolve_settings
+from fisk_ls.knowledge import Settings, index_project, resolve_settings
 from fisk_ls.knowledge.search import Hit, SearchResult
 from tests.support.translated_site import ENGLISH, IDENTIFIER, PORTUGUESE, write_site
 
@@ -119,7 +119,7 @@ def test_statuses_have_notes() -> None:
 def test_real_store(settings: Settings) -> None:  # 57, 58
     tool = KnowledgeTool(settings)
     assert tool.call({"query": "backpressure"})["status"] == "index_not_built"
-    index(settings)
+    index_project(settings)
     out = json.loads(tool.call_json({"query": "how does backpressure work?", "top_k": 2}))
     assert out["status"] == "ok" and out["tier"].startswith("lexical")
     assert out["results"][0]["citation"].startswith("docs/design.md#")
@@ -128,7 +128,7 @@ def test_real_store(settings: Settings) -> None:  # 57, 58
 
 
 def test_fts_syntax_query_never_errors(settings: Settings, project: Path) -> None:
-    index(settings)
+    index_project(settings)
     tool = KnowledgeTool(settings)
     for q in ['"', "AND OR NOT", "NEAR(a b", "*", "^x", "col:val", "(((", "'", "-x +y", "?"]:
         out = tool.call({"query": q})
@@ -174,7 +174,7 @@ def test_the_tool_asks_in_its_locales_language(
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LANG", lang)
     settings = resolve_settings(cwd=write_site(tmp_path / "site"), store_base=store_base)
-    index(settings)
+    index_project(settings)
     tool = KnowledgeTool(settings)
     try:
         assert tool.call({"query": IDENTIFIER})["results"][0]["citation"].startswith(want + "#")
@@ -199,7 +199,7 @@ def test_paths_are_checked(paths: object, message: str) -> None:
 
 
 def test_paths_keep_the_search_to_them(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     tool = KnowledgeTool(settings)
     try:
         assert INPUT_SCHEMA["properties"]["paths"]["maxItems"] == 16
@@ -233,7 +233,7 @@ def test_context_adds_the_neighbours_of_the_best_hits_within_the_budget(
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "steps.md").write_text(f"# Steps\n\n{body}\n", encoding="utf-8")
     s = resolve_settings(cwd=tmp_path / "p", store_base=store_base, discover=False)
-    index(s)
+    index_project(s)
     tool = KnowledgeTool(s)
     try:
         plain = tool.call({"query": "zebra", "top_k": 1})
@@ -279,7 +279,7 @@ def test_tags_keep_the_search_to_tagged_pages(settings: Settings) -> None:
         "---\ntitle: Tagged\ntags: [Ops, beta]\n---\n\nBackpressure in the tagged page.\n",
         encoding="utf-8",
     )
-    index(settings)
+    index_project(settings)
     tool = KnowledgeTool(settings)
     try:
         everywhere = tool.call({"query": "backpressure"})
@@ -300,7 +300,7 @@ def test_notes_are_the_cores_sentences(settings: Settings) -> None:
     no words at all is."""
     from fisk_ls.knowledge.notices import NO_MATCH, NO_MATCH_IN_SCOPE, NO_TERMS_SENTENCE
 
-    index(settings)
+    index_project(settings)
     tool = KnowledgeTool(settings)
     try:
         missing = tool.call({"query": "zeppelin"})

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, index_project, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.search import fuse, fuse_strings
 from fisk_ls.knowledge.settings_schema import SettingError, check_also
@@ -26,7 +26,7 @@ def root(tmp_path: Path) -> Path:
 @pytest.fixture
 def kb(root: Path, store_base: Path) -> Iterator[Knowledge]:
     s = resolve_settings(cwd=root, store_base=store_base, discover=False)
-    index(s)
+    index_project(s)
     k = Knowledge(s)
     yield k
     k.close()
@@ -38,7 +38,7 @@ def hybrid(root: Path, store_base: Path, server: FakeEmbedServer) -> Knowledge:
     )
     s = resolve_settings(cwd=root, store_base=store_base / "hybrid", discover=False)
     h = s.with_overrides(embeddings=cfg)
-    index(h)
+    index_project(h)
     return Knowledge(h)
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import fisk_ls.knowledge.arms as arms
 import fisk_ls.knowledge.search as search
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, index_project, resolve_settings
 from fisk_ls.knowledge.arms import ArmPool
 from fisk_ls.knowledge.deadline import Deadline
 from fisk_ls.knowledge.location import Settings
@@ -76,7 +76,7 @@ def write_corpus(root: Path, pages: int = 40, seed: int = 7) -> Path:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, Knowledge]]:
     base = tmp_path_factory.mktemp("arms")
     s = resolve_settings(cwd=write_corpus(base / "site"), store_base=base / "stores")
-    index(s)
+    index_project(s)
     k = Knowledge(s)
     k.arms = ArmPool(k.store, workers=2, min_postings=0)
     yield s, k
@@ -205,7 +205,7 @@ def test_a_commit_between_the_snapshots_falls_back_to_the_search_s_own(
     def write() -> None:
         assert reached.wait(30)
         page.write_text("# Span exporter\n\nspan exporter span exporter collector pipeline\n")
-        index(s)
+        index_project(s)
         go.set()
 
     monkeypatch.setattr(k.store, "snapshot", snapshot)
@@ -221,7 +221,7 @@ def test_a_commit_between_the_snapshots_falls_back_to_the_search_s_own(
         writer.join(30)
         monkeypatch.undo()
         page.unlink()
-        index(s)
+        index_project(s)
     assert not writer.is_alive()
     assert got == before  # not a mix of the two states
     assert all(h.path != "d0/new.md" for h in got.hits)
@@ -231,7 +231,7 @@ def test_a_commit_between_the_snapshots_falls_back_to_the_search_s_own(
 
 def test_close_ends_the_workers(tmp_path: Path) -> None:
     s = resolve_settings(cwd=write_corpus(tmp_path / "site", pages=8), store_base=tmp_path / "st")
-    index(s)
+    index_project(s)
     running = set(threading.enumerate())
     k = Knowledge(s)
     k.arms = ArmPool(k.store, workers=1, min_postings=0)

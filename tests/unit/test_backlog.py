@@ -15,7 +15,7 @@ from fisk_ls.knowledge import (
     Knowledge,
     KnowledgeError,
     Settings,
-    index,
+    index_project,
     update_paths,
 )
 from fisk_ls.knowledge.config import EmbeddingsConfig
@@ -71,7 +71,7 @@ def test_files_are_searchable_before_their_vectors(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:
     h = hybrid(settings, fake_embed)
-    first = index(h, drain=False)
+    first = index_project(h, drain=False)
     assert first.backlog == first.chunks > 0 and first.embeddings == 0
     assert fake_embed.stats()["inputs"] == 1  # only the dimension probe
     kb = Knowledge(h)
@@ -81,7 +81,7 @@ def test_files_are_searchable_before_their_vectors(
     assert f"0 of {first.chunks} chunks embedded" in res.tier
     assert kb.stats().vectors == 0
     assert kb.coverage() is not None and kb.coverage().backlog == first.chunks  # type: ignore[union-attr]
-    second = index(h)  # the CLI's run: returns once the backlog is empty
+    second = index_project(h)  # the CLI's run: returns once the backlog is empty
     assert second.embeddings == first.chunks and second.backlog == 0 and second.skipped == 3
     res = kb.search("backpressure producers")
     assert "chunks embedded" not in res.tier and "lexical" in res.hits[0].retrievers
@@ -99,13 +99,13 @@ def test_an_embedder_failure_keeps_the_lexical_part_and_the_backlog(
     emb = Flaky(make_embedder(h))
     emb.fail = True
     with pytest.raises(EmbeddingsError, match="went away"):
-        index(h, embedder=emb)  # type: ignore[arg-type]
+        index_project(h, embedder=emb)  # type: ignore[arg-type]
     kb = Knowledge(h)
     assert kb.search("restart the broker").hits[0].path == "docs/ops/runbook.md"
     chunks, vecs, _ = vec_rows(h)
     assert chunks and vecs == []
     emb.fail = False
-    stats = index(h, embedder=emb)  # type: ignore[arg-type]
+    stats = index_project(h, embedder=emb)  # type: ignore[arg-type]
     assert stats.skipped == 3 and stats.embeddings == len(chunks) and stats.backlog == 0
     again, vecs, flagged = vec_rows(h)
     assert again == chunks == vecs == flagged
@@ -116,7 +116,7 @@ def test_an_edit_embeds_only_changed_chunks_and_waits_in_the_backlog(
     settings: Settings, fake_embed: FakeEmbedServer, project: Path
 ) -> None:
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     fake_embed.reset_stats()
     doc = project / "docs" / "design.md"
     doc.write_text(doc.read_text() + "\n## Timeouts\n\nRequests give up after ten seconds.\n")
@@ -147,12 +147,12 @@ def test_a_model_switch_embeds_beside_the_live_index(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:
     h = hybrid(settings, fake_embed)
-    chunks = index(h).chunks
+    chunks = index_project(h).chunks
     old = Knowledge(h)
     fake_embed.configure(model="other-embed", dim=16)
     h2 = hybrid(settings, fake_embed, model="other-embed")
     watching = Watching(old, chunks)
-    stats = index(h2, rebuild=True, reporter=watching)
+    stats = index_project(h2, rebuild=True, reporter=watching)
     assert watching.rounds >= 1 and stats.embeddings == chunks and stats.backlog == 0
     st = Knowledge(h2).stats()
     assert st.model == "other-embed" and st.dimension == 16 and st.vectors == st.chunks
@@ -162,14 +162,14 @@ def test_a_model_switch_embeds_beside_the_live_index(
 def test_a_lexical_index_rebuilt_hybrid_switches_first(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:
-    chunks = index(settings).chunks
+    chunks = index_project(settings).chunks
     h = hybrid(settings, fake_embed)
-    stats = index(h, rebuild=True, drain=False)
+    stats = index_project(h, rebuild=True, drain=False)
     assert stats.backlog == chunks  # searchable (lexically) in the new generation at once
     kb = Knowledge(h)
     assert kb.stats().model == "fake-embed" and kb.stats().vectors == 0
     assert kb.search("backpressure").hits
-    index(h)
+    index_project(h)
     assert kb.stats().vectors == chunks
     kb.close()
 
@@ -193,7 +193,7 @@ def test_backfill_embeds_the_backlog_in_rounds_in_the_background(
     h = hybrid(settings, fake_embed)
     emb = make_embedder(h)
     assert emb is not None
-    chunks = index(h, embedder=emb, drain=False).chunks
+    chunks = index_project(h, embedder=emb, drain=False).chunks
     Recorder.events = []
     worker = Backfill(h, emb, reporter=Recorder, round_size=2)
     worker.start()
@@ -217,7 +217,7 @@ def test_backfill_lets_the_embedder_free_its_indexing_model_when_the_backlog_is_
     h = hybrid(settings, fake_embed)
     emb = make_embedder(h)
     assert emb is not None
-    index(h, embedder=emb, drain=False)
+    index_project(h, embedder=emb, drain=False)
     released: list[int] = []
     emb.release_documents = lambda: released.append(1)  # type: ignore[union-attr]
     worker = Backfill(h, emb, round_size=2)
@@ -240,7 +240,7 @@ def test_backfill_drops_a_round_whose_chunks_changed(
     h = hybrid(settings, fake_embed)
     emb = make_embedder(h)
     assert emb is not None
-    index(h, embedder=emb, drain=False)
+    index_project(h, embedder=emb, drain=False)
     doc = project / "docs" / "design.md"
 
     class EditWhileEmbedding:

@@ -12,7 +12,7 @@ from fisk_ls.knowledge import (
     CitationError,
     Knowledge,
     Settings,
-    index,
+    index_project,
 )
 from fisk_ls.knowledge.citations import format_citation, locate, parse_citation
 
@@ -53,7 +53,7 @@ def test_leading_dot_slash_accepted() -> None:
 
 
 def test_show_and_stale(settings: Settings, project: Path) -> None:
-    index(settings)
+    index_project(settings)
     kb = Knowledge(settings)
     hit = kb.search("retries backoff jitter").hits[0]
     shown = kb.show(hit.citation)
@@ -71,7 +71,7 @@ def test_show_and_stale(settings: Settings, project: Path) -> None:
 
 
 def test_show_unknown(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     with pytest.raises(CitationError, match="no chunk matches"):
         Knowledge(settings).show("docs/design.md#999")
     with pytest.raises(CitationError, match="no chunk matches"):

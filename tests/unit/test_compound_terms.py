@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, fts, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, fts, index_project, resolve_settings
 from fisk_ls.knowledge.fts import (
     COMPOUND_WORDS,
     MAX_TERMS,
@@ -112,7 +112,7 @@ def knowledge(tmp_path: Path) -> Knowledge:
     for n in range(4):
         (root / f"routing-{n}.md").write_text(textwrap.dedent(GUIDE.format(n=n)), "utf-8")
     settings = resolve_settings(cwd=root, store_base=tmp_path / "store", discover=False)
-    index(settings)
+    index_project(settings)
     return Knowledge(settings)
 
 

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Cancelled, Knowledge, SearchCancelled, index, resolve_settings, store
+from fisk_ls.knowledge import (
+    Cancelled,
+    Knowledge,
+    SearchCancelled,
+    index_project,
+    resolve_settings,
+    store,
+)
 from fisk_ls.knowledge.arms import ArmPool
 from fisk_ls.knowledge.deadline import Deadline
 from fisk_ls.knowledge.location import Settings
@@ -49,7 +56,7 @@ def often(monkeypatch: pytest.MonkeyPatch) -> None:
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, Knowledge]]:
     base = tmp_path_factory.mktemp("deadline")
     settings = resolve_settings(cwd=make_corpus(base / "site", 120), store_base=base / "stores")
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     yield settings, k
     k.close()
@@ -164,7 +171,7 @@ def test_a_scope_over_many_documents_checks_the_deadline(
 
 def test_a_deadline_already_passed_reads_nothing(tmp_path: Path) -> None:
     settings = resolve_settings(cwd=make_corpus(tmp_path / "s", 3), store_base=tmp_path / "st")
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     try:
         d = Deadline()

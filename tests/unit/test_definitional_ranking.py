@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, index_project, resolve_settings
 from fisk_ls.knowledge.fts import heading_key, question_text, singular
 from fisk_ls.knowledge.lexical import started_headings
 
@@ -103,7 +103,7 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
         path.write_text(textwrap.dedent(text), encoding="utf-8")
     store = tmp_path_factory.mktemp("glossary-store")
     settings = resolve_settings(cwd=root, store_base=Path(store), discover=False)
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     yield k
     k.close()
@@ -263,7 +263,7 @@ def cmdlets(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
     (root / "Widgets.md").write_text("".join(module), encoding="utf-8")
     store = tmp_path_factory.mktemp("cmdlet-store")
     settings = resolve_settings(cwd=root, store_base=Path(store), discover=False)
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     yield k
     k.close()

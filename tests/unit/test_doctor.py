@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from fisk_ls.knowledge import Settings, index, open_writer
+from fisk_ls.knowledge import Settings, index_project, open_writer
 from fisk_ls.knowledge.doctor import Check, run_checks
 from fisk_ls.knowledge.fts_check import SOUND, Deadline, Stopped, fts_mismatch
 from fisk_ls.knowledge.store import connect_reader, db_path
@@ -19,7 +19,7 @@ def test_not_built(settings: Settings) -> None:
 
 
 def test_healthy_index(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     checks = run_checks(settings)
     assert all(c.ok for c in checks), [c for c in checks if not c.ok]
     names = {c.name for c in checks}
@@ -27,7 +27,7 @@ def test_healthy_index(settings: Settings) -> None:
 
 
 def test_lock_state_and_broken_fts(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     with open_writer(settings.store_dir) as w:
         assert any(
             c.name == "writer lock" and "a writer is active" in c.detail
@@ -42,7 +42,7 @@ def test_lock_state_and_broken_fts(settings: Settings) -> None:
 
 
 def test_loose_modes_are_reported(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     (settings.store_dir / "knowledge.db").chmod(0o644)
     checks = run_checks(settings)
     mode = next(c for c in checks if c.name == "knowledge.db mode")
@@ -54,7 +54,7 @@ def test_a_full_text_index_that_disagrees_with_its_chunks_is_reported(settings: 
     (bodies are never updated in place, so no trigger watches them). A count cannot see it; a
     fresh index of the chunks' text compared with the store's does, and doctor builds it
     without writing to the store."""
-    index(settings)
+    index_project(settings)
     with open_writer(settings.store_dir) as w:
         t = w.manifest.tables.texts
         w.conn.execute(f"UPDATE {t} SET body = 'walrus words' WHERE id = (SELECT min(id) FROM {t})")
@@ -64,14 +64,14 @@ def test_a_full_text_index_that_disagrees_with_its_chunks_is_reported(settings: 
     assert not fts.ok and fts.fatal
     assert "does not match the chunks" in fts.detail and "--reindex" in fts.detail
     assert db_path(settings.store_dir).read_bytes() == before  # doctor wrote nothing
-    index(settings, rebuild=True)  # the recovery it names works
+    index_project(settings, rebuild=True)  # the recovery it names works
     assert by_name(settings)["FTS consistency"].ok  # type: ignore[attr-defined]
 
 
 def test_a_comparison_past_its_budget_stops_with_a_non_fatal_line(settings: Settings) -> None:
     """The full-text comparison runs on a CPU budget (the clock is injected): past it, doctor
     says the comparison stopped and how to finish it, and a sound index is not called broken."""
-    index(settings)
+    index_project(settings)
     calls = iter(range(10**6))
     checks = run_checks(settings, clock=lambda: 1000.0 * next(calls))  # past it at once
     named = {c.name: c for c in checks}
@@ -94,7 +94,7 @@ class PassesOnceSound(Deadline):
 def test_a_damaged_index_is_found_within_the_budget(settings: Settings) -> None:
     """The index's own soundness is checked first, so a damaged index is found even when the
     budget runs out right after; the comparison with the text is what a budget cuts short."""
-    index(settings)
+    index_project(settings)
     with open_writer(settings.store_dir) as w:
         tables = w.manifest.tables
         t = tables.texts
@@ -123,10 +123,10 @@ def test_a_damaged_index_is_found_within_the_budget(settings: Settings) -> None:
 def test_an_index_with_deleted_rows_is_sound(settings: Settings) -> None:
     """Deletes leave tombstones in a contentless_delete index; the copy FTS5 compares with the
     text reads them as the store does, so an edited and shrunk index still agrees."""
-    index(settings)
+    index_project(settings)
     docs = settings.project_root / "docs"
     (docs / "design.md").write_text("# Design\n\nNothing but walruses now.\n")
     (docs / "ops" / "runbook.md").unlink()
-    index(settings)
+    index_project(settings)
     fts = by_name(settings)["FTS consistency"]
     assert isinstance(fts, Check) and fts.ok and "agree" in fts.detail

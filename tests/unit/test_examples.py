@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, index_project, resolve_settings
 
 FILLER = (
     "OpenTelemetry is an observability framework and toolkit designed to create and manage "
@@ -271,7 +271,7 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
         path.write_text(textwrap.dedent(text), encoding="utf-8")
     store = tmp_path_factory.mktemp("examples-store")
     settings = resolve_settings(cwd=root, store_base=Path(store), discover=False)
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     yield k
     k.close()
@@ -344,7 +344,7 @@ def test_one_document_index_answers_its_topic(tmp_path: Path) -> None:
     )
     (root / "README.md").write_text(f"# Backpressure\n\n{sections}\n", encoding="utf-8")
     settings = resolve_settings(cwd=root, store_base=tmp_path / "store", discover=False)
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     try:
         hits = k.search("how does backpressure work").hits

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, Settings, index_project, resolve_settings
 from fisk_ls.knowledge.collapse import FOLD_MIN_WORDS, paragraph_key
 from tests.support.repeated import (
     COMMANDS,
@@ -27,7 +27,7 @@ def make(root: Path, store_base: Path, docs: dict[str, str]) -> Settings:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     settings = resolve_settings(cwd=root, store_base=store_base, discover=False)
-    index(settings)
+    index_project(settings)
     return settings
 
 
@@ -37,7 +37,7 @@ def test_a_paragraph_in_three_documents_is_one_hit_with_two_under_also(
     root = write_repeated(tmp_path / "p")
     k = Knowledge(resolve_settings(cwd=root, store_base=store_base, discover=False))
     try:
-        index(k.settings)
+        index_project(k.settings)
         hits = k.search(QUERY).hits
     finally:
         k.close()

@@ -16,7 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Settings, index, remove, resolve_settings, schema, update_paths
+from fisk_ls.knowledge import (
+    Settings,
+    index_project,
+    remove,
+    resolve_settings,
+    schema,
+    update_paths,
+)
 from fisk_ls.knowledge.fts_check import fts_mismatch
 from fisk_ls.knowledge.index.examine import ChunkRow
 from fisk_ls.knowledge.index.rows import insert_chunks
@@ -155,7 +162,7 @@ def test_index_runs_over_edit_sequences_keep_fts_equal_to_chunks(edits: list[tup
                 path.write_text(text)
                 how = e[3] if e[0] == "write" else "index"
             if how == "index":
-                index(s)
+                index_project(s)
             elif how == "update":
                 update_paths(s, [path])
             else:
@@ -219,7 +226,7 @@ def test_a_format_2_index_is_written_through_its_triggers_then_rebuilt(
 def test_the_flush_reads_only_the_pending_chunks(settings: Settings) -> None:
     """The flush runs before every commit: its plan must walk the pending ids and look each
     chunk up by id, never scan the chunks (it did once ANALYZE had counted them)."""
-    index(settings)
+    index_project(settings)
     with open_writer(settings.store_dir) as w:
         w.conn.execute("ANALYZE")
         insert = schema.fts_flush_sql(w.manifest.generation)[0]
@@ -242,7 +249,7 @@ def test_versioned_copies_share_one_stored_body(settings: Settings, project: Pat
     for version in ("v1", "v2"):
         (project / version).mkdir()
         (project / version / "get-widget.md").write_text(page)
-    index(settings)
+    index_project(settings)
 
     def state() -> tuple[int, int, set[str]]:
         with open_writer(settings.store_dir) as w:

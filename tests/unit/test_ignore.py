@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import IgnoreRules, index, resolve_settings, update_paths
+from fisk_ls.knowledge import IgnoreRules, index_project, resolve_settings, update_paths
 from fisk_ls.knowledge.index.walk import walk
 from tests.support.git_repo import git, needs_git, touch
 
@@ -116,13 +116,13 @@ def test_an_ignored_file_that_was_indexed_is_removed_by_the_next_run(
     git(repo, "init", "-q")
     monkeypatch.setenv("FISK_AI_STORE_DIR", str(tmp_path / "stores"))
     s = resolve_settings(cwd=repo)
-    assert index(s).added == 3
+    assert index_project(s).added == 3
     (repo / ".gitignore").write_text("site/\n", encoding="utf-8")
-    assert index(s).removed == 1
+    assert index_project(s).removed == 1
     (repo / ".fiskignore").write_text("gen/\n", encoding="utf-8")
     stats = update_paths(s, [repo / "gen" / "ref.md"])  # what didSave / the watcher call
     assert stats.removed == 1
-    again = index(s)
+    again = index_project(s)
     assert again.added == again.removed == again.updated == 0
 
 

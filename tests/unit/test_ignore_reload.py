@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from fisk_ls.knowledge import IndexStats, Knowledge, Settings, index, resolve_settings
+from fisk_ls.knowledge import IndexStats, Knowledge, Settings, index_project, resolve_settings
 from fisk_ls.knowledge.index.queue import UpdateQueue
 
 
@@ -126,7 +126,7 @@ def test_a_change_during_a_full_run_brings_another_run_after_it(
         if len(runs) == 1:
             entered.set()
             assert release.wait(60)
-        return index(s, roots, **kw)
+        return index_project(s, roots, **kw)
 
     q = UpdateQueue(settings, clock=ManualClock())
     q.run_index = slow_index

@@ -11,7 +11,7 @@ import pytest
 from fisk_ls.knowledge import (
     Knowledge,
     Settings,
-    index,
+    index_project,
     update_paths,
 )
 from fisk_ls.knowledge.index import examine
@@ -34,7 +34,7 @@ def test_walk_rules(settings: Settings, project: Path) -> None:
     (project / "image.png").write_bytes(b"\x89PNG")
     (project / "UPPER.MD").write_text("# Upper case extension\n")
     (project / ".dotfile.md").write_text("# dot file is fine\n")
-    index(settings)
+    index_project(settings)
     got = sources(settings)
     assert "UPPER.MD" in got and ".dotfile.md" in got
     assert not any(p.startswith((".hidden", "memory", "node_modules", "venv")) for p in got)
@@ -49,35 +49,35 @@ def test_store_inside_project_is_skipped(project: Path, monkeypatch: pytest.Monk
     monkeypatch.delenv("FISK_AI_STORE_DIR", raising=False)
     s = resolve_settings(cwd=project)
     assert s.store_dir == project / "kb"
-    index(s)
+    index_project(s)
     (project / "kb" / "stray.md").write_text("# inside the store\n")
-    index(s)
+    index_project(s)
     assert not any(p.startswith("kb/") for p in sources(s))
 
 
 def test_no_change_run_reads_nothing(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    index(settings)
+    index_project(settings)
 
     def boom(path: Path, limit: int = 0) -> object:
         raise AssertionError(f"read {path}")
 
     monkeypatch.setattr(examine, "read_document", boom)
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.skipped == 3 and stats.added == stats.updated == 0
 
 
 def test_touched_file_with_same_bytes_is_not_rechunked(settings: Settings, project: Path) -> None:
-    index(settings)
+    index_project(settings)
     p = project / "notes.txt"
     os.utime(p, ns=(1, 1))
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.skipped == 3 and stats.updated == 0
 
 
 def test_changed_file_updates(settings: Settings, project: Path) -> None:
-    index(settings)
+    index_project(settings)
     (project / "notes.txt").write_text("Now about parrots.\n")
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.updated == 1
     assert Knowledge(settings).search("parrots").hits[0].path == "notes.txt"
     assert not Knowledge(settings).search("cats").hits
@@ -94,7 +94,7 @@ BAD_FILES: dict[str, bytes] = {
 def test_bad_files_are_skipped_with_notes(settings: Settings, project: Path) -> None:
     for name, data in BAD_FILES.items():
         (project / name).write_bytes(data)
-    stats = index(settings)
+    stats = index_project(settings)
     notes = "\n".join(stats.notes)
     assert "binary" in notes and "not valid UTF-8" in notes and "larger than" in notes
     assert stats.added == 3
@@ -111,7 +111,7 @@ def test_hard_documents_are_indexed(settings: Settings, project: Path) -> None:
     }
     for name, text in hard.items():
         (project / name).write_text(text)
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.added == 3 + len(hard), stats.notes
     kb = Knowledge(settings)
     assert kb.search("H49999").hits[0].path == "headings.md"
@@ -121,7 +121,7 @@ def test_odd_file_names(settings: Settings, project: Path) -> None:
     names = ["with space.md", "ünïcödé.md", "hash#tag.md"]
     for n in [*names, "new\nline.md"]:
         (project / n).write_text(f"# {n!r}\n\nodd name content\n")
-    stats = index(settings)
+    stats = index_project(settings)
     got = sources(settings)
     for n in names:
         assert n in got
@@ -141,7 +141,7 @@ def test_symlinks(settings: Settings, project: Path, tmp_path: Path) -> None:
     os.symlink(outside / "secret.md", project / "file-link.md")
     (project / "loop").mkdir()
     os.symlink(project / "loop", project / "loop" / "again")
-    index(settings)
+    index_project(settings)
     assert not any("secret" in p or "link" in p or "loop" in p for p in sources(settings))
 
 
@@ -151,7 +151,7 @@ def test_unreadable_file_and_folder(
     (project / "locked").mkdir()
     (project / "locked" / "x.md").write_text("# x\n")
     (project / "private.md").write_text("# private\n")
-    index(settings)
+    index_project(settings)
     real_open, real_scandir = os.open, os.scandir
 
     def fake_open(path: object, *a: object, **kw: object) -> int:
@@ -167,7 +167,7 @@ def test_unreadable_file_and_folder(
     monkeypatch.setattr(os, "open", fake_open)
     monkeypatch.setattr(os, "scandir", fake_scandir)
     (project / "private.md").write_text("# private changed\n")
-    stats = index(settings)
+    stats = index_project(settings)
     notes = "\n".join(stats.notes)
     assert "Permission denied" in notes
     # the unreadable changed file is dropped (stale text must not linger); the others remain
@@ -177,7 +177,7 @@ def test_unreadable_file_and_folder(
 def test_update_paths_handles_change_create_delete_rename(
     settings: Settings, project: Path
 ) -> None:
-    index(settings)
+    index_project(settings)
     (project / "a.md").write_text("# A\n\nalpha content\n")
     update_paths(settings, [project / "a.md"])
     assert "a.md" in sources(settings)
@@ -191,7 +191,7 @@ def test_update_paths_handles_change_create_delete_rename(
 
 
 def test_dry_run_writes_nothing(settings: Settings) -> None:
-    stats = index(settings, dry_run=True)
+    stats = index_project(settings, dry_run=True)
     assert stats.added == 3 and stats.dry_run
     assert Knowledge(settings).search("queue").status in ("index_empty", "index_not_built")
 
@@ -200,11 +200,11 @@ def test_root_outside_project_is_refused(settings: Settings, tmp_path: Path) -> 
     from fisk_ls.knowledge import ConfigError
 
     with pytest.raises(ConfigError, match="outside the project root"):
-        index(settings, [tmp_path])
+        index_project(settings, [tmp_path])
 
 
 def test_missing_root_is_a_note(settings: Settings, project: Path) -> None:
-    stats = index(settings, [project / "docs", project / "missing"])
+    stats = index_project(settings, [project / "docs", project / "missing"])
     assert any("missing" in n for n in stats.notes)
     assert stats.added == 2
 
@@ -215,7 +215,7 @@ def test_parallel_path_matches_inline(
     for i in range(examine.PARALLEL_MIN_FILES + 10):
         (project / "many" / f"f{i:04}.md").parent.mkdir(exist_ok=True)
         (project / "many" / f"f{i:04}.md").write_text(f"# File {i}\n\nunique{i} words\n")
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.added == examine.PARALLEL_MIN_FILES + 13
     assert Knowledge(settings).search("unique123").hits[0].path == "many/f0123.md"
 
@@ -229,7 +229,7 @@ def test_a_no_change_run_reads_nothing_and_starts_no_worker(
 
     for i in range(examine.PARALLEL_MIN_FILES + 10):
         (project / f"bulk{i}.md").write_text(f"# Bulk {i}\n\nLine {i}.\n")
-    index(settings)
+    index_project(settings)
     handed: list[int] = []
     real = runs.examine_all
 
@@ -238,10 +238,10 @@ def test_a_no_change_run_reads_nothing_and_starts_no_worker(
         return real(jobs)
 
     monkeypatch.setattr(runs, "examine_all", recording)
-    stats = index(settings)
+    stats = index_project(settings)
     assert handed == [0] and stats.skipped == stats.files
     (project / "bulk3.md").write_text("# Bulk 3\n\nChanged.\n")
-    index(settings)
+    index_project(settings)
     assert handed[-1] == 1  # just the changed file, examined inline
 
 
@@ -278,10 +278,10 @@ def test_a_run_with_nothing_changed_writes_nothing(settings: Settings, project: 
         finally:
             conn.close()
 
-    index(settings)
+    index_project(settings)
     before = commits()
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.skipped == stats.files and stats.added == stats.updated == 0
     assert commits() == before
     (project / "new.md").write_text("# New\n\nA page added later.\n")
-    assert index(settings).added == 1 and commits() > before
+    assert index_project(settings).added == 1 and commits() > before

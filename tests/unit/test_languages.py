@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, index, languages, resolve_settings
+from fisk_ls.knowledge import Knowledge, index_project, languages, resolve_settings
 from fisk_ls.knowledge.languages import (
     NEAR_TIE,
     OTHER_LANGUAGE,
@@ -178,7 +178,7 @@ def test_search_answers_an_english_question_from_the_english_copy(
 ) -> None:
     root = write_site(tmp_path / "site")
     settings = resolve_settings(cwd=root, store_base=store_base, discover=False)
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     try:
         english = k.search("how do I configure the OTLP exporter endpoint", top_k=5).hits
@@ -254,7 +254,7 @@ def test_a_search_without_a_reader_language_takes_the_locales(
     """The core's one default: no reader language given means the process's locale (the CLI
     and the agent tool pass none; the language server passes the editor's, if any)."""
     settings = resolve_settings(cwd=write_site(tmp_path / "site"), store_base=store_base)
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     try:
         given = k.search(IDENTIFIER, 5, "pt_BR.UTF-8").hits

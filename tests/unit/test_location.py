@@ -79,7 +79,7 @@ def test_without_markers_a_subfolder_finds_the_index_of_a_folder_above(
 ) -> None:
     """A docs tree with neither agent.yaml nor .git, indexed at its top: a subfolder uses that
     index (the nearest), not a second one of its own; nothing above $HOME counts."""
-    from fisk_ls.knowledge import index
+    from fisk_ls.knowledge import index_project
 
     home = tmp_path / "home"
     docs = home / "docs"
@@ -90,12 +90,12 @@ def test_without_markers_a_subfolder_finds_the_index_of_a_folder_above(
     base = tmp_path / "base"
     alone = resolve_settings(cwd=deep, store_base=base)
     assert alone.project_root == deep.resolve()  # nothing indexed yet: the folder itself
-    index(resolve_settings(cwd=docs, store_base=base))
+    index_project(resolve_settings(cwd=docs, store_base=base))
     found = resolve_settings(cwd=deep, store_base=base)
     assert found.project_root == docs.resolve()
     assert found.store_dir == zero_config_store(docs.resolve(), base)
     assert "nearest folder above with an index" in found.root_reason
-    index(resolve_settings(cwd=docs / "guide", store_base=base, discover=False))
+    index_project(resolve_settings(cwd=docs / "guide", store_base=base, discover=False))
     assert resolve_settings(cwd=deep, store_base=base).project_root == (docs / "guide").resolve()
     # A marker wins over an index: a repository below the indexed folder is its own project.
     (deep / ".git").mkdir()
@@ -103,13 +103,13 @@ def test_without_markers_a_subfolder_finds_the_index_of_a_folder_above(
 
 
 def test_an_index_above_home_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from fisk_ls.knowledge import index
+    from fisk_ls.knowledge import index_project
 
     home = tmp_path / "home"
     (home / "notes").mkdir(parents=True)
     (tmp_path / "x.md").write_text("# X\n")
     base = tmp_path / "base"
-    index(resolve_settings(cwd=tmp_path, store_base=base, discover=False))
+    index_project(resolve_settings(cwd=tmp_path, store_base=base, discover=False))
     monkeypatch.setenv("HOME", str(home))
     notes = resolve_settings(cwd=home / "notes", store_base=base)
     assert notes.project_root == (home / "notes").resolve()

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, Settings, index_project, resolve_settings
 from fisk_ls.knowledge.match import fts_tokenizer, locate
 
 TOKENIZE = fts_tokenizer(apsw.Connection(":memory:"))
@@ -43,7 +43,7 @@ def search(tmp_path: Path, docs: dict[str, str], query: str) -> list:  # type: i
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     s: Settings = resolve_settings(cwd=root, store_base=tmp_path / "stores")
-    index(s)
+    index_project(s)
     kb = Knowledge(s)
     try:
         return kb.search(query).hits

@@ -16,7 +16,7 @@ from fisk_ls.knowledge import (
     Scope,
     SearchResult,
     Settings,
-    index,
+    index_project,
     search_notice,
 )
 from fisk_ls.knowledge.notices import (
@@ -77,7 +77,7 @@ def test_each_outcome_has_its_sentence(outcome: SearchResult, sentence: str | No
 
 
 def test_searchable_words_no_document_holds_are_not_no_terms(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     kb = Knowledge(settings)
     try:
         missing = kb.search("zeppelin")

@@ -15,7 +15,7 @@ from fisk_ls.knowledge import (
     Project,
     Settings,
     StoreError,
-    index,
+    index_project,
     store_error,
 )
 
@@ -78,7 +78,7 @@ def test_watch_checks_its_arguments_before_building_anything(
 
 
 def test_index_before_updates_is_the_cli_run(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     with Project(settings) as project:
         assert project.remove(["docs/design.md"]) is not None
         assert "docs/design.md" not in {s.path for s in project.read(lambda kn: kn.sources()) or []}

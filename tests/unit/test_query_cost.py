@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, lexical, remove, resolve_settings
+from fisk_ls.knowledge import Knowledge, Settings, index_project, lexical, remove, resolve_settings
 from fisk_ls.knowledge.lexical import TermStats, indexed_rows, varint
 from fisk_ls.knowledge.store import Snapshot, scalar
 from fisk_ls.knowledge.topk import Plan
@@ -33,7 +33,7 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
         present = " ".join(w for k, w in enumerate(WORDS, 1) if d < k)
         (project / f"d{d}.md").write_text(f"# Page {d}\n\nfiller {present}\n", encoding="utf-8")
     s = resolve_settings(cwd=project, store_base=root / "stores", discover=False)
-    index(s)
+    index_project(s)
     kb = Knowledge(s)
     yield kb
     kb.close()
@@ -168,7 +168,7 @@ def test_varint_reads_what_sqlite_writes(value: int) -> None:
 def test_the_indexed_row_count_follows_inserts_and_deletes(
     settings: Settings, project: Path
 ) -> None:
-    index(settings)
+    index_project(settings)
     kb = Knowledge(settings)
     try:
         with kb.store.snapshot() as snap:

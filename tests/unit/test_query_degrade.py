@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from fisk_ls.knowledge import EmbeddingsError, Knowledge, Settings, index, update_paths
+from fisk_ls.knowledge import EmbeddingsError, Knowledge, Settings, index_project, update_paths
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.search import QueryVector, embed_query
 from tests.support.fake_embed_server import FakeEmbedServer, fake_embedding
@@ -53,7 +53,7 @@ def hybrid(settings: Settings, server: FakeEmbedServer) -> Settings:
 @pytest.fixture
 def kb(settings: Settings, fake_embed: FakeEmbedServer) -> Iterator[Knowledge]:
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     knowledge = Knowledge(h)
     yield knowledge
     knowledge.close()
@@ -119,7 +119,7 @@ def test_a_broken_provider_degrades(
     settings: Settings, fake_embed: FakeEmbedServer, behaviour: str
 ) -> None:
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     kb = Knowledge(h, embedder=Provider(behaviour))
     res = kb.search("backpressure")
     kb.close()
@@ -154,7 +154,7 @@ def test_the_query_is_embedded_before_the_snapshot_opens(
 ) -> None:
     h = hybrid(settings, fake_embed)
     emb = Knowledge(h).embedder
-    index(h)
+    index_project(h)
     kb = Knowledge(h, embedder=SnapshotProbe(h, project))
     # The probe writes a new file while the query is embedded. Embedded inside the snapshot,
     # the search would not see it (and would pin a WAL snapshot for the embedding's duration).

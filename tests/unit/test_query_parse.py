@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, fts, index, query, resolve_settings, search, topk
+from fisk_ls.knowledge import Knowledge, fts, index_project, query, resolve_settings, search, topk
 from fisk_ls.knowledge.query import Query
 
 
@@ -28,7 +28,7 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
     )
     (docs / "logs.md").write_text("# Logs\n\nA log record is one event.\n", encoding="utf-8")
     s = resolve_settings(cwd=docs, store_base=root / "stores", discover=False)
-    index(s)
+    index_project(s)
     kb = Knowledge(s)
     yield kb
     kb.close()

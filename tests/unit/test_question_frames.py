@@ -12,7 +12,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, index_project, resolve_settings
 from fisk_ls.knowledge.fts import (
     STOP_WORDS,
     heading_key,
@@ -247,7 +247,7 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
     settings = resolve_settings(
         cwd=root, store_base=Path(tmp_path_factory.mktemp("frames-store")), discover=False
     )
-    index(settings)
+    index_project(settings)
     k = Knowledge(settings)
     yield k
     k.close()

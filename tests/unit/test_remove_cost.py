@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from fisk_ls.knowledge import index, remove, resolve_settings
+from fisk_ls.knowledge import index_project, remove, resolve_settings
 from fisk_ls.knowledge import writer as writer_module
 
 
@@ -21,7 +21,7 @@ def _work(tmp_path: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> int:
     for i in range(n):
         (project / "docs" / f"d{i:05}.md").write_text(f"# Doc {i}\n\nword{i}\n")
     settings = resolve_settings(cwd=project, store_base=tmp_path / "stores", discover=False)
-    index(settings)
+    index_project(settings)
     steps = [0]
     real = writer_module.connect_writer
 

@@ -24,7 +24,7 @@ from fisk_ls.knowledge import (
     QueueHooks,
     RunReporter,
     Settings,
-    index,
+    index_project,
     search_notice,
 )
 from fisk_ls.knowledge.lock import WriterLock
@@ -94,7 +94,7 @@ def test_the_first_run_says_how_far_it_got_instead_of_not_built(
 def test_a_search_during_a_run_answers_the_results_so_far(
     settings: Settings, hold: type[Hold]
 ) -> None:
-    index(settings)
+    index_project(settings)
     hold.at = 2
     with Project(settings) as project:
         project.updates(QueueHooks(reporter=hold), watch=False)
@@ -119,7 +119,7 @@ def test_another_writers_run_is_read_from_its_record(settings: Settings, hold: t
 
     def writer() -> None:
         try:
-            index(settings, reporter=hold())
+            index_project(settings, reporter=hold())
         except BaseException as exc:
             failures.append(exc)
 
@@ -142,7 +142,7 @@ def test_another_writers_run_is_read_from_its_record(settings: Settings, hold: t
 
 
 def test_a_record_left_by_a_killed_run_says_nothing(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     path = run_path(settings.store_dir)
     path.write_text(json.dumps({"pid": 1, "files": 3, "total": 9}))
     assert recorded_run(settings.store_dir) is None  # nobody holds the lock
@@ -158,7 +158,7 @@ def test_a_dry_run_records_nothing(settings: Settings, hold: type[Hold]) -> None
         def on_plan(self, files: int) -> None:
             seen.append(run_path(settings.store_dir).exists())
 
-    index(settings, dry_run=True, reporter=Look())
+    index_project(settings, dry_run=True, reporter=Look())
     assert seen == [False]
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, Settings, index_project, resolve_settings
 from fisk_ls.knowledge.scope import Scope, documents
 from fisk_ls.knowledge.settings_schema import SettingError
 from tests.support.restricted import scoped_and_restricted
@@ -60,7 +60,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"Text {words} unique{i}.\n", encoding="utf-8")
     s = resolve_settings(cwd=root / "p", store_base=root / "store", discover=False)
-    index(s)
+    index_project(s)
     k = Knowledge(s)
     yield k
     k.close()
@@ -162,7 +162,7 @@ def test_a_folder_named_like_a_glob_is_literal(tmp_path: Path, store_base: Path)
         (tmp_path / "p" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "p" / rel).write_text("span here\n", encoding="utf-8")
     s: Settings = resolve_settings(cwd=tmp_path / "p", store_base=store_base, discover=False)
-    index(s)
+    index_project(s)
     k = Knowledge(s)
     try:
         hits = k.search("span", 5, scope=Scope.build(["*.md"], base="[draft]")).hits

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings, update_paths
+from fisk_ls.knowledge import Knowledge, Settings, index_project, resolve_settings, update_paths
 from fisk_ls.knowledge.collapse import normalised, text_key
 from fisk_ls.knowledge.search import TermStats, query_expression
 
@@ -21,7 +21,7 @@ def make(root: Path, store_base: Path, docs: dict[str, str]) -> Settings:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text), encoding="utf-8")
     settings = resolve_settings(cwd=root, store_base=store_base, discover=False)
-    index(settings)
+    index_project(settings)
     return settings
 
 

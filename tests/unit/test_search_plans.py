@@ -9,7 +9,7 @@ from pathlib import Path
 
 import apsw
 
-from fisk_ls.knowledge import Knowledge, Settings, index
+from fisk_ls.knowledge import Knowledge, Settings, index_project
 from fisk_ls.knowledge.store import db_path
 
 QUERIES = [
@@ -49,7 +49,7 @@ def test_a_search_scans_no_chunk_body_or_document_table(settings: Settings, proj
         (project / f"more/page{i}.md").write_text(
             f"# Backpressure {i}\n\nqueue {i} retry budget\n\n## Detail\n\nmore words {i}\n"
         )
-    index(settings)
+    index_project(settings)
     statements = _statements(settings)
     assert any("LEFT JOIN" in sql for sql, _ in statements)  # the heading boost ran
     conn = _as_if_large(settings, project.parent / "plans.db")

@@ -14,7 +14,7 @@ from fisk_ls.knowledge import (
     Knowledge,
     Settings,
     StoreError,
-    index,
+    index_project,
     open_writer,
 )
 from fisk_ls.knowledge.index.runs import Indexer
@@ -22,7 +22,7 @@ from fisk_ls.knowledge.store import db_path
 
 
 def test_index_and_search(settings: Settings) -> None:  # 18
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.added == 3 and stats.chunks >= 3
     kb = Knowledge(settings)
     assert kb.built
@@ -44,16 +44,16 @@ def test_not_built_is_soft(settings: Settings) -> None:  # 19
 
 
 def test_reconcile_removes_deleted(settings: Settings, project: Path) -> None:  # 20
-    index(settings)
+    index_project(settings)
     (project / "notes.txt").unlink()
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.removed == 1 and stats.skipped == 2
     assert all(h.path != "notes.txt" for h in Knowledge(settings).search("cats dogs").hits)
 
 
 def test_reconcile_only_under_walked_roots(settings: Settings, project: Path) -> None:  # 21, better
-    index(settings)
-    index(settings, [project / "docs" / "ops"])
+    index_project(settings)
+    index_project(settings, [project / "docs" / "ops"])
     kb = Knowledge(settings)
     assert {s.path for s in kb.sources() or []} == {
         "docs/design.md",
@@ -70,7 +70,7 @@ def test_second_writer_is_refused(settings: Settings) -> None:  # 22
 def test_modes_even_under_umask_000(settings: Settings) -> None:  # 23, extended
     old = os.umask(0)
     try:
-        index(settings)
+        index_project(settings)
         kb = Knowledge(settings)
         kb.search("queue")  # a reader creates -shm/-wal as needed
         for suffix in ("", "-wal", "-shm"):
@@ -91,7 +91,7 @@ def test_symlink_at_store_path_refused(settings: Settings, tmp_path: Path) -> No
     target.write_bytes(b"")
     os.symlink(target, db_path(settings.store_dir))
     with pytest.raises(StoreError, match="symlink"):
-        index(settings)
+        index_project(settings)
 
 
 def test_symlinked_store_dir_refused(settings: Settings, tmp_path: Path) -> None:
@@ -100,22 +100,22 @@ def test_symlinked_store_dir_refused(settings: Settings, tmp_path: Path) -> None
     settings.store_dir.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(real, settings.store_dir)
     with pytest.raises(StoreError, match="symlink"):
-        index(settings)
+        index_project(settings)
 
 
 def test_reader_opened_before_index_sees_it(settings: Settings, project: Path) -> None:  # 24, 31
     kb = Knowledge(settings)
     assert kb.search("queue").status == "index_not_built"
-    index(settings)
+    index_project(settings)
     assert kb.search("queue").status == "ok"
     (project / "new.md").write_text("# Fresh\n\nzebra crossings everywhere\n")
-    index(settings)
+    index_project(settings)
     assert kb.search("zebra").hits[0].path == "new.md"
 
 
 def test_rm_and_reset(settings: Settings) -> None:  # 25–28
     assert not db_path(settings.store_dir).exists()
-    index(settings)
+    index_project(settings)
     assert db_path(settings.store_dir).exists()
     with open_writer(settings.store_dir) as w:
         assert Indexer(w, settings.project_root).remove(["notes.txt"]) == ["notes.txt"]
@@ -133,7 +133,7 @@ def test_rm_and_reset(settings: Settings) -> None:  # 25–28
 def test_reset_shrinks_file(settings: Settings, project: Path) -> None:  # 29
     for i in range(200):
         (project / f"pad{i}.md").write_text(f"# Pad {i}\n\n" + ("lorem ipsum dolor " * 300))
-    index(settings)
+    index_project(settings)
     with open_writer(settings.store_dir) as w:
         w.vacuum()
         peak = db_path(settings.store_dir).stat().st_size
@@ -142,11 +142,11 @@ def test_reset_shrinks_file(settings: Settings, project: Path) -> None:  # 29
 
 
 def test_rebuild_keeps_readers_answering(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     kb = Knowledge(settings)
     before = kb.search("backpressure").hits
     assert before
-    stats = index(settings, rebuild=True)
+    stats = index_project(settings, rebuild=True)
     assert stats.added == 3
     assert kb.search("backpressure").hits[0].path == before[0].path
 
@@ -154,24 +154,24 @@ def test_rebuild_keeps_readers_answering(settings: Settings) -> None:
 def test_interrupted_rebuild_leaves_old_index(settings: Settings) -> None:
     from fisk_ls.knowledge import IndexReporter
 
-    index(settings)
+    index_project(settings)
 
     class Boom(IndexReporter):
         def on_file(self, done: int, key: str) -> None:
             raise RuntimeError("killed")
 
     with pytest.raises(RuntimeError):
-        index(settings, rebuild=True, reporter=Boom())
+        index_project(settings, rebuild=True, reporter=Boom())
     kb = Knowledge(settings)
     assert kb.search("backpressure").hits
-    stats = index(settings)
+    stats = index_project(settings)
     assert stats.skipped == 3  # the live generation is intact and leftovers were dropped
 
 
 def test_format_too_new_refused(settings: Settings) -> None:
     from fisk_ls.knowledge import FormatTooNew
 
-    index(settings)
+    index_project(settings)
     with open_writer(settings.store_dir) as w, w.transaction() as c:
         c.execute("UPDATE rag_meta SET value='99' WHERE key='format_version'")
     with pytest.raises(FormatTooNew, match="upgrade"):
@@ -181,7 +181,7 @@ def test_format_too_new_refused(settings: Settings) -> None:
 def test_scores_and_ties_are_deterministic(settings: Settings, project: Path) -> None:
     for name in ("b.md", "a.md", "c.md"):
         (project / name).write_text("# Same\n\nidentical words here\n")
-    index(settings)
+    index_project(settings)
     kb = Knowledge(settings)
 
     def shown() -> list[str]:  # identical chunks are one hit carrying the other locations
@@ -197,14 +197,14 @@ def test_scores_and_ties_are_deterministic(settings: Settings, project: Path) ->
 
 
 def test_status_no_terms(settings: Settings) -> None:
-    index(settings)
+    index_project(settings)
     assert Knowledge(settings).search("?!").status == "no_terms"
 
 
 def test_cjk_search(settings: Settings, project: Path) -> None:
     (project / "zh.md").write_text("# 采样\n\n如何配置采样率：使用环境变量设置采样器。\n")
     (project / "ja.md").write_text("# トレース\n\nトレースはリクエストの経路を示します。\n")
-    index(settings)
+    index_project(settings)
     kb = Knowledge(settings)
     assert kb.search("采样率").hits[0].path == "zh.md"
     assert kb.search("リクエスト").hits[0].path == "ja.md"
@@ -218,7 +218,7 @@ def test_very_common_terms_are_pruned_without_changing_the_top(
     for i in range(20):
         (project / f"c{i}.md").write_text(f"# Common {i}\n\nubiquitous words everywhere {i}\n")
     (project / "rare.md").write_text("# Rare\n\nubiquitous and platypus\n")
-    index(settings)
+    index_project(settings)
     kb = Knowledge(settings)
     with kb.store.snapshot() as snap:
         assert snap is not None

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, remove, resolve_settings, schema
+from fisk_ls.knowledge import Knowledge, Settings, index_project, remove, resolve_settings, schema
 from fisk_ls.knowledge.errors import IndexOutdated
 from fisk_ls.knowledge.index.chunker import chunk_document
 from fisk_ls.knowledge.scope import Scope
@@ -53,7 +53,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
         text = _page(tags, words, i) if rel.endswith(".md") else f"Text {words} unique{i}.\n"
         path.write_text(text, encoding="utf-8")
     s = resolve_settings(cwd=root / "p", store_base=root / "store", discover=False)
-    index(s)
+    index_project(s)
     k = Knowledge(s)
     yield k
     k.close()
@@ -122,7 +122,7 @@ def test_front_matter_that_cannot_be_read_is_dropped_with_a_note(
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "page.md").write_text(text, encoding="utf-8")
     (tmp_path / "docs" / "plain.md").write_text("---\ntags: [go]\n---\nx\n", encoding="utf-8")
-    stats = index(resolve_settings(cwd=tmp_path / "docs", store_base=store_base))
+    stats = index_project(resolve_settings(cwd=tmp_path / "docs", store_base=store_base))
     assert stats.added == 2  # the page is indexed all the same
     (note,) = stats.notes
     assert note.startswith("page.md: ") and said in note and "\n" not in note and len(note) < 400
@@ -211,12 +211,12 @@ def test_re_indexing_a_file_replaces_its_tags_and_removing_it_drops_them(
     tmp_path: Path, store_base: Path
 ) -> None:
     s = _project(tmp_path, store_base, {"a.md": _page(("go",), "span", 1), "b.md": "span\n"})
-    index(s)
+    index_project(s)
     k = Knowledge(s)
     try:
         assert _tag_paths(k, "go") == ["a.md"]
         (tmp_path / "p" / "a.md").write_text(_page(("java",), "span here", 1), encoding="utf-8")
-        index(s)
+        index_project(s)
         assert (_tag_paths(k, "go"), _tag_paths(k, "java")) == ([], ["a.md"])
         remove(s, ["a.md"], cwd=tmp_path / "p")
         assert _tag_paths(k, "java") == []
@@ -244,7 +244,7 @@ def test_a_format_4_store_answers_until_rebuilt_and_a_tag_filter_says_why_not(
     tmp_path: Path, store_base: Path
 ) -> None:
     s = _project(tmp_path, store_base, {"a.md": _page(("go",), "span", 1), "b.md": "span\n"})
-    index(s)
+    index_project(s)
     _as_format_4(s)
     k = Knowledge(s)
     try:
@@ -252,7 +252,7 @@ def test_a_format_4_store_answers_until_rebuilt_and_a_tag_filter_says_why_not(
         assert [h.path for h in k.search("span", 5, scope=Scope.build(["b.md"])).hits] == ["b.md"]
         with pytest.raises(IndexOutdated, match=r"built before tags.*format 4.*knowledge index"):
             k.search("span", 5, scope=Scope.build(tags=["go"]))
-        stats = index(s)  # the next writer rebuilds the older layout whole
+        stats = index_project(s)  # the next writer rebuilds the older layout whole
         assert stats.first_build
         with open_writer(s.store_dir) as w:
             assert w.manifest.format_version == schema.FORMAT_VERSION == 5

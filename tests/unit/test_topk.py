@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, topk
+from fisk_ls.knowledge import Knowledge, Settings, index_project, topk
 from fisk_ls.knowledge.schema import FTS_TOKENIZER
 from fisk_ls.knowledge.search import BM25_WEIGHTS
 from fisk_ls.knowledge.topk import Plan, best, scored
@@ -142,7 +142,7 @@ def test_search_takes_the_split_on_a_real_index(
         verb = "Run the thing." if i % 15 < 7 else "Stop the thing."
         extra = "The printer driver queue." if i % 12 == 0 else "Nothing else here."
         (project / f"page{i}.md").write_text(f"# Page {i}\n\n{verb} {extra}\n")
-    index(settings)
+    index_project(settings)
     monkeypatch.setattr(search, "FANOUT", 4)
     monkeypatch.setattr(search, "DEEPER", 1)
     seen = _expressions(monkeypatch)

@@ -15,7 +15,7 @@ from fisk_ls.knowledge import (
     IndexStats,
     Knowledge,
     Settings,
-    index,
+    index_project,
     open_writer,
     resolve_settings,
     update_paths,
@@ -259,7 +259,7 @@ def test_a_full_run_over_the_configured_paths_prunes_what_they_no_longer_cover(
     project: Path, store_base: Path
 ) -> None:
     everything = resolve_settings(cwd=project, store_base=store_base)
-    index(everything)
+    index_project(everything)
     assert "notes.txt" in sources(everything)
     narrowed = everything.with_overrides(roots=(project / "docs",))
     q = UpdateQueue(narrowed)
@@ -288,7 +288,7 @@ def test_watch_and_the_language_server_queue_leave_the_same_index(
             "identity: same\nharness:\n  knowledge:\n    enabled: true\n    paths: [docs]\n"
         )
         settings = resolve_settings(cwd=root, store_base=store_base / name)
-        index(settings, (root,))  # explicit roots: everything, nothing pruned
+        index_project(settings, (root,))  # explicit roots: everything, nothing pruned
         assert "notes.txt" in sources(settings)
         if name == "cli":
             stop = threading.Event()

@@ -13,7 +13,7 @@ from fisk_ls.knowledge import (
     Knowledge,
     Settings,
     VectorSpaceMismatch,
-    index,
+    index_project,
     update_paths,
 )
 from fisk_ls.knowledge.config import EmbeddingsConfig
@@ -35,7 +35,7 @@ def hybrid(settings: Settings, server: FakeEmbedServer, **kw: object) -> Setting
 
 def test_hybrid_index_and_search(settings: Settings, fake_embed: FakeEmbedServer) -> None:  # 30
     h = hybrid(settings, fake_embed)
-    stats = index(h)
+    stats = index_project(h)
     kb = Knowledge(h)
     st = kb.stats()
     assert st.vectors == st.chunks > 0 and stats.embeddings == st.chunks
@@ -51,11 +51,11 @@ def test_hybrid_index_and_search(settings: Settings, fake_embed: FakeEmbedServer
 
 def test_dry_run_estimates(settings: Settings, fake_embed: FakeEmbedServer) -> None:  # 31
     h = hybrid(settings, fake_embed)
-    dry = index(h, dry_run=True)
+    dry = index_project(h, dry_run=True)
     assert dry.added == 3 and dry.embeddings == dry.chunks > 0
-    index(h)
+    index_project(h)
     fake_embed.reset_stats()
-    again = index(h, dry_run=True)
+    again = index_project(h, dry_run=True)
     assert again.skipped == 3 and again.embeddings == 0
     assert fake_embed.stats()["requests"] == 0
 
@@ -64,14 +64,14 @@ def test_dimension_change_needs_reindex(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:  # 32, 33
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     fake_embed.configure(dim=32)
     with pytest.raises(VectorSpaceMismatch, match="--reindex"):
-        index(h)
+        index_project(h)
     kb = Knowledge(h)
     with pytest.raises(EmbeddingsError, match="--reindex"):
         kb.search("queue")  # the query vector no longer fits the index: loud, not degraded
-    index(h, rebuild=True)
+    index_project(h, rebuild=True)
     assert Knowledge(h).stats().dimension == 32
     assert Knowledge(h).search("queue").status == "ok"
 
@@ -79,7 +79,7 @@ def test_dimension_change_needs_reindex(
 def test_other_model_is_refused_by_reader(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:  # 34
-    index(hybrid(settings, fake_embed))
+    index_project(hybrid(settings, fake_embed))
     fake_embed.configure(model="other")
     with pytest.raises(VectorSpaceMismatch, match="--reindex"):
         Knowledge(hybrid(settings, fake_embed, model="other")).search("queue")
@@ -90,7 +90,7 @@ def test_embeddings_on_a_lexical_index_add_vectors_in_place(
 ) -> None:  # 35
     """Vectors are an addition: search answers lexically at once and says how many chunks
     have vectors; a plain index run fills them in (no --reindex)."""
-    index(settings)
+    index_project(settings)
     h = hybrid(settings, fake_embed)
     kb = Knowledge(h)
     before = kb.search("backpressure")
@@ -100,7 +100,7 @@ def test_embeddings_on_a_lexical_index_add_vectors_in_place(
         before.tier.startswith("lexical:") and f"0 of {chunks} chunks have vectors" in before.tier
     )
     assert fake_embed.stats()["inputs"] == 0  # a lexical index: the query is not embedded
-    stats = index(h)
+    stats = index_project(h)
     assert stats.embeddings == chunks and stats.backlog == 0
     after = kb.search("backpressure")
     assert after.tier.startswith("hybrid:") and kb.stats().vectors == chunks
@@ -110,16 +110,16 @@ def test_embeddings_on_a_lexical_index_add_vectors_in_place(
 def test_lexical_config_never_downgrades_hybrid(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:
-    index(hybrid(settings, fake_embed))
+    index_project(hybrid(settings, fake_embed))
     with pytest.raises(VectorSpaceMismatch, match="no embeddings are configured"):
-        index(settings)
+        index_project(settings)
     # a lexical reader may still search a hybrid index
     assert Knowledge(settings).search("queue").status == "ok"
 
 
 def test_query_failure_degrades_fast(settings: Settings, fake_embed: FakeEmbedServer) -> None:  # 36
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     kb = Knowledge(h)
     fake_embed.set_mode("refuse")
     res = kb.search("backpressure")
@@ -136,7 +136,7 @@ def test_hanging_server_costs_one_query_timeout(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     kb = Knowledge(h)
     fake_embed.set_mode("hang", hang_seconds=10)
     fake_embed.reset_stats()
@@ -148,7 +148,7 @@ def test_hanging_server_costs_one_query_timeout(
 
 def test_permanent_query_errors_are_loud(settings: Settings, fake_embed: FakeEmbedServer) -> None:
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     kb = Knowledge(h)
     fake_embed.set_mode("status", status=401)
     with pytest.raises(EmbeddingsError) as err:
@@ -161,10 +161,10 @@ def test_reconcile_removes_vectors(
     settings: Settings, fake_embed: FakeEmbedServer, project: Path
 ) -> None:  # 37
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     before = Knowledge(h).stats().vectors
     (project / "notes.txt").unlink()
-    index(h)
+    index_project(h)
     after = Knowledge(h).stats()
     assert after.vectors == after.chunks < before
 
@@ -177,7 +177,7 @@ def test_one_changed_paragraph_embeds_one_chunk(
     h = hybrid(settings, fake_embed)
     emb = make_embedder(h)  # long-lived, as in the language server: the probe is cached
     assert emb is not None
-    index(h, embedder=emb)
+    index_project(h, embedder=emb)
     text = (
         (project / "big.md").read_text().replace("paragraph 4 paragraph", "changed 4 paragraph", 1)
     )
@@ -192,9 +192,9 @@ def test_one_changed_paragraph_embeds_one_chunk(
 
 def test_reindex_same_model_reuses_vectors(settings: Settings, fake_embed: FakeEmbedServer) -> None:
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     fake_embed.reset_stats()
-    stats = index(h, rebuild=True)
+    stats = index_project(h, rebuild=True)
     assert stats.embeddings == 0
     assert fake_embed.stats()["inputs"] == 1  # only the dimension probe
     assert Knowledge(h).stats().vectors == Knowledge(h).stats().chunks
@@ -204,17 +204,17 @@ def test_failed_rebuild_keeps_old_index(
     settings: Settings, fake_embed: FakeEmbedServer, project: Path
 ) -> None:
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     kb = Knowledge(h)
     before = [x.citation for x in kb.search("backpressure").hits]
     fake_embed.configure(dim=16)  # a model switch: every chunk must be embedded again
     fake_embed.set_mode("fail_first", count=1000, status=503)
     with pytest.raises(EmbeddingsError):
-        index(h, rebuild=True)
+        index_project(h, rebuild=True)
     fake_embed.set_mode("ok")
     fake_embed.configure(dim=64)
     assert [x.citation for x in kb.search("backpressure").hits] == before
-    assert index(h).skipped == 3
+    assert index_project(h).skipped == 3
 
 
 def test_batches_span_files(settings: Settings, fake_embed: FakeEmbedServer, project: Path) -> None:
@@ -222,7 +222,7 @@ def test_batches_span_files(settings: Settings, fake_embed: FakeEmbedServer, pro
         (project / "many" / f"{i}.md").parent.mkdir(exist_ok=True)
         (project / "many" / f"{i}.md").write_text(f"# Doc {i}\n\nsmall text {i}\n")
     h = hybrid(settings, fake_embed)
-    stats = index(h)
+    stats = index_project(h)
     st = fake_embed.stats()
     assert stats.embeddings == sum(st["batch_sizes"]) - 1  # minus the dimension probe
     assert st["requests"] <= 1 + (stats.embeddings // 64 + 3)
@@ -233,11 +233,11 @@ def test_index_time_outage_fails_loud_and_keeps_index(
     settings: Settings, fake_embed: FakeEmbedServer, project: Path
 ) -> None:
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     (project / "new.md").write_text("# New\n\nfresh words\n")
     fake_embed.set_mode("status", status=500)
     with pytest.raises(EmbeddingsError):
-        index(h)
+        index_project(h)
     fake_embed.set_mode("ok")
     kb = Knowledge(h)
     assert kb.search("backpressure").hits
@@ -247,13 +247,13 @@ def test_index_time_outage_fails_loud_and_keeps_index(
 
 def test_document_prefix_title(settings: Settings, fake_embed: FakeEmbedServer) -> None:
     h = hybrid(settings, fake_embed, document_prefix="title: {title} | text: ")
-    index(h)
+    index_project(h)
     assert Knowledge(h).search("retries").hits
 
 
 def test_doctor_probes(settings: Settings, fake_embed: FakeEmbedServer) -> None:
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     emb = make_embedder(h)
     checks = {c.name: c for c in run_checks(h, emb)}
     assert checks["embeddings reachable"].ok and "dim=64" in checks["embeddings reachable"].detail
@@ -284,7 +284,7 @@ def test_quantized_path_through_the_index(
         (project / "many" / f"{i}.md").parent.mkdir(exist_ok=True)
         (project / "many" / f"{i}.md").write_text(f"# Doc {i}\n\nqueue item {i} backpressure\n")
     h = hybrid(settings, fake_embed)
-    index(h)
+    index_project(h)
     kb = Knowledge(h)
 
     def rows() -> tuple[int, int]:
@@ -304,7 +304,7 @@ def test_quantized_path_through_the_index(
     assert [x.citation for x in quantized.hits] == exact
     assert kb.coarse is not None and kb.coarse.loads == 1
     (project / "many" / "3.md").unlink()
-    index(h)
+    index_project(h)
     n, vectors = rows()
     assert n == vectors
     assert "many/3.md" not in {x.path for x in kb.search("backpressure queue item 3", 10).hits}
@@ -334,7 +334,7 @@ def test_no_index_run_waits_on_the_embeddings_server_before_its_lexical_write(
     monkeypatch.setattr(tier.VectorTier, "settle", after_the_write)
     fake_embed.hold()
     outcome: list[object] = []
-    run = threading.Thread(target=lambda: outcome.append(index(h)))
+    run = threading.Thread(target=lambda: outcome.append(index_project(h)))
     run.start()
     try:
         assert written.wait(60)

@@ -14,7 +14,7 @@ from fisk_ls.knowledge import (
     Knowledge,
     KnowledgeError,
     Settings,
-    index,
+    index_project,
     open_writer,
 )
 from fisk_ls.knowledge.index.queue import QueueHooks
@@ -94,7 +94,7 @@ class Runner:
 
 
 def test_create_change_delete(settings: Settings, project: Path) -> None:  # 49, 51
-    index(settings)
+    index_project(settings)
     runner = Runner(settings, (*settings.roots, project / "missing"))
     try:
         assert any("missing" in w for w in runner.warnings)

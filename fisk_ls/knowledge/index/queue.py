@@ -9,7 +9,7 @@ index, a reindex). So the same configuration gives the same index from any of th
   ``delay`` of quiet (and at least every ``max_delay`` under a steady stream);
 * full runs go through the same worker (this process never competes with itself for the writer
   lock), a second request joins the run that already does at least as much, and a full run over
-  the configured paths removes documents that lie outside them (``index`` prunes);
+  the configured paths removes documents that lie outside them (``index_project`` prunes);
 * the writer lock is shared politely with other processes: when it is busy the work is kept and
   retried; other failures are reported once and retried with bounded backoff; pending paths are
   never dropped;
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Cancelled, IndexLocked, KnowledgeError, StoreError
 from ..location import document_key, key_prefix
-from ..operations import ignore_rules, index, update_paths
+from ..operations import ignore_rules, index_project, update_paths
 from ..progress import IndexRun
 from ..vectors.providers import make_embedder
 from .backfill import Backfill, BackfillReporter
@@ -144,12 +144,12 @@ class FullRun:
 
 
 Indexing = Callable[..., IndexStats]
-"""``operations.index`` / ``update_paths`` (injectable for tests)."""
+"""``operations.index_project`` / ``update_paths`` (injectable for tests)."""
 
 
 class UpdateQueue:
     """``roots``: what full runs index (default: the configured paths, and then documents outside
-    them are removed, as ``index`` does); changed paths outside the roots are ignored."""
+    them are removed, as ``index_project`` does); changed paths outside the roots are ignored."""
 
     def __init__(
         self,
@@ -172,7 +172,7 @@ class UpdateQueue:
         self.delay = delay
         self.max_delay = max(max_delay, delay)
         self.clock = clock
-        self.run_index: Indexing = index
+        self.run_index: Indexing = index_project
         self.run_update: Indexing = update_paths
         self._cond = threading.Condition()
         self._pending: set[Path] = set()
