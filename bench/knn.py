@@ -45,7 +45,9 @@ from speed import PS, QUERIES, machine, pct  # noqa: E402
 
 from fisk_ls.knowledge import Knowledge, index_project, resolve_settings, schema  # noqa: E402
 from fisk_ls.knowledge.config import EmbeddingsConfig  # noqa: E402
-from fisk_ls.knowledge.store import Manifest, Snapshot, load_vec  # noqa: E402
+from fisk_ls.knowledge.connect import load_vec  # noqa: E402
+from fisk_ls.knowledge.manifest import Manifest  # noqa: E402
+from fisk_ls.knowledge.store import Snapshot  # noqa: E402
 from fisk_ls.knowledge.vectors import knn  # noqa: E402
 
 DIM = 384

@@ -32,9 +32,11 @@ from devset import agent_file, load_agent, store_settings
 from devset_questions import CORPORA, load
 
 from fisk_ls.knowledge import search
+from fisk_ls.knowledge.connect import connect_reader
 from fisk_ls.knowledge.lexical import TermStats
+from fisk_ls.knowledge.manifest import read_manifest
 from fisk_ls.knowledge.query import Query
-from fisk_ls.knowledge.store import Snapshot, Store, connect_reader, read_manifest
+from fisk_ls.knowledge.store import Snapshot, Store
 
 Result = list[tuple[int, float]]
 

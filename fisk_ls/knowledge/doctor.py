@@ -24,23 +24,12 @@ from .schema import Tables
 
 if TYPE_CHECKING:
     import apsw
-from .errors import KnowledgeError
+from .connect import RECOVERY, connect_reader, explain, scalar
+from .errors import ForeignStore, KnowledgeError
 from .fts_check import SOUND, Deadline, Stopped, fts_mismatch
-from .store import (
-    RECOVERY,
-    SIDECARS,
-    ForeignStore,
-    Manifest,
-    check_store_id,
-    connect_reader,
-    db_path,
-    explain,
-    odd_file_error,
-    odd_files,
-    read_manifest,
-    scalar,
-    store_dir_problem,
-)
+from .manifest import Manifest, read_manifest
+from .store_files import SIDECARS, db_path, odd_file_error, odd_files, store_dir_problem
+from .store_id import check_store_id
 from .vectors.space import ADDING, Provider, VectorSpace, require_match
 
 FTS_BUDGET = 5.0

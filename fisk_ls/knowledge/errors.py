@@ -56,6 +56,18 @@ class StoreError(KnowledgeError):
     """The store cannot be opened or is unsafe (a symlink at the store path, bad modes…)."""
 
 
+class OddStoreFile(StoreError):
+    """Something other than a regular file sits at one of the store's file names."""
+
+
+class ForeignStore(StoreError):
+    """The database's contents carry another store's id (or none where one is expected)."""
+
+
+class IncompleteStore(StoreError):
+    """The manifest names a generation whose tables do not exist."""
+
+
 class CitationError(KnowledgeError):
     """A citation is malformed, points outside the indexed documents, or matches no chunk."""
 

@@ -7,7 +7,7 @@ import contextlib
 import threading
 from typing import TYPE_CHECKING
 
-from .store import scalar
+from .connect import scalar
 from .topk import Plan
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from .index.ignore import IgnoreRules
 from .index.runs import Indexer, IndexReporter, IndexStats
 from .location import Settings, document_key, inside_root, resolved_parent
 from .progress import RunRecord
-from .store import clear_odd_files, db_path, odd_files
+from .store_files import clear_odd_files, db_path, odd_files
 from .vectors.providers import make_embedder
 from .vectors.tier import DocumentEmbedder
 from .writer import Writer, open_writer

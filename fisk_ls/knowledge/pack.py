@@ -28,8 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import schema
+from .connect import scalar
 from .errors import KnowledgeError
-from .store import Manifest, Store, db_path, scalar
+from .manifest import Manifest
+from .store import Store
+from .store_files import db_path
 from .vectors.space import VectorSpace
 
 if TYPE_CHECKING:

@@ -59,7 +59,8 @@ def store_error(exc: BaseException, store_dir: Path | None = None) -> StoreError
     apsw = sys.modules.get("apsw")  # not imported yet: nothing raised one of its errors
     if not isinstance(exc, OSError) and not (apsw is not None and isinstance(exc, apsw.Error)):
         return None
-    from .store import db_path, explain
+    from .connect import explain
+    from .store_files import db_path
 
     return explain(exc, db_path(store_dir) if store_dir is not None else Path("knowledge.db"))
 

@@ -22,6 +22,7 @@ from .citations import (
     format_citation,
     parse_citation,
 )
+from .connect import scalar
 from .deadline import Deadline, check
 from .errors import CitationError
 from .languages import environment_language
@@ -41,7 +42,7 @@ from .search import (
     tier_line,
 )
 from .settings_schema import shown
-from .store import Snapshot, Store, scalar
+from .store import Snapshot, Store
 from .vectors.backlog import Coverage, coverage, incomplete
 from .vectors.knn import CoarseIndex
 from .vectors.space import VectorSpace

@@ -21,31 +21,31 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from . import schema
-from .errors import StoreError
-from .lock import WriterLock
-from .store import (
+from .connect import (
     RECOVERY,
-    STORE_ID_KEY,
-    IncompleteStore,
-    Manifest,
-    check_store_id,
-    clear_odd_files,
     close_untouched,
     connect_reader,
     connect_writer,
     damaged,
-    db_path,
-    ensure_store_dir,
     explain,
     load_vec,
-    move_aside,
-    new_store_id,
-    read_manifest,
-    read_marker,
     scalar,
+)
+from .errors import IncompleteStore
+from .lock import WriterLock
+from .manifest import Manifest, read_manifest
+from .store_files import clear_odd_files, db_path, ensure_store_dir, move_aside
+from .store_id import (
+    check_against,
+    check_before_writing,
+    clear_leftover,
+    forget_marker,
+    new_store_id,
+    read_marker,
     set_aside_foreign_wal,
     stored_id,
     write_marker,
+    write_stored_id,
 )
 
 if TYPE_CHECKING:
@@ -63,8 +63,27 @@ _GEN_TABLE = re.compile(
 _PENDING_TABLE = re.compile(r"^chunks_pending_(\d+)$")
 
 
+def _generations_of(master: set[tuple[str, str]]) -> set[int]:
+    return {
+        int(m.group(1))
+        for name, kind in master
+        if kind == "table" and (m := _GEN_TABLE.match(name))
+    }
+
+
+def _pending_of(master: set[tuple[str, str]]) -> set[int]:
+    return {
+        int(m.group(1))
+        for name, kind in master
+        if kind == "table" and (m := _PENDING_TABLE.match(name))
+    }
+
+
 class Writer:
-    def __init__(self, store_dir: Path, lock: WriterLock, conn: apsw.Connection) -> None:
+    def __init__(
+        self, store_dir: Path, lock: WriterLock, conn: apsw.Connection, marker: str | None
+    ) -> None:
+        """``marker``: the store-id marker's id as ``open_writer`` read it (None: no marker)."""
         self.store_dir = store_dir
         self.lock = lock
         self.conn = conn
@@ -75,52 +94,45 @@ class Writer:
         """Set when a -wal from elsewhere was moved aside and the index kept (say where)."""
         self.cleared: list[str] = []
         """What the recovery removed or moved aside from the store's file names (say so)."""
-        self._pending: set[int] = set()
+        master = self._master()  # one look at the schema serves every check below
+        self._pending: set[int] = _pending_of(master)
         """Generations whose FTS rows are written at commit (format 3 on); older layouts keep
         their per-row triggers until they are rebuilt."""
-        self._sync_pending()
         manifest = read_manifest(conn)
         if manifest is None:
-            check_store_id(conn, store_dir, built=False)  # the marker says one was built here
+            check_against(conn, store_dir, False, marker)  # the marker says one was built here
             manifest = Manifest()
             store_id = new_store_id()
             with self.transaction():
                 self._create_generation(manifest.generation)
                 self._write_manifest(manifest)
-                self._write_store_id(store_id)
+                write_stored_id(conn, store_id)
             write_marker(store_dir, store_id)
         else:
-            check_store_id(conn, store_dir, built=True)
-            self._adopt_store_id()
-            self._require_complete(manifest)
+            check_against(conn, store_dir, True, marker)
+            self._adopt_store_id(marker)
+            self._require_complete(manifest, master)
             index = f"{manifest.tables.rows}_text"
-            if manifest.format_version >= 4 and index not in self._indexes():
+            if manifest.format_version >= 4 and (index, "index") not in master:
                 with self.transaction():  # a store made before the index existed
                     conn.execute(schema.text_index_ddl(manifest.generation))
         self.manifest = manifest
-        self._drop_stale_generations()
+        self._drop_stale_generations(master)
 
-    def _write_store_id(self, store_id: str) -> None:
-        self.conn.execute(
-            "INSERT INTO rag_meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-            (STORE_ID_KEY, store_id),
-        )
-
-    def _adopt_store_id(self) -> None:
+    def _adopt_store_id(self, marker: str | None) -> None:
         """A store built before ids existed gets one; a lost marker is written again."""
         inside = stored_id(self.conn)
         if inside is None:
             inside = new_store_id()
             with self.transaction():
-                self._write_store_id(inside)
-        if read_marker(self.store_dir) is None:
+                write_stored_id(self.conn, inside)
+        if marker is None:
             write_marker(self.store_dir, inside)
 
-    def _require_complete(self, manifest: Manifest) -> None:
+    def _require_complete(self, manifest: Manifest, master: set[tuple[str, str]]) -> None:
         """Never go on (and so never drop other generations) unless the generation the
         manifest names exists whole."""
-        present = {str(r[0]) for r in self.conn.execute("SELECT name FROM sqlite_master")}
+        present = {name for name, _ in master}
         needed = schema.required(manifest.generation, manifest.hybrid, manifest.format_version)
         missing = [t for t in needed if t not in present]
         if missing:
@@ -130,6 +142,12 @@ class Writer:
                 f"foreign or stale -wal replayed?); nothing was dropped; {RECOVERY}"
             )
 
+    def forget_notes(self) -> None:
+        """The notes of the open (recovered, set aside, cleared) were told: a writer kept open
+        for the next pass (session.py) does not tell them again."""
+        self.recovered = self.set_aside = None
+        self.cleared = []
+
     @property
     def outdated(self) -> bool:
         """The live generation has an older layout: the next index run rebuilds it."""
@@ -137,11 +155,16 @@ class Writer:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    def close(self) -> None:
+    def close(self, *, untouched: bool = False) -> None:
+        """Close the connection and release the lock. ``untouched``: without the checkpoint
+        (a store replaced under a kept writer keeps its files as found: session.py)."""
         try:
-            with contextlib.suppress(Exception):
-                self.conn.execute("PRAGMA optimize")
-            self.conn.close()
+            if untouched:
+                close_untouched(self.conn)
+            else:
+                with contextlib.suppress(Exception):
+                    self.conn.execute("PRAGMA optimize")
+                self.conn.close()
         finally:
             self.lock.release()
 
@@ -188,7 +211,7 @@ class Writer:
     def _sync_pending(self) -> None:
         """Which generations have a pending table, read again (after a rollback may have undone
         a generation's creation or drop)."""
-        self._pending = {int(m.group(1)) for t in self._tables() if (m := _PENDING_TABLE.match(t))}
+        self._pending = _pending_of(self._master())
 
     def flush_fts(self) -> None:
         """Move every chunk written since the last commit into its generation's FTS table (one
@@ -241,39 +264,30 @@ class Writer:
             load_vec(self.conn)
             self.vec_loaded = True
 
-    def _tables(self) -> list[str]:
-        return [
-            r[0]
-            for r in self.conn.execute(
-                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
-            )
-        ]
+    def _master(self) -> set[tuple[str, str]]:
+        """(name, type) of everything in the schema: one read of ``sqlite_master``."""
+        rows = self.conn.execute("SELECT name, type FROM sqlite_master")
+        return {(str(name), str(kind)) for name, kind in rows}
 
-    def _indexes(self) -> set[str]:
-        rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")
-        return {str(r[0]) for r in rows}
-
-    def _generations(self) -> set[int]:
-        return {int(m.group(1)) for t in self._tables() if (m := _GEN_TABLE.match(t))}
+    def _generations(self, master: set[tuple[str, str]] | None = None) -> set[int]:
+        return _generations_of(master if master is not None else self._master())
 
     def _create_generation(self, generation: int) -> None:
         self.conn.execute(schema.generation_ddl(generation))
         self._pending.add(generation)
 
     def _drop_generation(self, generation: int) -> None:
-        tables = self._tables()
-        if schema.names(generation).vec in tables:
+        master = self._master()
+        if (schema.names(generation).vec, "table") in master:
             self.ensure_vec()
-        views = frozenset(
-            str(r[0]) for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='view'")
-        )
+        views = frozenset(name for name, kind in master if kind == "view")
         for sql in schema.drop_generation_sql(generation, views):
             self.conn.execute(sql)
         self._pending.discard(generation)
 
-    def _drop_stale_generations(self) -> None:
+    def _drop_stale_generations(self, master: set[tuple[str, str]]) -> None:
         """Remove what a killed rebuild left behind."""
-        stale = self._generations() - {self.manifest.generation}
+        stale = self._generations(master) - {self.manifest.generation}
         if stale:
             with self.transaction():
                 for g in sorted(stale):
@@ -369,19 +383,23 @@ def open_writer(store_dir: Path, *, wait: float = 0.0, recover: bool = False) ->
     """Take the lock and open the store for writing (creating it if needed).
 
     With ``recover`` (``index --reindex``, ``reset --force``) anything but a regular file at
-    the store's file names is cleared first (``store.clear_odd_files``; ``Writer.cleared``
-    says what went where), and a store that cannot be used — not SQLite, corrupt (``PRAGMA
-    quick_check``), foreign, or naming missing tables — is moved aside
-    (``knowledge.db.damaged-<time>``) and a new one created; ``Writer.recovered`` says where
-    the old file went. Without it such a store raises ``StoreError`` naming the fix."""
+    the store's file names is cleared first (``store_files.clear_odd_files``; ``Writer.cleared``
+    says what went where), a marker's temporary file a killed writer left is removed, and a
+    store that cannot be used — not SQLite, corrupt (``PRAGMA quick_check``), foreign, or naming
+    missing tables — is moved aside (``knowledge.db.damaged-<time>``) and a new one created;
+    ``Writer.recovered`` says where the old file went. Without it such a store raises
+    ``StoreError`` naming the fix. The store-id marker is read once, under the lock."""
     lock = WriterLock(store_dir)
     ensure_store_dir(store_dir)
     cleared = clear_odd_files(store_dir) if recover else []
     lock.acquire(wait)
     try:
-        set_aside = set_aside_foreign_wal(store_dir)  # never replayed over the index
+        if recover:
+            clear_leftover(store_dir)
+        marker = read_marker(store_dir)
+        set_aside = set_aside_foreign_wal(store_dir, marker)  # never replayed over the index
         try:
-            writer = _open(store_dir, lock, check=recover)
+            writer = _open(store_dir, lock, marker, check=recover)
             writer.set_aside, writer.cleared = set_aside, cleared
             return writer
         except Exception as exc:
@@ -389,7 +407,8 @@ def open_writer(store_dir: Path, *, wait: float = 0.0, recover: bool = False) ->
                 raise
             reason = str(exc).split(";", 1)[0]
         aside = move_aside(store_dir)
-        writer = _open(store_dir, lock, check=False)
+        forget_marker(store_dir)
+        writer = _open(store_dir, lock, None, check=False)
         writer.cleared = cleared
         writer.recovered = (
             f"{reason}; it was moved to {aside} and a new index is built in its place"
@@ -419,35 +438,15 @@ def _check_readable(path: Path) -> None:
         raise explain(err, path) from err
 
 
-def _check_store_id_read_only(store_dir: Path) -> None:
-    """Before the writer's connection writes anything (its pragmas, the base table): contents
-    that are not this store's are refused untouched."""
-    import apsw
-
-    path = db_path(store_dir)
-    if read_marker(store_dir) is None or not path.exists() or path.stat().st_size == 0:
-        return
-    try:
-        probe = connect_reader(path)
-    except StoreError:
-        return  # the writer's own open reports it
-    try:
-        check_store_id(probe, store_dir, read_manifest(probe) is not None)
-    except apsw.Error as exc:
-        raise explain(exc, path) from exc
-    finally:
-        close_untouched(probe)
-
-
-def _open(store_dir: Path, lock: WriterLock, *, check: bool) -> Writer:
+def _open(store_dir: Path, lock: WriterLock, marker: str | None, *, check: bool) -> Writer:
     import apsw
 
     if check:
         _check_readable(db_path(store_dir))
-    _check_store_id_read_only(store_dir)
+    check_before_writing(store_dir, marker)
     conn = connect_writer(store_dir)
     try:
-        return Writer(store_dir, lock, conn)
+        return Writer(store_dir, lock, conn, marker)
     except apsw.Error as exc:
         close_untouched(conn)
         raise explain(exc, db_path(store_dir)) from exc

@@ -22,7 +22,8 @@ from fisk_ls.knowledge import (
     resolve_settings,
 )
 from fisk_ls.knowledge.config import EmbeddingsConfig
-from fisk_ls.knowledge.store import db_path, load_vec
+from fisk_ls.knowledge.connect import load_vec
+from fisk_ls.knowledge.store_files import db_path
 from tests.conftest import REPO, write_docs
 from tests.support.builtin_model import model_dir
 from tests.support.fake_embed_server import FakeEmbedServer

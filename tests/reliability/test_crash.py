@@ -20,7 +20,8 @@ from fisk_ls.knowledge import (
     index_project,
     resolve_settings,
 )
-from fisk_ls.knowledge.store import db_path, load_vec
+from fisk_ls.knowledge.connect import load_vec
+from fisk_ls.knowledge.store_files import db_path
 from tests.support.fake_embed_server import FakeEmbedServer
 
 pytestmark = pytest.mark.slow

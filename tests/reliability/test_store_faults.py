@@ -24,7 +24,7 @@ from fisk_ls.knowledge import (
     update_paths,
 )
 from fisk_ls.knowledge.doctor import run_checks
-from fisk_ls.knowledge.store import db_path
+from fisk_ls.knowledge.store_files import db_path
 from tests.conftest import write_docs
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import apsw
 
 from fisk_ls.knowledge import schema
-from fisk_ls.knowledge.store import db_path
+from fisk_ls.knowledge.store_files import db_path
 
 # schema.generation_ddl of format 3 ({d} documents, {c} chunks, {p} pending, {f} fts, {v} vocab).
 FORMAT_3_DDL = """

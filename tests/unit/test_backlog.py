@@ -19,8 +19,9 @@ from fisk_ls.knowledge import (
     update_paths,
 )
 from fisk_ls.knowledge.config import EmbeddingsConfig
+from fisk_ls.knowledge.connect import load_vec
 from fisk_ls.knowledge.index.backfill import Backfill, BackfillReporter
-from fisk_ls.knowledge.store import db_path, load_vec
+from fisk_ls.knowledge.store_files import db_path
 from fisk_ls.knowledge.vectors.providers import make_embedder
 from tests.support.fake_embed_server import FakeEmbedServer
 

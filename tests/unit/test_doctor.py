@@ -3,9 +3,10 @@ from __future__ import annotations
 import pytest
 
 from fisk_ls.knowledge import Settings, index_project, open_writer
+from fisk_ls.knowledge.connect import connect_reader
 from fisk_ls.knowledge.doctor import Check, run_checks
 from fisk_ls.knowledge.fts_check import SOUND, Deadline, Stopped, fts_mismatch
-from fisk_ls.knowledge.store import connect_reader, db_path
+from fisk_ls.knowledge.store_files import db_path
 
 
 def by_name(settings: Settings) -> dict[str, object]:

@@ -267,7 +267,7 @@ def test_worker_processes_yield_every_outcome_in_order(project: Path) -> None:
 def test_a_run_with_nothing_changed_writes_nothing(settings: Settings, project: Path) -> None:
     import apsw
 
-    from fisk_ls.knowledge.store import db_path
+    from fisk_ls.knowledge.store_files import db_path
     from fisk_ls.knowledge.writer import COMMITS_KEY
 
     def commits() -> int:

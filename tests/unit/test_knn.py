@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from fisk_ls.knowledge import schema
-from fisk_ls.knowledge.store import Manifest, Snapshot, load_vec
+from fisk_ls.knowledge.connect import load_vec
+from fisk_ls.knowledge.manifest import Manifest
+from fisk_ls.knowledge.store import Snapshot
 from fisk_ls.knowledge.vectors import knn
 
 DIM = 384

@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Knowledge, Settings, index_project, lexical, remove, resolve_settings
+from fisk_ls.knowledge.connect import scalar
 from fisk_ls.knowledge.lexical import TermStats, indexed_rows, varint
-from fisk_ls.knowledge.store import Snapshot, scalar
+from fisk_ls.knowledge.store import Snapshot
 from fisk_ls.knowledge.topk import Plan
 
 N_DOCS = 40

@@ -10,7 +10,7 @@ from pathlib import Path
 import apsw
 
 from fisk_ls.knowledge import Knowledge, Settings, index_project
-from fisk_ls.knowledge.store import db_path
+from fisk_ls.knowledge.store_files import db_path
 
 QUERIES = [
     "what is backpressure",  # definitional: the heading boost's self-join

@@ -16,9 +16,11 @@ from fisk_ls.knowledge import (
     StoreError,
     index_project,
     open_writer,
+    reset,
 )
 from fisk_ls.knowledge.index.runs import Indexer
-from fisk_ls.knowledge.store import db_path
+from fisk_ls.knowledge.store_files import db_path
+from fisk_ls.knowledge.store_id import read_marker, stored_id, write_marker
 
 
 def test_index_and_search(settings: Settings) -> None:  # 18
@@ -250,3 +252,31 @@ def test_an_older_format_is_rebuilt_by_the_next_writer(tmp_path: Path) -> None:
         assert not w.outdated
         assert w.manifest.format_version == schema.FORMAT_VERSION
         assert w.manifest.generation == 2
+
+
+@pytest.mark.parametrize("left", ["file", "folder"])
+def test_reset_force_leaves_no_marker_temp_behind(settings: Settings, left: str) -> None:
+    """A killed writer's ``.knowledge.id.tmp`` (a file, or a folder at that name) is gone after
+    ``reset --force``, which says what it moved; the marker still names the store."""
+    index_project(settings)
+    tmp = settings.store_dir / ".knowledge.id.tmp"
+    if left == "file":
+        tmp.write_text("half-written\n")
+    else:
+        tmp.mkdir()
+    notes: list[str] = []
+    assert reset(settings, force=True, notes=notes) is not None
+    assert not os.path.lexists(tmp)
+    assert [n for n in notes if ".knowledge.id.tmp" in n] == ([] if left == "file" else [notes[0]])
+    with open_writer(settings.store_dir) as w:
+        assert read_marker(settings.store_dir) == stored_id(w.conn)
+
+
+def test_a_marker_that_cannot_be_written_leaves_no_temp(settings: Settings) -> None:
+    index_project(settings)
+    marker = settings.store_dir / "knowledge.id"
+    marker.unlink()
+    marker.mkdir()  # the rename onto it fails
+    with pytest.raises(OSError):
+        write_marker(settings.store_dir, "0" * 32)
+    assert sorted(p.name for p in settings.store_dir.iterdir() if p.name.startswith(".")) == []

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fisk_ls.knowledge.errors import EmbeddingsError, VectorSpaceMismatch
-from fisk_ls.knowledge.store import Manifest
+from fisk_ls.knowledge.manifest import Manifest
 from fisk_ls.knowledge.vectors.space import (
     VectorSpace,
     describe,

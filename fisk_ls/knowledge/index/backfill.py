@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     import apsw
 
     from ..location import Settings
+    from ..manifest import Manifest
     from ..schema import Tables
-    from ..store import Manifest
 
 log = logging.getLogger(__name__)
 

@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import schema
+from ..connect import scalar
 from ..errors import Cancelled, KnowledgeError
 from ..location import document_key, inside_root, key_prefix, resolved_parent
+from ..manifest import Manifest
 from ..schema import Tables
-from ..store import Manifest, scalar
 from ..vectors.backlog import coverage, incomplete, pending, store, store_chunk_vectors
 from ..vectors.tier import (
     DocumentEmbedder,

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..connect import scalar
 from ..display import display_text
-from ..store import scalar
 from . import knn
 
 if TYPE_CHECKING:

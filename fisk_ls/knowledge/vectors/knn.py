@@ -34,8 +34,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..connect import scalar
 from ..schema import Tables
-from ..store import scalar
 from .pack import pack
 
 if TYPE_CHECKING:

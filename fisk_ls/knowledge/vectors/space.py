@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..errors import EmbeddingsError, VectorSpaceMismatch
-from ..store import Manifest
+from ..manifest import Manifest
 
 REINDEX = "`fisk-ai knowledge index --reindex`"
 """The command that fixes every vector-space difference: a rebuild beside the live index."""

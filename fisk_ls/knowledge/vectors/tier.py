@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from .. import schema
 from ..errors import EmbeddingsError
+from ..manifest import Manifest
 from ..schema import Tables
-from ..store import Manifest
 from . import knn
 from .pack import pack
 from .space import (
