@@ -23,6 +23,7 @@ from .writer import Writer, open_writer
 
 if TYPE_CHECKING:
     from .index.adopt import Adoption
+    from .session import WriterSession
     from .unpack import Pack
 
 
@@ -48,6 +49,7 @@ def index_project(
     drain: bool = True,
     ignore: IgnoreRules | None = None,
     pack: Path | None = None,
+    session: WriterSession | None = None,
 ) -> IndexStats:
     """One index run under the writer lock.
 
@@ -66,6 +68,9 @@ def index_project(
     taken, its rows as the adoption reads them, in one transaction). Without
     it, the configured ``prebuilt`` pack is adopted by a run that finds the index empty (a
     refused or missing one is a note; the run indexes locally).
+
+    ``session``: the writer kept open between runs (the update queue's, session.py); without
+    one the store is opened for this run and closed after it.
     """
     if pack is not None and (rebuild or dry_run):
         raise KnowledgeError(
@@ -75,7 +80,7 @@ def index_project(
     with (
         _embedder(settings, embedder) as emb,
         _checked_pack(pack) as given,
-        open_writer(settings.store_dir, wait=wait, recover=recover) as w,
+        _writing(settings.store_dir, session, wait=wait, recover=recover) as w,
     ):
         for note in (*w.cleared, w.set_aside, w.recovered):
             if note:
@@ -100,6 +105,19 @@ def index_project(
                 stats.adopted = adoption.as_dict()
                 stats.notes[:0] = adoption.notes
             return stats
+
+
+@contextlib.contextmanager
+def _writing(
+    store_dir: Path, session: WriterSession | None, *, wait: float, recover: bool = False
+) -> Iterator[Writer]:
+    """The session's kept writer, else one opened for this call and closed after it."""
+    if session is not None:
+        with session.open(wait=wait, recover=recover) as kept:
+            yield kept
+        return
+    with open_writer(store_dir, wait=wait, recover=recover) as writer:
+        yield writer
 
 
 @contextlib.contextmanager
@@ -219,12 +237,16 @@ def update_paths(
     cancel: threading.Event | None = None,
     drain: bool = True,
     ignore: IgnoreRules | None = None,
+    session: WriterSession | None = None,
 ) -> IndexStats:
     """Re-index just these files (saved, created, deleted, renamed) under the writer lock.
 
-    An index with an older layout is rebuilt whole instead. ``drain``, ``ignore``: as in
-    ``index_project``."""
-    with _embedder(settings, embedder) as emb, open_writer(settings.store_dir, wait=wait) as w:
+    An index with an older layout is rebuilt whole instead. ``drain``, ``ignore``,
+    ``session``: as in ``index_project``."""
+    with (
+        _embedder(settings, embedder) as emb,
+        _writing(settings.store_dir, session, wait=wait) as w,
+    ):
         rules = ignore if ignore is not None else ignore_rules(settings)
         indexer = Indexer(w, settings.project_root, embedder=emb, cancel=cancel, ignore=rules)
         if w.outdated:

@@ -61,22 +61,24 @@ _GEN_TABLE = re.compile(
 
 
 _PENDING_TABLE = re.compile(r"^chunks_pending_(\d+)$")
+_VEC_TABLE = re.compile(r"^chunks_vec_(\d+)$")
 
 
-def _generations_of(master: set[tuple[str, str]]) -> set[int]:
+def _generations_of(
+    master: set[tuple[str, str]], pattern: re.Pattern[str] = _GEN_TABLE
+) -> set[int]:
+    """The generations of the tables in ``master`` (name, type) whose names match ``pattern``."""
     return {
-        int(m.group(1))
-        for name, kind in master
-        if kind == "table" and (m := _GEN_TABLE.match(name))
+        int(m.group(1)) for name, kind in master if kind == "table" and (m := pattern.match(name))
     }
 
 
 def _pending_of(master: set[tuple[str, str]]) -> set[int]:
-    return {
-        int(m.group(1))
-        for name, kind in master
-        if kind == "table" and (m := _PENDING_TABLE.match(name))
-    }
+    return _generations_of(master, _PENDING_TABLE)
+
+
+def _vec_of(master: set[tuple[str, str]]) -> set[int]:
+    return _generations_of(master, _VEC_TABLE)
 
 
 class Writer:
@@ -98,6 +100,8 @@ class Writer:
         self._pending: set[int] = _pending_of(master)
         """Generations whose FTS rows are written at commit (format 3 on); older layouts keep
         their per-row triggers until they are rebuilt."""
+        self._vec: set[int] = _vec_of(master)
+        """Generations that have their vector table."""
         manifest = read_manifest(conn)
         if manifest is None:
             check_against(conn, store_dir, False, marker)  # the marker says one was built here
@@ -209,9 +213,10 @@ class Writer:
         self.conn.execute("COMMIT")
 
     def _sync_pending(self) -> None:
-        """Which generations have a pending table, read again (after a rollback may have undone
-        a generation's creation or drop)."""
-        self._pending = _pending_of(self._master())
+        """Which generations have a pending table and a vector table, read again (after a
+        rollback may have undone a generation's creation or drop)."""
+        master = self._master()
+        self._pending, self._vec = _pending_of(master), _vec_of(master)
 
     def flush_fts(self) -> None:
         """Move every chunk written since the last commit into its generation's FTS table (one
@@ -284,6 +289,7 @@ class Writer:
         for sql in schema.drop_generation_sql(generation, views):
             self.conn.execute(sql)
         self._pending.discard(generation)
+        self._vec.discard(generation)
 
     def _drop_stale_generations(self, master: set[tuple[str, str]]) -> None:
         """Remove what a killed rebuild left behind."""
@@ -308,6 +314,11 @@ class Writer:
     def create_vec_table(self, generation: int, dimension: int) -> None:
         self.ensure_vec()
         self.conn.execute(schema.vec_ddl(generation, dimension))
+        self._vec.add(generation)
+
+    def has_vec_table(self, generation: int) -> bool:
+        """``generation`` has its vector table (known without reading the schema again)."""
+        return generation in self._vec
 
     def begin_rebuild(self) -> int:
         """Create the next generation's (empty) tables; return its number."""

@@ -21,6 +21,7 @@ from fisk_ls.knowledge import (
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.connect import load_vec
 from fisk_ls.knowledge.index.backfill import Backfill, BackfillReporter
+from fisk_ls.knowledge.session import WriterSession
 from fisk_ls.knowledge.store_files import db_path
 from fisk_ls.knowledge.vectors.providers import make_embedder
 from tests.support.fake_embed_server import FakeEmbedServer
@@ -196,13 +197,14 @@ def test_backfill_embeds_the_backlog_in_rounds_in_the_background(
     assert emb is not None
     chunks = index_project(h, embedder=emb, drain=False).chunks
     Recorder.events = []
-    worker = Backfill(h, emb, reporter=Recorder, round_size=2)
+    worker = Backfill(h, emb, WriterSession(h.store_dir), reporter=Recorder, round_size=2)
     worker.start()
     try:
         worker.kick()
         assert worker.wait_idle(30)
     finally:
         worker.stop()
+        worker.session.close()
     assert Recorder.events[0] == ("begin", 0, chunks)
     assert Recorder.events[-1] == ("end", chunks, chunks)
     rounds = [e for e in Recorder.events if e[0] == "progress"]
@@ -221,7 +223,7 @@ def test_backfill_lets_the_embedder_free_its_indexing_model_when_the_backlog_is_
     index_project(h, embedder=emb, drain=False)
     released: list[int] = []
     emb.release_documents = lambda: released.append(1)  # type: ignore[union-attr]
-    worker = Backfill(h, emb, round_size=2)
+    worker = Backfill(h, emb, WriterSession(h.store_dir), round_size=2)
     worker.start()
     try:
         worker.kick()
@@ -232,6 +234,7 @@ def test_backfill_lets_the_embedder_free_its_indexing_model_when_the_backlog_is_
         assert released == [1]
     finally:
         worker.stop()
+        worker.session.close()
     emb.close()
 
 
@@ -260,7 +263,12 @@ def test_backfill_drops_a_round_whose_chunks_changed(
             update_paths(h, [doc], embedder=emb, drain=False)
             return out
 
-    worker = Backfill(h, EditWhileEmbedding(), round_size=50)  # type: ignore[arg-type]
+    worker = Backfill(
+        h,
+        EditWhileEmbedding(),
+        WriterSession(h.store_dir),
+        round_size=50,  # type: ignore[arg-type]
+    )
     r = worker.run_round()
     assert r is not None and r.stored == r.embedded  # the other files' chunks are stored
     all_chunks, vecs, flagged = vec_rows(h)
@@ -268,4 +276,6 @@ def test_backfill_drops_a_round_whose_chunks_changed(
     worker.embedder = emb  # type: ignore[assignment]
     r = worker.run_round()
     assert r is not None and r.done
+    assert worker.session.opened == 2  # the edit between its two rounds was another writer's
+    worker.session.close()
     emb.close()

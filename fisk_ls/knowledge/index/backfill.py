@@ -23,7 +23,6 @@ from ..errors import IndexLocked, KnowledgeError
 from ..vectors.backlog import Coverage, Pending, coverage, coverage_within, pending, store
 from ..vectors.space import describe
 from ..vectors.tier import DocumentEmbedder, VectorTier
-from ..writer import open_writer
 
 if TYPE_CHECKING:
     import apsw
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     from ..location import Settings
     from ..manifest import Manifest
     from ..schema import Tables
+    from ..session import WriterSession
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,7 @@ class Backfill:
         self,
         settings: Settings,
         embedder: DocumentEmbedder,
+        session: WriterSession,
         *,
         reporter: Callable[[], BackfillReporter] = BackfillReporter,
         on_error: Callable[[KnowledgeError], None] = lambda exc: None,
@@ -91,8 +92,9 @@ class Backfill:
     ) -> None:
         """``within``: the document keys (folders ending in ``/``) whose backlog the reporter
         is told (``watch PATHS``); None: the whole store's. Every waiting chunk is embedded
-        either way."""
+        either way. ``session``: the writer its rounds use, shared with the update queue."""
         self.settings = settings
+        self.session = session
         self.within = within
         self.embedder = embedder
         self.reporter = reporter
@@ -124,6 +126,11 @@ class Backfill:
     def busy(self) -> bool:
         return not self._idle.is_set()
 
+    @property
+    def running(self) -> bool:
+        """Its thread is still alive (after ``stop``: it did not end in time)."""
+        return self._thread.is_alive()
+
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
         self._kick.set()
@@ -135,7 +142,7 @@ class Backfill:
     def run_round(self) -> Round | None:
         """Embed up to ``round_size`` waiting chunks; None when there is nothing to do here
         (not built, lexical-only, another vector space: the next index run speaks up)."""
-        with open_writer(self.settings.store_dir, wait=LOCK_WAIT) as w:
+        with self.session.open(wait=LOCK_WAIT) as w:
             manifest = w.manifest
             if not manifest.hybrid or not self._same_space(manifest):
                 return None
@@ -157,7 +164,7 @@ class Backfill:
         if items:
             vectors = tier.embed_missing([(i.hash, i.text, i.title) for i in items])
             stored += self._store(manifest, tier, items, vectors)
-        with open_writer(self.settings.store_dir, wait=LOCK_WAIT) as w:
+        with self.session.open(wait=LOCK_WAIT) as w:
             cov = coverage(w.conn, w.manifest.tables)
             seen = self._seen(w.conn, w.manifest.tables)
         return Round(stored, cov.embedded, cov.chunks, seen, before)
@@ -168,7 +175,7 @@ class Backfill:
     def _store(
         self, manifest: Manifest, tier: VectorTier, items: list[Pending], vectors: dict[str, bytes]
     ) -> int:
-        with open_writer(self.settings.store_dir, wait=LOCK_WAIT) as w:
+        with self.session.open(wait=LOCK_WAIT) as w:
             if w.manifest != manifest:
                 return 0  # rebuilt or switched meanwhile
             w.ensure_vec()

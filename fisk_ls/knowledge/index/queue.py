@@ -35,6 +35,7 @@ from ..errors import Cancelled, IndexLocked, KnowledgeError, StoreError
 from ..location import document_key, key_prefix
 from ..operations import ignore_rules, index_project, update_paths
 from ..progress import IndexRun
+from ..session import WriterSession
 from ..vectors.providers import make_embedder
 from .backfill import Backfill, BackfillReporter
 from .runs import IndexReporter, IndexStats
@@ -185,6 +186,9 @@ class UpdateQueue:
         self._stopping = False
         self._stop = threading.Event()
         self._failures = 0
+        self.session = WriterSession(settings.store_dir)
+        """The store opened once for the queue's life (its passes and the backfill's rounds
+        re-check only what can have changed: session.py); closed by ``stop``."""
         # One embeddings client for the queue's life: its dimension probe is paid once, not on
         # every save.
         self._own_embedder = embedder is None
@@ -197,6 +201,7 @@ class UpdateQueue:
             self.backfill = Backfill(
                 settings,
                 self._embedder,
+                self.session,
                 reporter=self.hooks.embed_reporter,
                 on_error=self.hooks.on_error,
                 within=_keys(roots, settings.project_root),
@@ -324,6 +329,8 @@ class UpdateQueue:
         if self.backfill is not None:
             self.backfill.stop(timeout)
         ended = not self._thread.is_alive()
+        if ended and (self.backfill is None or not self.backfill.running):
+            self.session.close()
         closer = getattr(self._embedder, "close", None)
         if self._own_embedder and callable(closer) and ended:
             closer()
@@ -387,6 +394,7 @@ class UpdateQueue:
                 cancel=self._stop,
                 drain=False,
                 ignore=self.rules,
+                session=self.session,
             )
         except IndexLocked:
             self._requeue(batch)
@@ -445,6 +453,7 @@ class UpdateQueue:
                     embedder=self._embedder,
                     drain=False,
                     ignore=self.rules,
+                    session=self.session,
                 )
                 self._kick_backfill()
                 return stats

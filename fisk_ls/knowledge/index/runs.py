@@ -40,7 +40,6 @@ from ..vectors.tier import (
     DocumentEmbedder,
     VectorTier,
     delete_vectors,
-    has_vec_table,
     refuse_lexical_over_hybrid,
 )
 from .examine import Existing, Job, Outcome, Prepared, examine_all
@@ -136,7 +135,7 @@ class Indexer:
         self.reporter = reporter or IndexReporter()
         self.cancel = cancel
         self.embedder = embedder
-        self._has_vec = has_vec_table(writer.conn, writer.manifest.generation)
+        self._has_vec = writer.has_vec_table(writer.manifest.generation)
 
     @property
     def has_vectors(self) -> bool:
@@ -145,7 +144,7 @@ class Indexer:
 
     def refresh_vectors(self) -> None:
         """Look again whether the live generation has its vector table (after a pin)."""
-        self._has_vec = has_vec_table(self.writer.conn, self.writer.manifest.generation)
+        self._has_vec = self.writer.has_vec_table(self.writer.manifest.generation)
 
     # -- public entry points -----------------------------------------------------------------
 
@@ -267,7 +266,7 @@ class Indexer:
         """After the lexical write: the probe's answer pins the vector space (vectors.settle)."""
         if vectors is not None:
             vectors.settle()
-            self._has_vec = has_vec_table(self.writer.conn, generation)
+            self._has_vec = self.writer.has_vec_table(generation)
 
     def _process(
         self,
