@@ -26,7 +26,7 @@ from typing import Any
 
 from devset_questions import CORPORA_DIR as CORPORA
 
-from fisk_ls.knowledge import Knowledge, index_project, resolve_settings
+from fisk_ls.knowledge import Knowledge, Project, index_project, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.query import SearchString
 from fisk_ls.knowledge.search import (
@@ -146,10 +146,11 @@ def evaluate(
             )
         )
     t0 = time.perf_counter()
-    stats = index_project(settings)
+    project = Project(settings)  # its one embedder, for the index run and the reader
+    stats = index_project(settings, embedder=project.embedder())
     index_s = time.perf_counter() - t0
     progress(f"{name}: indexed {ndocs} docs, {stats.chunks} chunks in {index_s:.1f}s")
-    kb = Knowledge(settings)
+    kb = Knowledge(settings, project.embedder())
     runs: dict[str, dict[str, list[str]]] = {
         "lexical": {},
         "vector": {},

@@ -42,7 +42,7 @@ from typing import Any
 from devset_questions import CORPORA, KINDS, BrokenQuestion, Corpus, Question, load
 from devset_stats import RESAMPLES, SEED, TOP_K, hit_rate, summarize
 
-from fisk_ls.knowledge import Hit, Knowledge, Settings, index_project, resolve_settings
+from fisk_ls.knowledge import Hit, Knowledge, Project, Settings, index_project, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 
 
@@ -242,9 +242,10 @@ def run_corpus(
         modes.append(("hybrid", hybrid.with_overrides(embeddings=emb)))
     for name, s in modes:
         t0 = time.perf_counter()
-        stats = index_project(s)
+        project = Project(s)  # its one embedder, for the index run and the reader
+        stats = index_project(s, embedder=project.embedder())
         index_s = time.perf_counter() - t0
-        k = Knowledge(s)
+        k = Knowledge(s, project.embedder())
         if args.show_misses:
             print(f"== {corpus.key} {name} misses (section rank > 5) ==", file=sys.stderr)
         try:

@@ -208,7 +208,7 @@ def phase_ours(args: argparse.Namespace) -> dict[str, Any]:
         emb = make_embedder(settings)
         assert isinstance(emb, builtin.BuiltinEmbedder)
         emb.batch_tokens, emb.nice = args.batch, args.nice
-        kb = Knowledge(settings)  # its own embedder, as in the language server
+        kb = Knowledge(settings, emb)  # the project's one embedder, as in the language server
         during: list[float] = []
         stop = threading.Event()
         searcher = threading.Thread(target=_latencies, args=(kb, stop, during))

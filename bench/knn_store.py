@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from devset_questions import CORPORA, load  # noqa: E402
 
-from fisk_ls.knowledge import Knowledge, resolve_settings  # noqa: E402
+from fisk_ls.knowledge import Project, resolve_settings  # noqa: E402
 from fisk_ls.knowledge.config import EmbeddingsConfig  # noqa: E402
 from fisk_ls.knowledge.vectors import knn  # noqa: E402
 
@@ -58,7 +58,7 @@ def main() -> int:
     settings = resolve_settings(
         cwd=corpus.root.resolve(), store_base=args.store_base / "otel" / "hybrid", discover=False
     ).with_overrides(embeddings=emb)
-    k = Knowledge(settings)
+    k = Project(settings).reader
     assert k.embedder is not None
     vectors = [k.embedder.embed_query(q.query) for q in questions]
     coarse = knn.CoarseIndex()

@@ -111,7 +111,6 @@ if TYPE_CHECKING:
         shown,
     )
     from .vectors.backlog import Coverage
-    from .vectors.providers import make_embedder
     from .vectors.url import validate_base_url
     from .writer import open_writer
 
@@ -202,7 +201,6 @@ _LAZY = {
     "rule_problems": ".settings_schema",
     "shown": ".settings_schema",
     "Coverage": ".vectors.backlog",
-    "make_embedder": ".vectors.providers",
     "validate_base_url": ".vectors.url",
     "open_writer": ".writer",
 }
@@ -297,7 +295,6 @@ __all__ = [
     "ignore_rules",
     "index_project",
     "is_long_query",
-    "make_embedder",
     "one_line",
     "open_writer",
     "parse_citation",

@@ -17,7 +17,6 @@ from .index.runs import Indexer, IndexReporter, IndexStats
 from .location import Settings, document_key, inside_root, resolved_parent
 from .progress import RunRecord
 from .store_files import clear_odd_files, db_path, odd_files
-from .vectors.providers import make_embedder
 from .vectors.tier import DocumentEmbedder
 from .writer import Writer, open_writer
 
@@ -57,8 +56,8 @@ def index_project(
     are removed too, so the same configuration gives the same index from every front end. Over
     explicit ``roots`` only documents under them are reconciled.
 
-    With embeddings configured, ``embedder`` (default: the one the settings ask for) embeds the
-    chunks without a vector; with ``drain`` the run returns once there are none left (files are
+    ``embedder`` (the project's: ``Project.embedder``; None indexes lexically) embeds the chunks
+    without a vector; with ``drain`` the run returns once there are none left (files are
     searchable lexically as soon as they are written), without it they stay in the backlog for
     a background worker (``Backfill``). ``ignore``: the project's rules when the caller keeps
     them (the update queue does); built from ``settings`` otherwise.
@@ -78,7 +77,6 @@ def index_project(
         )
     recover = rebuild and not dry_run  # --reindex always works: an unusable store moves aside
     with (
-        _embedder(settings, embedder) as emb,
         _checked_pack(pack) as given,
         _writing(settings.store_dir, session, wait=wait, recover=recover) as w,
     ):
@@ -92,12 +90,12 @@ def index_project(
                 settings.project_root,
                 reporter=_Recording(reporter or IndexReporter(), record),
                 cancel=cancel,
-                embedder=emb,
+                embedder=embedder,
                 ignore=ignore if ignore is not None else ignore_rules(settings),
             )
             adoption = None
             if not (rebuild or dry_run or w.outdated):
-                adoption = _adopt(indexer, settings, roots, given, emb)
+                adoption = _adopt(indexer, settings, roots, given, embedder)
                 for note in adoption.notes if adoption is not None else ():
                     indexer.reporter.on_note(note)
             stats = _full_run(indexer, w, settings, roots, rebuild, dry_run, drain)
@@ -243,12 +241,9 @@ def update_paths(
 
     An index with an older layout is rebuilt whole instead. ``drain``, ``ignore``,
     ``session``: as in ``index_project``."""
-    with (
-        _embedder(settings, embedder) as emb,
-        _writing(settings.store_dir, session, wait=wait) as w,
-    ):
+    with _writing(settings.store_dir, session, wait=wait) as w:
         rules = ignore if ignore is not None else ignore_rules(settings)
-        indexer = Indexer(w, settings.project_root, embedder=emb, cancel=cancel, ignore=rules)
+        indexer = Indexer(w, settings.project_root, embedder=embedder, cancel=cancel, ignore=rules)
         if w.outdated:
             return indexer.run(settings.roots, rebuild=True, drain=drain)
         return indexer.update_paths(paths, drain=drain)
@@ -350,18 +345,3 @@ def _outside(writer: Writer, settings: Settings) -> list[str]:
     rows = writer.conn.execute(f"SELECT path FROM {writer.manifest.tables.documents}")
     paths = [str(path) for (path,) in rows]
     return [p for p in paths if not any(p == k or p.startswith(f"{k}/") for k in covered)]
-
-
-@contextlib.contextmanager
-def _embedder(
-    settings: Settings, given: DocumentEmbedder | None
-) -> Iterator[DocumentEmbedder | None]:
-    if given is not None or settings.embeddings is None:
-        yield given
-        return
-    client = make_embedder(settings)
-    try:
-        yield client
-    finally:
-        if client is not None:
-            client.close()

@@ -129,7 +129,10 @@ class Project:
                 from .reader import Knowledge
 
                 self._reader = Knowledge(
-                    self.settings, coarse_knn=self.coarse_knn, indexing=self.indexing
+                    self.settings,
+                    self._made_embedder(None),
+                    coarse_knn=self.coarse_knn,
+                    indexing=self.indexing,
                 )
             return self._reader
 
@@ -221,15 +224,21 @@ class Project:
     # -- the write side ---------------------------------------------------------------------------
 
     def embedder(self, progress: Progress | None = None) -> Embedder | None:
-        """The embedder of index runs and background embedding, made on first use (None without
-        embeddings); ``progress`` is told how a built-in model's one-time download goes."""
+        """The project's one embedder, made on first use (None without embeddings): the
+        reader's queries, index runs, background embedding and doctor all use it, and
+        ``close`` closes it. ``progress`` is told how a built-in model's one-time download
+        goes (the first use makes it: a command that indexes asks before it searches)."""
         with self._lock:
-            if not self._embedder_made:
-                from .vectors.providers import make_embedder
+            return self._made_embedder(progress)
 
-                self._embedder = make_embedder(self.settings, progress=progress)
-                self._embedder_made = True
-            return self._embedder
+    def _made_embedder(self, progress: Progress | None) -> Embedder | None:
+        """(lock held) The embedder, made here and nowhere else."""
+        if not self._embedder_made:
+            from .vectors.providers import make_embedder
+
+            self._embedder = make_embedder(self.settings, progress=progress)
+            self._embedder_made = True
+        return self._embedder
 
     def index(
         self,

@@ -85,7 +85,9 @@ class Knowledge:
         answers one query and exits (the CLI), since loading the int8 matrix of a large index
         costs more than one exact scan (vectors/knn.py). ``indexing``: the index run going on,
         if any (a ``Project`` asks its update queue first); by default the run another writer
-        records beside the store (progress.py)."""
+        records beside the store (progress.py). ``embedder``: the query embedder (a
+        ``Project`` passes its one embedder; None searches lexically); whoever made it closes
+        it."""
         self.settings = settings
         self.indexing: Callable[[], IndexRun | None] = indexing or (
             lambda: recorded_run(settings.store_dir)
@@ -97,10 +99,6 @@ class Knowledge:
         self.arms: ArmPool | None = ArmPool(self.store) if default_workers() else None
         """Runs the lexical arms of a search with ``also`` strings side by side (arms.py);
         None runs them one after another."""
-        if embedder is None and settings.embeddings is not None:
-            from .vectors.providers import make_embedder  # here: a lexical search never needs it
-
-            self.embedder = make_embedder(settings)
 
     @property
     def built(self) -> bool:
@@ -302,9 +300,6 @@ class Knowledge:
         if self.arms is not None:
             self.arms.close()
         self.store.close()
-        closer = getattr(self.embedder, "close", None)
-        if callable(closer):
-            closer()
 
 
 def _size(path: Path) -> int:

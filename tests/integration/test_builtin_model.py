@@ -18,7 +18,6 @@ from fisk_ls.knowledge import (
     Knowledge,
     Settings,
     VectorSpaceMismatch,
-    index_project,
     resolve_settings,
 )
 from fisk_ls.knowledge.config import EmbeddingsConfig
@@ -27,6 +26,7 @@ from fisk_ls.knowledge.store_files import db_path
 from tests.conftest import REPO, write_docs
 from tests.support.builtin_model import model_dir
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.hybrid import index_project, reader
 
 DOCS = {
     "pets/cat.md": "# Cats\n\nA cat is a small domesticated carnivore that purrs and hunts mice.\n",
@@ -61,11 +61,11 @@ def pets(tmp_path: Path, store_base: Path) -> Settings:
 
 
 def test_a_paraphrase_with_no_shared_words_is_found(pets: Settings, minilm: Path) -> None:
-    lexical = Knowledge(pets)
+    lexical = reader(pets)
     index_project(pets)
     h = builtin(pets, minilm)
     index_project(h, rebuild=True)
-    kb = Knowledge(h)
+    kb = reader(h)
     assert kb.stats().vectors == kb.stats().chunks == len(DOCS)
     for query, path in PARAPHRASES.items():
         lex = lexical.search(query)
@@ -82,7 +82,7 @@ def test_the_index_answers_lexically_while_its_backlog_waits(pets: Settings, min
     h = builtin(pets, minilm)
     stats = index_project(h, drain=False)
     assert stats.backlog == stats.chunks == len(DOCS)
-    kb = Knowledge(h)
+    kb = reader(h)
     res = kb.search("knead the dough")
     assert res.hits[0].path == "food/bread.md" and res.hits[0].retrievers == {"lexical": 1}
     assert f"0 of {len(DOCS)} chunks embedded" in res.tier
@@ -174,14 +174,14 @@ def test_a_provider_switch_rebuilds_beside_the_live_index(
         embeddings=EmbeddingsConfig(base_url=fake_embed.base_url, model="fake-embed")
     )
     index_project(served)
-    old = Knowledge(served)
+    old = reader(served)
     h = builtin(pets, minilm)
     with pytest.raises(VectorSpaceMismatch, match="--reindex"):
         index_project(h)
     watcher = OldReaderSees(old)
     stats = index_project(h, rebuild=True, reporter=watcher)
     assert watcher.checked >= 1 and stats.embeddings == len(DOCS)
-    st = Knowledge(h).stats()
+    st = reader(h).stats()
     assert st.model.startswith("builtin:all-MiniLM-L6-v2@") and st.dimension == 384
     assert st.vectors == st.chunks == len(DOCS)
     old.close()

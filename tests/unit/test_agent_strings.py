@@ -10,12 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, index_project, resolve_settings
+from fisk_ls.knowledge import Knowledge, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.search import fuse, fuse_strings
 from fisk_ls.knowledge.settings_schema import SettingError, check_also
 from tests.support.agent_strings import ALSO, KEYWORDS, QUESTION, write_site
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.hybrid import index_project, reader
 
 
 @pytest.fixture
@@ -27,7 +28,7 @@ def root(tmp_path: Path) -> Path:
 def kb(root: Path, store_base: Path) -> Iterator[Knowledge]:
     s = resolve_settings(cwd=root, store_base=store_base, discover=False)
     index_project(s)
-    k = Knowledge(s)
+    k = reader(s)
     yield k
     k.close()
 
@@ -39,7 +40,7 @@ def hybrid(root: Path, store_base: Path, server: FakeEmbedServer) -> Knowledge:
     s = resolve_settings(cwd=root, store_base=store_base / "hybrid", discover=False)
     h = s.with_overrides(embeddings=cfg)
     index_project(h)
-    return Knowledge(h)
+    return reader(h)
 
 
 def test_an_agent_string_finds_what_the_question_s_words_miss(kb: Knowledge) -> None:

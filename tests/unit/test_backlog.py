@@ -15,8 +15,6 @@ from fisk_ls.knowledge import (
     Knowledge,
     KnowledgeError,
     Settings,
-    index_project,
-    update_paths,
 )
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.connect import load_vec
@@ -25,6 +23,7 @@ from fisk_ls.knowledge.session import WriterSession
 from fisk_ls.knowledge.store_files import db_path
 from fisk_ls.knowledge.vectors.providers import make_embedder
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.hybrid import index_project, reader, update_paths
 
 
 def hybrid(settings: Settings, server: FakeEmbedServer, model: str = "fake-embed") -> Settings:
@@ -76,7 +75,7 @@ def test_files_are_searchable_before_their_vectors(
     first = index_project(h, drain=False)
     assert first.backlog == first.chunks > 0 and first.embeddings == 0
     assert fake_embed.stats()["inputs"] == 1  # only the dimension probe
-    kb = Knowledge(h)
+    kb = reader(h)
     res = kb.search("backpressure producers")
     assert res.status == "ok" and res.hits[0].path == "docs/design.md"
     assert all(set(hit.retrievers) == {"lexical"} for hit in res.hits)  # no vectors yet
@@ -102,7 +101,7 @@ def test_an_embedder_failure_keeps_the_lexical_part_and_the_backlog(
     emb.fail = True
     with pytest.raises(EmbeddingsError, match="went away"):
         index_project(h, embedder=emb)  # type: ignore[arg-type]
-    kb = Knowledge(h)
+    kb = reader(h)
     assert kb.search("restart the broker").hits[0].path == "docs/ops/runbook.md"
     chunks, vecs, _ = vec_rows(h)
     assert chunks and vecs == []
@@ -150,13 +149,13 @@ def test_a_model_switch_embeds_beside_the_live_index(
 ) -> None:
     h = hybrid(settings, fake_embed)
     chunks = index_project(h).chunks
-    old = Knowledge(h)
+    old = reader(h)
     fake_embed.configure(model="other-embed", dim=16)
     h2 = hybrid(settings, fake_embed, model="other-embed")
     watching = Watching(old, chunks)
     stats = index_project(h2, rebuild=True, reporter=watching)
     assert watching.rounds >= 1 and stats.embeddings == chunks and stats.backlog == 0
-    st = Knowledge(h2).stats()
+    st = reader(h2).stats()
     assert st.model == "other-embed" and st.dimension == 16 and st.vectors == st.chunks
     old.close()
 
@@ -168,7 +167,7 @@ def test_a_lexical_index_rebuilt_hybrid_switches_first(
     h = hybrid(settings, fake_embed)
     stats = index_project(h, rebuild=True, drain=False)
     assert stats.backlog == chunks  # searchable (lexically) in the new generation at once
-    kb = Knowledge(h)
+    kb = reader(h)
     assert kb.stats().model == "fake-embed" and kb.stats().vectors == 0
     assert kb.search("backpressure").hits
     index_project(h)

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from fisk_ls.knowledge import EmbeddingsError, Knowledge, Settings, index_project, update_paths
+from fisk_ls.knowledge import EmbeddingsError, Knowledge, Settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.search import QueryVector, embed_query
 from tests.support.fake_embed_server import FakeEmbedServer, fake_embedding
+from tests.support.hybrid import index_project, reader, update_paths
 
 DEGRADING = [
     ("refuse", {}),
@@ -54,7 +55,7 @@ def hybrid(settings: Settings, server: FakeEmbedServer) -> Settings:
 def kb(settings: Settings, fake_embed: FakeEmbedServer) -> Iterator[Knowledge]:
     h = hybrid(settings, fake_embed)
     index_project(h)
-    knowledge = Knowledge(h)
+    knowledge = reader(h)
     yield knowledge
     knowledge.close()
 
@@ -120,7 +121,7 @@ def test_a_broken_provider_degrades(
 ) -> None:
     h = hybrid(settings, fake_embed)
     index_project(h)
-    kb = Knowledge(h, embedder=Provider(behaviour))
+    kb = reader(h, embedder=Provider(behaviour))
     res = kb.search("backpressure")
     kb.close()
     assert res.degraded and res.hits and res.reason and "\n" not in res.reason
@@ -153,9 +154,9 @@ def test_the_query_is_embedded_before_the_snapshot_opens(
     settings: Settings, fake_embed: FakeEmbedServer, project: Path
 ) -> None:
     h = hybrid(settings, fake_embed)
-    emb = Knowledge(h).embedder
+    emb = reader(h).embedder
     index_project(h)
-    kb = Knowledge(h, embedder=SnapshotProbe(h, project))
+    kb = reader(h, embedder=SnapshotProbe(h, project))
     # The probe writes a new file while the query is embedded. Embedded inside the snapshot,
     # the search would not see it (and would pin a WAL snapshot for the embedding's duration).
     res = kb.search("zeppelin hangar")

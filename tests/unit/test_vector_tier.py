@@ -10,16 +10,14 @@ import pytest
 from fisk_ls.knowledge import (
     EmbeddingsError,
     IndexStats,
-    Knowledge,
     Settings,
     VectorSpaceMismatch,
-    index_project,
-    update_paths,
 )
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.doctor import run_checks
 from fisk_ls.knowledge.vectors.providers import make_embedder
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.hybrid import index_project, reader, update_paths
 
 
 def hybrid(settings: Settings, server: FakeEmbedServer, **kw: object) -> Settings:
@@ -36,7 +34,7 @@ def hybrid(settings: Settings, server: FakeEmbedServer, **kw: object) -> Setting
 def test_hybrid_index_and_search(settings: Settings, fake_embed: FakeEmbedServer) -> None:  # 30
     h = hybrid(settings, fake_embed)
     stats = index_project(h)
-    kb = Knowledge(h)
+    kb = reader(h)
     st = kb.stats()
     assert st.vectors == st.chunks > 0 and stats.embeddings == st.chunks
     assert st.model == "fake-embed" and st.dimension == 64 and st.normalized
@@ -68,12 +66,12 @@ def test_dimension_change_needs_reindex(
     fake_embed.configure(dim=32)
     with pytest.raises(VectorSpaceMismatch, match="--reindex"):
         index_project(h)
-    kb = Knowledge(h)
+    kb = reader(h)
     with pytest.raises(EmbeddingsError, match="--reindex"):
         kb.search("queue")  # the query vector no longer fits the index: loud, not degraded
     index_project(h, rebuild=True)
-    assert Knowledge(h).stats().dimension == 32
-    assert Knowledge(h).search("queue").status == "ok"
+    assert reader(h).stats().dimension == 32
+    assert reader(h).search("queue").status == "ok"
 
 
 def test_other_model_is_refused_by_reader(
@@ -82,7 +80,7 @@ def test_other_model_is_refused_by_reader(
     index_project(hybrid(settings, fake_embed))
     fake_embed.configure(model="other")
     with pytest.raises(VectorSpaceMismatch, match="--reindex"):
-        Knowledge(hybrid(settings, fake_embed, model="other")).search("queue")
+        reader(hybrid(settings, fake_embed, model="other")).search("queue")
 
 
 def test_embeddings_on_a_lexical_index_add_vectors_in_place(
@@ -92,7 +90,7 @@ def test_embeddings_on_a_lexical_index_add_vectors_in_place(
     have vectors; a plain index run fills them in (no --reindex)."""
     index_project(settings)
     h = hybrid(settings, fake_embed)
-    kb = Knowledge(h)
+    kb = reader(h)
     before = kb.search("backpressure")
     assert before.status == "ok" and before.hits and not before.degraded
     chunks = kb.stats().chunks
@@ -114,13 +112,13 @@ def test_lexical_config_never_downgrades_hybrid(
     with pytest.raises(VectorSpaceMismatch, match="no embeddings are configured"):
         index_project(settings)
     # a lexical reader may still search a hybrid index
-    assert Knowledge(settings).search("queue").status == "ok"
+    assert reader(settings).search("queue").status == "ok"
 
 
 def test_query_failure_degrades_fast(settings: Settings, fake_embed: FakeEmbedServer) -> None:  # 36
     h = hybrid(settings, fake_embed)
     index_project(h)
-    kb = Knowledge(h)
+    kb = reader(h)
     fake_embed.set_mode("refuse")
     res = kb.search("backpressure")
     assert res.status == "ok" and res.degraded and res.hits
@@ -137,7 +135,7 @@ def test_hanging_server_costs_one_query_timeout(
 ) -> None:
     h = hybrid(settings, fake_embed)
     index_project(h)
-    kb = Knowledge(h)
+    kb = reader(h)
     fake_embed.set_mode("hang", hang_seconds=10)
     fake_embed.reset_stats()
     res = kb.search("backpressure")
@@ -149,7 +147,7 @@ def test_hanging_server_costs_one_query_timeout(
 def test_permanent_query_errors_are_loud(settings: Settings, fake_embed: FakeEmbedServer) -> None:
     h = hybrid(settings, fake_embed)
     index_project(h)
-    kb = Knowledge(h)
+    kb = reader(h)
     fake_embed.set_mode("status", status=401)
     with pytest.raises(EmbeddingsError) as err:
         kb.search("backpressure")
@@ -162,10 +160,10 @@ def test_reconcile_removes_vectors(
 ) -> None:  # 37
     h = hybrid(settings, fake_embed)
     index_project(h)
-    before = Knowledge(h).stats().vectors
+    before = reader(h).stats().vectors
     (project / "notes.txt").unlink()
     index_project(h)
-    after = Knowledge(h).stats()
+    after = reader(h).stats()
     assert after.vectors == after.chunks < before
 
 
@@ -187,7 +185,7 @@ def test_one_changed_paragraph_embeds_one_chunk(
     assert stats.updated == 1 and stats.embeddings == 1
     assert fake_embed.stats()["inputs"] == 1
     emb.close()
-    assert Knowledge(h).search("changed").hits[0].path == "big.md"
+    assert reader(h).search("changed").hits[0].path == "big.md"
 
 
 def test_reindex_same_model_reuses_vectors(settings: Settings, fake_embed: FakeEmbedServer) -> None:
@@ -197,7 +195,7 @@ def test_reindex_same_model_reuses_vectors(settings: Settings, fake_embed: FakeE
     stats = index_project(h, rebuild=True)
     assert stats.embeddings == 0
     assert fake_embed.stats()["inputs"] == 1  # only the dimension probe
-    assert Knowledge(h).stats().vectors == Knowledge(h).stats().chunks
+    assert reader(h).stats().vectors == reader(h).stats().chunks
 
 
 def test_failed_rebuild_keeps_old_index(
@@ -205,7 +203,7 @@ def test_failed_rebuild_keeps_old_index(
 ) -> None:
     h = hybrid(settings, fake_embed)
     index_project(h)
-    kb = Knowledge(h)
+    kb = reader(h)
     before = [x.citation for x in kb.search("backpressure").hits]
     fake_embed.configure(dim=16)  # a model switch: every chunk must be embedded again
     fake_embed.set_mode("fail_first", count=1000, status=503)
@@ -239,7 +237,7 @@ def test_index_time_outage_fails_loud_and_keeps_index(
     with pytest.raises(EmbeddingsError):
         index_project(h)
     fake_embed.set_mode("ok")
-    kb = Knowledge(h)
+    kb = reader(h)
     assert kb.search("backpressure").hits
     assert kb.search("fresh words").hits[0].path == "new.md"  # written before the failure
     assert kb.stats().vectors == kb.stats().chunks - 1  # its chunk waits in the backlog
@@ -248,7 +246,7 @@ def test_index_time_outage_fails_loud_and_keeps_index(
 def test_document_prefix_title(settings: Settings, fake_embed: FakeEmbedServer) -> None:
     h = hybrid(settings, fake_embed, document_prefix="title: {title} | text: ")
     index_project(h)
-    assert Knowledge(h).search("retries").hits
+    assert reader(h).search("retries").hits
 
 
 def test_doctor_probes(settings: Settings, fake_embed: FakeEmbedServer) -> None:
@@ -285,7 +283,7 @@ def test_quantized_path_through_the_index(
         (project / "many" / f"{i}.md").write_text(f"# Doc {i}\n\nqueue item {i} backpressure\n")
     h = hybrid(settings, fake_embed)
     index_project(h)
-    kb = Knowledge(h)
+    kb = reader(h)
 
     def rows() -> tuple[int, int]:
         with kb.store.snapshot() as snap:
@@ -340,7 +338,7 @@ def test_no_index_run_waits_on_the_embeddings_server_before_its_lexical_write(
         assert written.wait(60)
         assert fake_embed.asked.wait(60)  # the probe went out beside the write ...
         assert fake_embed.stats()["inputs"] == 0  # ... and nothing was answered yet
-        kb = Knowledge(h)
+        kb = reader(h)
         found = kb.search("word399")
         assert found.hits and found.hits[0].path == "many/399.md"
         assert found.tier.startswith("lexical:")  # no vectors yet, and it says so
@@ -350,4 +348,4 @@ def test_no_index_run_waits_on_the_embeddings_server_before_its_lexical_write(
         run.join(60)
     stats = outcome[0]
     assert isinstance(stats, IndexStats) and stats.backlog == 0 and stats.embeddings == stats.chunks
-    assert Knowledge(h).search("word399").tier.startswith("hybrid:")
+    assert reader(h).search("word399").tier.startswith("hybrid:")

@@ -36,7 +36,6 @@ from ..location import document_key, key_prefix
 from ..operations import ignore_rules, index_project, update_paths
 from ..progress import IndexRun
 from ..session import WriterSession
-from ..vectors.providers import make_embedder
 from .backfill import Backfill, BackfillReporter
 from .runs import IndexReporter, IndexStats
 from .watcher import expand
@@ -189,12 +188,9 @@ class UpdateQueue:
         self.session = WriterSession(settings.store_dir)
         """The store opened once for the queue's life (its passes and the backfill's rounds
         re-check only what can have changed: session.py); closed by ``stop``."""
-        # One embeddings client for the queue's life: its dimension probe is paid once, not on
-        # every save.
-        self._own_embedder = embedder is None
         self._embedder = embedder
-        if embedder is None and settings.embeddings is not None:
-            self._embedder = make_embedder(settings)
+        """The project's embedder (``Project.embedder``; None: lexical passes), one for the
+        queue's life: its dimension probe is paid once, not on every save."""
         # Passes write files at once (drain=False); their vectors are filled in behind them.
         self.backfill: Backfill | None = None
         if self._embedder is not None:
@@ -318,7 +314,7 @@ class UpdateQueue:
 
     def stop(self, timeout: float = 10.0) -> bool:
         """Cancel a running full run, stop the worker and wait for it; False when it is still
-        running after ``timeout`` (its embedder must stay open)."""
+        running after ``timeout`` (its embedder, the project's, must stay open)."""
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
@@ -331,9 +327,6 @@ class UpdateQueue:
         ended = not self._thread.is_alive()
         if ended and (self.backfill is None or not self.backfill.running):
             self.session.close()
-        closer = getattr(self._embedder, "close", None)
-        if self._own_embedder and callable(closer) and ended:
-            closer()
         return ended
 
     # -- worker ---------------------------------------------------------------------------------
