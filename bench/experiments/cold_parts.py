@@ -17,7 +17,7 @@ from fisk_ls.knowledge.index import runs
 from fisk_ls.knowledge.index.chunker import chunk_document
 from fisk_ls.knowledge.index.files import read_document
 from fisk_ls.knowledge.index.walk import walk
-from fisk_ls.knowledge.writer import open_writer
+from fisk_ls.knowledge.opening import open_writer
 
 root = Path(sys.argv[1]).resolve()
 T: dict[str, float] = {}

@@ -18,7 +18,7 @@ from pathlib import Path
 from fisk_ls.knowledge import resolve_settings
 from fisk_ls.knowledge import writer as writer_mod
 from fisk_ls.knowledge.index import runs
-from fisk_ls.knowledge.writer import open_writer
+from fisk_ls.knowledge.opening import open_writer
 
 outs = pickle.loads(Path(sys.argv[1]).read_bytes())
 root = Path(sys.argv[2]).resolve()

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from .location import absolute_roots
     from .match import Spot
     from .notices import NOT_BUILT_SENTENCE, search_notice
+    from .opening import open_writer
     from .operations import Removal, ignore_rules, index_project, remove, reset, update_paths
     from .pack import PackRefused
     from .progress import IndexRun
@@ -112,7 +113,6 @@ if TYPE_CHECKING:
     )
     from .vectors.backlog import Coverage
     from .vectors.url import validate_base_url
-    from .writer import open_writer
 
 
 _LAZY = {
@@ -202,7 +202,7 @@ _LAZY = {
     "shown": ".settings_schema",
     "Coverage": ".vectors.backlog",
     "validate_base_url": ".vectors.url",
-    "open_writer": ".writer",
+    "open_writer": ".opening",
 }
 
 

@@ -15,10 +15,11 @@ from .errors import KnowledgeError
 from .index.ignore import IgnoreRules
 from .index.runs import Indexer, IndexReporter, IndexStats
 from .location import Settings, document_key, inside_root, resolved_parent
+from .opening import open_writer
 from .progress import RunRecord
 from .store_files import clear_odd_files, db_path, odd_files
 from .vectors.tier import DocumentEmbedder
-from .writer import Writer, open_writer
+from .writer import Writer
 
 if TYPE_CHECKING:
     from .index.adopt import Adoption

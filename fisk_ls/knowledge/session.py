@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import IndexLocked, StoreError
+from .opening import open_writer
 from .store_files import ID_NAME, db_path, wal_path
-from .writer import Writer, open_writer
+from .writer import Writer
 
 if TYPE_CHECKING:
     import apsw

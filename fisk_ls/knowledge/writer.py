@@ -1,7 +1,8 @@
-"""The single writer: lock, read-write connection, generations and the manifest.
+"""The single writer: its read-write connection's transactions, generations and the manifest.
 
-``open_writer`` takes the cross-process lock, opens (creating if needed) the database and makes
-sure the live generation's tables exist. Index runs (index/runs.py) write through it, one
+``open_writer`` (opening.py) takes the cross-process lock, opens (creating if needed) the
+database and makes a ``Writer`` of it, which makes sure the live generation's tables exist. Index
+runs (index/runs.py) write through it, one
 savepoint per file inside batches of files. Every commit goes through ``Writer.commit``, which
 first moves the chunks written since the last commit into the full-text index in one statement
 per generation (schema.fts_flush_sql), so readers never see a chunk without its FTS row.
@@ -24,25 +25,16 @@ from . import schema
 from .connect import (
     RECOVERY,
     close_untouched,
-    connect_reader,
-    connect_writer,
-    damaged,
-    explain,
     load_vec,
     scalar,
 )
 from .errors import IncompleteStore
 from .lock import WriterLock
 from .manifest import Manifest, read_manifest
-from .store_files import clear_odd_files, db_path, ensure_store_dir, move_aside
+from .store_files import db_path
 from .store_id import (
     check_against,
-    check_before_writing,
-    clear_leftover,
-    forget_marker,
     new_store_id,
-    read_marker,
-    set_aside_foreign_wal,
     stored_id,
     write_marker,
     write_stored_id,
@@ -388,79 +380,3 @@ class Batch:
         """Commit now (before slow work such as embedding that must not hold a transaction)."""
         if self.writer.conn.in_transaction:
             self.writer.commit()
-
-
-def open_writer(store_dir: Path, *, wait: float = 0.0, recover: bool = False) -> Writer:
-    """Take the lock and open the store for writing (creating it if needed).
-
-    With ``recover`` (``index --reindex``, ``reset --force``) anything but a regular file at
-    the store's file names is cleared first (``store_files.clear_odd_files``; ``Writer.cleared``
-    says what went where), a marker's temporary file a killed writer left is removed, and a
-    store that cannot be used — not SQLite, corrupt (``PRAGMA quick_check``), foreign, or naming
-    missing tables — is moved aside (``knowledge.db.damaged-<time>``) and a new one created;
-    ``Writer.recovered`` says where the old file went. Without it such a store raises
-    ``StoreError`` naming the fix. The store-id marker is read once, under the lock."""
-    lock = WriterLock(store_dir)
-    ensure_store_dir(store_dir)
-    cleared = clear_odd_files(store_dir) if recover else []
-    lock.acquire(wait)
-    try:
-        if recover:
-            clear_leftover(store_dir)
-        marker = read_marker(store_dir)
-        set_aside = set_aside_foreign_wal(store_dir, marker)  # never replayed over the index
-        try:
-            writer = _open(store_dir, lock, marker, check=recover)
-            writer.set_aside, writer.cleared = set_aside, cleared
-            return writer
-        except Exception as exc:
-            if not (recover and damaged(exc)):
-                raise
-            reason = str(exc).split(";", 1)[0]
-        aside = move_aside(store_dir)
-        forget_marker(store_dir)
-        writer = _open(store_dir, lock, None, check=False)
-        writer.cleared = cleared
-        writer.recovered = (
-            f"{reason}; it was moved to {aside} and a new index is built in its place"
-        )
-        return writer
-    except BaseException:
-        lock.release()
-        raise
-
-
-def _check_readable(path: Path) -> None:
-    """Before any write: the file is SQLite and passes ``quick_check`` (read-only, so a damaged
-    file moved aside is kept exactly as it was)."""
-    import apsw
-
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    probe = connect_reader(path)
-    try:
-        result = str(scalar(probe, "PRAGMA quick_check"))
-    except apsw.Error as exc:
-        raise explain(exc, path) from exc
-    finally:
-        probe.close()
-    if result != "ok":
-        err = apsw.CorruptError(f"integrity check failed: {result[:200]}")
-        raise explain(err, path) from err
-
-
-def _open(store_dir: Path, lock: WriterLock, marker: str | None, *, check: bool) -> Writer:
-    import apsw
-
-    if check:
-        _check_readable(db_path(store_dir))
-    check_before_writing(store_dir, marker)
-    conn = connect_writer(store_dir)
-    try:
-        return Writer(store_dir, lock, conn, marker)
-    except apsw.Error as exc:
-        close_untouched(conn)
-        raise explain(exc, db_path(store_dir)) from exc
-    except BaseException:
-        close_untouched(conn)
-        raise

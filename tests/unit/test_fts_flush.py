@@ -28,9 +28,10 @@ from fisk_ls.knowledge.connect import scalar
 from fisk_ls.knowledge.fts_check import fts_mismatch
 from fisk_ls.knowledge.index.examine import ChunkRow
 from fisk_ls.knowledge.index.rows import insert_chunks
+from fisk_ls.knowledge.opening import open_writer
 from fisk_ls.knowledge.schema import Tables, body_key
 from fisk_ls.knowledge.store_files import db_path
-from fisk_ls.knowledge.writer import Writer, open_writer
+from fisk_ls.knowledge.writer import Writer
 from tests.support.old_layouts import write_format_3_store
 
 WORDS = [f"w{i}" for i in range(8)]  # unicode61 + porter leave these tokens as they are

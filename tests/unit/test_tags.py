@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from fisk_ls.knowledge import Knowledge, Settings, index_project, remove, resolve_settings, schema
 from fisk_ls.knowledge.errors import IndexOutdated
 from fisk_ls.knowledge.index.chunker import chunk_document
+from fisk_ls.knowledge.opening import open_writer
 from fisk_ls.knowledge.scope import Scope
 from fisk_ls.knowledge.settings_schema import SettingError, check_tags
 from fisk_ls.knowledge.store_files import db_path
-from fisk_ls.knowledge.writer import open_writer
 from tests.support.restricted import scoped_and_restricted
 
 WORDS = ("span", "trace", "metric", "exporter", "sampler", "collector")
