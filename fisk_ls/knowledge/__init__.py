@@ -50,8 +50,8 @@ if TYPE_CHECKING:
     from .fts import is_long_query
     from .index.backfill import BackfillReporter
     from .index.files import read_document
+    from .index.hooks import QueueHooks, RunReporter
     from .index.ignore import IgnoreRules
-    from .index.queue import QueueHooks, RunReporter
     from .index.runs import IndexReporter, IndexStats
     from .location import absolute_roots
     from .match import Spot
@@ -133,8 +133,8 @@ _LAZY = {
     "is_long_query": ".fts",
     "BackfillReporter": ".index.backfill",
     "IgnoreRules": ".index.ignore",
-    "QueueHooks": ".index.queue",
-    "RunReporter": ".index.queue",
+    "QueueHooks": ".index.hooks",
+    "RunReporter": ".index.hooks",
     "IndexReporter": ".index.runs",
     "IndexStats": ".index.runs",
     "absolute_roots": ".location",

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from .deadline import Deadline
     from .doctor import Check
     from .expansion import Expander
-    from .index.queue import QueueHooks, UpdateQueue
+    from .index.hooks import QueueHooks
+    from .index.queue import UpdateQueue
     from .index.runs import IndexReporter, IndexStats
     from .index.watcher import Watcher
     from .operations import Removal

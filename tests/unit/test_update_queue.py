@@ -20,8 +20,9 @@ from fisk_ls.knowledge import (
     resolve_settings,
     update_paths,
 )
+from fisk_ls.knowledge.index.hooks import QueueHooks, RunReporter
 from fisk_ls.knowledge.index.ignore import IgnoreRules
-from fisk_ls.knowledge.index.queue import QueueHooks, RunReporter, UpdateQueue
+from fisk_ls.knowledge.index.queue import UpdateQueue
 from fisk_ls.knowledge.project import Project
 
 

@@ -17,7 +17,7 @@ from fisk_ls.knowledge import (
     index_project,
     open_writer,
 )
-from fisk_ls.knowledge.index.queue import QueueHooks
+from fisk_ls.knowledge.index.hooks import QueueHooks
 from fisk_ls.knowledge.index.watcher import Watcher
 from fisk_ls.knowledge.project import Project
 

@@ -15,9 +15,11 @@ index, a reindex). So the same configuration gives the same index from any of th
   never dropped;
 * a running full run can be cancelled (``cancel``), and ``stop`` cancels and joins;
 * with vectors configured, passes write files at once (``drain=False``) and a ``Backfill``
-  embeds the backlog behind them, kicked after every pass (backfill.py).
+  embeds the backlog behind them, kicked after every pass (backfill.py);
+* its passes and the backfill's rounds share one writer session (session.py): the store is
+  opened once for the queue's life and re-checked, not re-proved, on every save.
 
-Hooks tell the owner what happened; each is called on the worker thread.
+Hooks tell the owner what happened (hooks.py); each is called on the worker thread.
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ from ..location import document_key, key_prefix
 from ..operations import ignore_rules, index_project, update_paths
 from ..progress import IndexRun
 from ..session import WriterSession
-from .backfill import Backfill, BackfillReporter
-from .runs import IndexReporter, IndexStats
+from .backfill import Backfill
+from .hooks import QueueHooks, RunReporter, Tracked
+from .runs import IndexStats
 from .watcher import expand
 
 if TYPE_CHECKING:
@@ -52,19 +55,6 @@ MAX_DELAY = 0.5
 """A steady stream of changes still gets a pass at least this often."""
 RETRY_DELAY = 0.25
 MAX_RETRY_DELAY = 5.0
-
-
-class RunReporter(IndexReporter):
-    """Progress of one full run (the language server's subclass sends ``$/progress``)."""
-
-    def begin(self) -> None:
-        """The run is about to start (before the lock is taken)."""
-
-    def waiting(self) -> None:
-        """Another writer holds the lock; the run will retry."""
-
-    def end(self, message: str) -> None:
-        """The run finished, failed or was cancelled."""
 
 
 def _keys(roots: tuple[Path, ...] | None, project_root: Path) -> tuple[str, ...] | None:
@@ -86,54 +76,6 @@ def _keys(roots: tuple[Path, ...] | None, project_root: Path) -> tuple[str, ...]
             return None
         keys.append(key)
     return tuple(keys)
-
-
-class _Tracked(RunReporter):
-    """``inner`` (the owner's reporter), with the run's progress kept for ``progress``."""
-
-    def __init__(self, inner: RunReporter, keep: Callable[[IndexRun], None]) -> None:
-        self.inner = inner
-        self.keep = keep
-        self.total: int | None = None
-
-    def begin(self) -> None:
-        self.inner.begin()
-
-    def waiting(self) -> None:
-        self.inner.waiting()
-
-    def end(self, message: str) -> None:
-        self.inner.end(message)
-
-    def on_plan(self, files: int) -> None:
-        self.total = files
-        self.keep(IndexRun(0, files))
-        self.inner.on_plan(files)
-
-    def on_file(self, done: int, key: str) -> None:
-        self.keep(IndexRun(done, self.total))
-        self.inner.on_file(done, key)
-
-    def on_note(self, message: str) -> None:
-        self.inner.on_note(message)
-
-    def on_embed(self, done: int, total: int) -> None:
-        self.inner.on_embed(done, total)
-
-
-@dataclass
-class QueueHooks:
-    """What the queue tells its owner; every hook is called from the worker thread."""
-
-    reporter: Callable[[], RunReporter] = RunReporter
-    embed_reporter: Callable[[], BackfillReporter] = BackfillReporter
-    """Progress of background embedding (called from the backfill thread)."""
-    on_locked: Callable[[], None] = lambda: None
-    on_error: Callable[[KnowledgeError], None] = lambda exc: None
-    on_update: Callable[[set[Path], IndexStats], None] = lambda paths, stats: None
-    on_rules: Callable[[list[Path], IndexStats], None] = lambda files, stats: None
-    """A change to these ignore files brought a full run, and it ended: ``stats.removed``
-    documents became ignored, ``stats.added`` are no longer ignored."""
 
 
 @dataclass
@@ -408,7 +350,7 @@ class UpdateQueue:
         self.hooks.on_update(batch, stats)
 
     def _run_full(self, run: FullRun) -> None:
-        reporter = _Tracked(self.hooks.reporter(), self._keep)
+        reporter = Tracked(self.hooks.reporter(), self._keep)
         reporter.begin()
         message = "cancelled"
         try:
