@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from .index.files import read_document
     from .index.hooks import QueueHooks, RunReporter
     from .index.ignore import IgnoreRules
-    from .index.runs import IndexReporter, IndexStats
+    from .index.stats import IndexReporter, IndexStats
     from .location import absolute_roots
     from .match import Spot
     from .notices import NOT_BUILT_SENTENCE, search_notice
@@ -135,8 +135,8 @@ _LAZY = {
     "IgnoreRules": ".index.ignore",
     "QueueHooks": ".index.hooks",
     "RunReporter": ".index.hooks",
-    "IndexReporter": ".index.runs",
-    "IndexStats": ".index.runs",
+    "IndexReporter": ".index.stats",
+    "IndexStats": ".index.stats",
     "absolute_roots": ".location",
     "Spot": ".match",
     "NOT_BUILT_SENTENCE": ".notices",

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from .errors import KnowledgeError
 from .index.ignore import IgnoreRules
-from .index.runs import Indexer, IndexReporter, IndexStats
+from .index.runs import Indexer
+from .index.stats import IndexReporter, IndexStats
 from .location import Settings, document_key, inside_root, resolved_parent
 from .opening import open_writer
 from .progress import RunRecord

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .expansion import Expander
     from .index.hooks import QueueHooks
     from .index.queue import UpdateQueue
-    from .index.runs import IndexReporter, IndexStats
+    from .index.stats import IndexReporter, IndexStats
     from .index.watcher import Watcher
     from .operations import Removal
     from .pack import PackStats

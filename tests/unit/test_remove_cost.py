@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from fisk_ls.knowledge import index_project, remove, resolve_settings
-from fisk_ls.knowledge import writer as writer_module
+from fisk_ls.knowledge import index_project, opening, remove, resolve_settings
 
 
 def _work(tmp_path: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> int:
@@ -23,7 +22,7 @@ def _work(tmp_path: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> int:
     settings = resolve_settings(cwd=project, store_base=tmp_path / "stores", discover=False)
     index_project(settings)
     steps = [0]
-    real = writer_module.connect_writer
+    real = opening.connect_writer
 
     def counted(store_dir: Path) -> Any:
         conn = real(store_dir)
@@ -35,12 +34,12 @@ def _work(tmp_path: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> int:
         conn.set_progress_handler(tick, 1000)
         return conn
 
-    monkeypatch.setattr(writer_module, "connect_writer", counted)
+    monkeypatch.setattr(opening, "connect_writer", counted)
     profile = cProfile.Profile()
     profile.enable()
     result = remove(settings, [f"docs/d{i:05}.md" for i in range(n)], cwd=project)
     profile.disable()
-    monkeypatch.setattr(writer_module, "connect_writer", real)
+    monkeypatch.setattr(opening, "connect_writer", real)
     assert result is not None and len(result.removed) == n and not result.missing
     calls = sum(row[1] for row in pstats.Stats(profile).stats.values())  # type: ignore[attr-defined]
     return calls + steps[0] * 1000

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from ..pack import PackDocument
     from ..unpack import Pack
     from ..vectors.tier import DocumentEmbedder
-    from .runs import Indexer, IndexStats
+    from .runs import Indexer
+    from .stats import IndexStats
     from .walk import Candidate
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import KnowledgeError
 from ..progress import IndexRun
 from .backfill import BackfillReporter
-from .runs import IndexReporter, IndexStats
+from .stats import IndexReporter, IndexStats
 
 
 class RunReporter(IndexReporter):

@@ -40,7 +40,7 @@ from ..progress import IndexRun
 from ..session import WriterSession
 from .backfill import Backfill
 from .hooks import QueueHooks, RunReporter, Tracked
-from .runs import IndexStats
+from .stats import IndexStats
 from .watcher import expand
 
 if TYPE_CHECKING:

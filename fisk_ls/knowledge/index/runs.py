@@ -15,36 +15,33 @@
   switch, so readers never see fewer vectors than before; a rebuild of a lexical index switches
   first (readers gain lexical results at once, vectors as they come).
 
-Over 400 lines on purpose: the full, update, rebuild and drain paths share one transaction
-discipline; reading is in files.py and the worker side in examine.py.
+Reading is in files.py, the worker side in examine.py, a document's rows in rows.py and what a
+run reports in stats.py.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import schema
-from ..connect import scalar
 from ..errors import Cancelled, KnowledgeError
 from ..location import document_key, inside_root, key_prefix, resolved_parent
 from ..manifest import Manifest
 from ..schema import Tables
-from ..vectors.backlog import coverage, incomplete, pending, store, store_chunk_vectors
+from ..vectors.backlog import coverage, incomplete, pending, store
 from ..vectors.tier import (
     DocumentEmbedder,
     VectorTier,
-    delete_vectors,
     refuse_lexical_over_hybrid,
 )
 from .examine import Existing, Job, Outcome, Prepared, examine_all
 from .ignore import IgnoreRules
-from .rows import insert_chunks
+from .rows import delete_document, write_document
+from .stats import IndexReporter, IndexStats
 from .walk import (
     Candidate,
     in_skipped_dir,
@@ -55,56 +52,6 @@ from .walk import (
 
 if TYPE_CHECKING:
     from ..writer import Writer
-
-
-class IndexReporter:
-    """Progress callbacks; the default does nothing. Adapters subclass it."""
-
-    def on_plan(self, files: int) -> None:
-        """The walk is done: ``files`` candidate files will be looked at."""
-
-    def on_file(self, done: int, key: str) -> None:
-        """One more file was handled (indexed or skipped)."""
-
-    def on_note(self, message: str) -> None:
-        """Something was skipped or could not be read; the run goes on."""
-
-    def on_embed(self, done: int, total: int) -> None:
-        """``done`` of the ``total`` chunks of the backlog were embedded so far."""
-
-
-@dataclass
-class IndexStats:
-    files: int = 0
-    added: int = 0
-    updated: int = 0
-    skipped: int = 0
-    removed: int = 0
-    chunks: int = 0
-    embeddings: int = 0
-    backlog: int = 0
-    """Chunks still without a vector when the run ended (``drain=False``)."""
-    first_build: bool = False
-    dry_run: bool = False
-    notes: list[str] = field(default_factory=list)
-    adopted: dict[str, object] | None = None
-    """What was taken from a knowledge pack (index/adopt.py); None when none was used."""
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "files": self.files,
-            "added": self.added,
-            "updated": self.updated,
-            "skipped": self.skipped,
-            "removed": self.removed,
-            "chunks": self.chunks,
-            "embeddings": self.embeddings,
-            "backlog": self.backlog,
-            "first_build": self.first_build,
-            "dry_run": self.dry_run,
-            "notes": list(self.notes),
-            "adopted": self.adopted,
-        }
 
 
 EMBED_GROUP = 192
@@ -452,53 +399,12 @@ class Indexer:
             self.write(prep, tables, vectors)
 
     def write(self, prep: Prepared, tables: Tables, vectors: dict[str, bytes] | None) -> None:
-        """One file's document row and chunks (and the chunks' cached ``vectors``), atomically.
-        A body already stored (another chunk's, e.g. a versioned copy of the page) is shared."""
-        d, r = tables.documents, tables.rows
-        cand = prep.candidate
+        """One file's document row and chunks (and the chunks' cached ``vectors``), atomically."""
         with self.writer.transaction() as conn:
-            doc_id = scalar(
-                conn,
-                f"INSERT INTO {d}(path, title, size, mtime_ns, inode, hash, chunk_count,"
-                " indexed_at, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE"
-                " SET title=excluded.title, size=excluded.size, mtime_ns=excluded.mtime_ns,"
-                " inode=excluded.inode, hash=excluded.hash, chunk_count=excluded.chunk_count,"
-                " indexed_at=excluded.indexed_at, doc=excluded.doc RETURNING id",
-                (
-                    prep.key,
-                    prep.title,
-                    cand.size,
-                    cand.mtime_ns,
-                    cand.inode,
-                    prep.digest,
-                    len(prep.rows),
-                    time.time(),
-                    prep.about,
-                ),
-            )
-            if prep.existing is not None:
-                if self._has_vec:
-                    delete_vectors(conn, tables, doc_id)
-                conn.execute(f"DELETE FROM {r} WHERE document_id = ?", (doc_id,))
-                if tables.tags:
-                    conn.execute(f"DELETE FROM {tables.tags} WHERE document_id = ?", (doc_id,))
-            insert_chunks(conn, tables, doc_id, prep.rows)
-            if tables.tags and prep.tags:
-                conn.executemany(
-                    f"INSERT INTO {tables.tags}(tag, document_id) VALUES (?, ?)",
-                    [(tag, doc_id) for tag in prep.tags],
-                )
-            if vectors:
-                store_chunk_vectors(conn, tables, doc_id, vectors)
+            write_document(conn, tables, prep, vectors, has_vectors=self._has_vec)
 
     def _delete(self, keys: Sequence[str], tables: Tables) -> None:
-        d, r = tables.documents, tables.rows
+        """Each document of ``keys`` with its chunks and vectors, one transaction each."""
         for key in keys:
             with self.writer.transaction() as conn:
-                row = conn.execute(f"SELECT id FROM {d} WHERE path = ?", (key,)).fetchone()
-                if row is None:
-                    continue
-                if self._has_vec:
-                    delete_vectors(conn, tables, row[0])
-                conn.execute(f"DELETE FROM {r} WHERE document_id = ?", (row[0],))
-                conn.execute(f"DELETE FROM {d} WHERE id = ?", (row[0],))
+                delete_document(conn, tables, key, has_vectors=self._has_vec)
