@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from fisk_ls.knowledge.index.chunker import _front_matter, headings, split_lines
+from fisk_ls.knowledge.index.chunker import headings, split_lines
+from fisk_ls.knowledge.index.front_matter import front_matter
 
 MD = MarkdownIt("commonmark")
 
@@ -18,7 +19,7 @@ MD = MarkdownIt("commonmark")
 def reference_headings(text: str) -> list[tuple[int, int]]:
     """(level, 1-based line) of top-level headings according to markdown-it-py."""
     lines = split_lines(text)
-    skip, _ = _front_matter(lines)
+    skip = front_matter(lines).lines
     body = "\n".join(lines[skip:])
     out = []
     for tok in MD.parse(body):

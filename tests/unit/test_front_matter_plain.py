@@ -1,5 +1,5 @@
 """Front matter whose title line is plain and that names no tags is read without the YAML parser
-(chunker._plain_title): the title, description and tags are what the parser gives."""
+(front_matter._plain_title): the title, description and tags are what the parser gives."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge.index import chunker
-from fisk_ls.knowledge.index.chunker import FrontMatter, front_matter, split_lines
+from fisk_ls.knowledge.index import front_matter as reading
+from fisk_ls.knowledge.index.chunker import split_lines
+from fisk_ls.knowledge.index.front_matter import FrontMatter, front_matter
 
 VALUES = st.text(
     alphabet=st.sampled_from(list("abcXYZ019 -_.,:#'\"[]{}|>&*!%@`\\\t~/()?=+")), max_size=30
@@ -18,12 +19,12 @@ KEYS = st.sampled_from(["title", "Title", "description", "ms.date", "tags", "aut
 
 def parsed(text: str) -> FrontMatter:
     """``front_matter`` with the parser always asked."""
-    original = chunker._plain_title
-    chunker._plain_title = lambda inner: None  # type: ignore[assignment]
+    original = reading._plain_title
+    reading._plain_title = lambda inner: None  # type: ignore[assignment]
     try:
         return front_matter(split_lines(text))
     finally:
-        chunker._plain_title = original  # type: ignore[assignment]
+        reading._plain_title = original  # type: ignore[assignment]
 
 
 def read(front: FrontMatter) -> tuple[int, str, str, tuple[str, ...]]:
@@ -58,7 +59,7 @@ def test_without_the_parser_the_fields_are_the_parsers(
 )
 def test_plain_titles_skip_the_parser(line: str) -> None:
     inner = [line, "ms.date: 12/20/2016", "online version: https://example.com/x?y=1"]
-    assert chunker._plain_title(inner) == " ".join(line.split(":", 1)[1].split())
+    assert reading._plain_title(inner) == " ".join(line.split(":", 1)[1].split())
 
 
 @pytest.mark.parametrize(
@@ -78,4 +79,4 @@ def test_plain_titles_skip_the_parser(line: str) -> None:
     ],
 )
 def test_what_only_the_parser_can_read_goes_to_the_parser(inner: list[str]) -> None:
-    assert chunker._plain_title(inner) is None
+    assert reading._plain_title(inner) is None

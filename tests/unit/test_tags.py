@@ -1,4 +1,4 @@
-"""Front-matter tags (chunker.front_matter, schema format 5, scope.documents): read once at index
+"""Front-matter tags (front_matter.front_matter, schema format 5, scope.documents): read once at index
 time, stored per document, and a search's tag filter is a document restriction applied inside
 each retriever before its cut, intersected with the paths."""
 

@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 MAX_HEADING_CHARS = 200
 """Headings longer than this are cut in breadcrumbs (a 5 MB heading line must not travel)."""
+MAX_LABEL_CHARS = 400
+"""A merged chunk's label (every merged heading) is cut here, and so is a front-matter field."""
 
 _ATTR_SUFFIX = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
 _INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
