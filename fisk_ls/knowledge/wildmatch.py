@@ -16,175 +16,16 @@ exactly one name and every other token exactly one byte. One match therefore cos
 about ``len(pattern) × len(path)`` steps whatever the pattern (:meth:`Glob.cost` counts them);
 a pattern needing more names or bytes than the path has is refused before any step. Python's
 ``re``, which these patterns used to be compiled into, takes exponential time on
-``**/*?*?*?…x`` and holds the GIL meanwhile (SECURITY.md).
+``**/*?*?*?…x`` and holds the GIL meanwhile (SECURITY.md). Reading a pattern into tokens is
+glob_syntax.py's.
 """
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-_SLASH, _STAR, _QUESTION, _BACKSLASH = ord("/"), ord("*"), ord("?"), ord("\\")
-_OPEN, _CLOSE, _COLON, _DASH = ord("["), ord("]"), ord(":"), ord("-")
-
-_ANY_BYTE = -1
-"""A ``*`` inside a name: any run of bytes (a name holds no ``/``)."""
-_SEP = -2
-"""A ``/`` of the pattern (escaped or not) while it is being split into segments."""
-_GLOBSTAR = -3
-"""A ``**`` that is a whole segment, while the pattern is being split."""
-
-Token = int | bytes
-"""A byte to match exactly (an int), a 256-entry table of the bytes a ``?`` or class accepts,
-or ``_ANY_BYTE``."""
-
-
-def _ascii(test: str) -> bytes:
-    return bytes(1 if c < 128 and chr(c) in test else 0 for c in range(256))
-
-
-_CLASSES: dict[bytes, bytes] = {
-    b"alnum": _ascii(string.ascii_letters + string.digits),
-    b"alpha": _ascii(string.ascii_letters),
-    b"blank": _ascii(" \t"),
-    b"cntrl": bytes(1 if c < 32 or c == 127 else 0 for c in range(256)),
-    b"digit": _ascii(string.digits),
-    b"graph": bytes(1 if 33 <= c <= 126 else 0 for c in range(256)),
-    b"lower": _ascii(string.ascii_lowercase),
-    b"print": bytes(1 if 32 <= c <= 126 else 0 for c in range(256)),
-    b"punct": _ascii(string.punctuation),
-    b"space": _ascii(" \t\n\r"),
-    b"upper": _ascii(string.ascii_uppercase),
-    b"xdigit": _ascii(string.hexdigits),
-}
-"""git's ``[:name:]`` classes: ASCII only, as its ``sane_ctype`` table (``space``: " \\t\\n\\r")."""
-
-_NOT_SLASH = bytes(0 if c == _SLASH else 1 for c in range(256))
-
-
-class _Broken(ValueError):
-    """A pattern git's matcher abandons (it then matches nothing)."""
-
-
-def _bytes(text: str) -> bytes:
-    """``text`` as the file system's bytes (undecodable bytes come back as they were)."""
-    try:
-        return text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass")
-
-
-def _text(data: bytes) -> str:
-    return data.decode("utf-8", "surrogateescape")
-
-
-def _class(body: bytes, start: int) -> tuple[bytes, int]:
-    """The table of the class opening at ``body[start]`` (``[``) and the index after its ``]``:
-    git's ``wildmatch`` read of it, step for step (a ``]`` first is a member; ``a-z`` a range
-    unless the ``-`` ends the class; ``\\`` escapes; ``[:name:]``; never ``/``)."""
-    n = len(body)
-    p = start + 1
-    if p < n and body[p] in (ord("!"), ord("^")):
-        negated = True
-        p += 1
-    else:
-        negated = False
-    if p >= n:
-        raise _Broken("a '[' is never closed")
-    member = bytearray(256)
-    ch, prev = body[p], 0
-    while True:
-        if ch == _BACKSLASH:
-            p += 1
-            if p >= n:
-                raise _Broken("a '[' is never closed")
-            ch = body[p]
-            member[ch] = 1
-        elif ch == _DASH and prev and p + 1 < n and body[p + 1] != _CLOSE:
-            p += 1
-            ch = body[p]
-            if ch == _BACKSLASH:
-                p += 1
-                if p >= n:
-                    raise _Broken("a '[' is never closed")
-                ch = body[p]
-            for c in range(prev, ch + 1):
-                member[c] = 1
-            ch = 0
-        elif ch == _OPEN and p + 1 < n and body[p + 1] == _COLON:
-            end = body.find(b"]", p + 2)
-            if end < 0:
-                raise _Broken("a '[' is never closed")
-            if end - (p + 2) - 1 < 0 or body[end - 1] != _COLON:
-                member[_OPEN] = 1  # not a [:name:]: the '[' is a member, read on after it
-            else:
-                name = body[p + 2 : end - 1]
-                table = _CLASSES.get(name)
-                if table is None:
-                    raise _Broken(f"[:{_text(name)}:] is not a character class")
-                for c in range(256):
-                    member[c] |= table[c]
-                p, ch = end, 0
-        else:
-            member[ch] = 1
-        prev = ch
-        p += 1
-        if p >= n:
-            raise _Broken("a '[' is never closed")
-        ch = body[p]
-        if ch == _CLOSE:
-            break
-    if negated:
-        member = bytearray(1 - m for m in member)
-    member[_SLASH] = 0
-    return bytes(member), p + 1
-
-
-def _tokens(body: bytes, *, pathname: bool) -> list[Token]:
-    """The tokens of ``body``: bytes, tables, ``_ANY_BYTE``, and with ``pathname`` ``_SEP`` and
-    ``_GLOBSTAR`` (a ``**`` after the start or a ``/`` and before the end or a ``/``: git's
-    rule; any other run of ``*`` is one ``*``)."""
-    out: list[Token] = []
-    i, n = 0, len(body)
-    while i < n:
-        c = body[i]
-        if c == _BACKSLASH:
-            if i + 1 >= n:
-                raise _Broken("it ends in a '\\'")
-            c = body[i + 1]
-            out.append(_SEP if c == _SLASH and pathname else c)
-            i += 2
-        elif c == _SLASH and pathname:
-            out.append(_SEP)
-            i += 1
-        elif c == _QUESTION:
-            out.append(_NOT_SLASH)
-            i += 1
-        elif c == _OPEN:
-            table, i = _class(body, i)
-            out.append(table)
-        elif c == _STAR:
-            j = i
-            while j < n and body[j] == _STAR:
-                j += 1
-            after = body[j : j + 2]
-            whole = (
-                pathname
-                and j - i >= 2
-                and (i == 0 or body[i - 1] == _SLASH)
-                and (j == n or after[:1] == b"/" or after == b"\\/")
-            )
-            if whole:
-                out.append(_GLOBSTAR)
-            elif not out or out[-1] != _ANY_BYTE:
-                out.append(_ANY_BYTE)
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return out
-
+from .glob_syntax import ANY_BYTE, GLOBSTAR, SEP, Broken, Token, decode, encode, tokens, trim
 
 _LITERAL, _SUFFIX, _PREFIX, _ANY, _GENERAL = range(5)
 
@@ -203,15 +44,15 @@ class _Segment:
     def __post_init__(self) -> None:
         toks = self.tokens
         literal = [t for t in toks if isinstance(t, int) and t >= 0]
-        stars = toks.count(_ANY_BYTE)
+        stars = toks.count(ANY_BYTE)
         kind, text = _GENERAL, ""
         if len(literal) == len(toks):
             kind = _LITERAL
         elif stars == 1 and len(literal) == len(toks) - 1:
-            kind = {0: _SUFFIX, len(toks) - 1: _PREFIX}.get(toks.index(_ANY_BYTE), _GENERAL)
+            kind = {0: _SUFFIX, len(toks) - 1: _PREFIX}.get(toks.index(ANY_BYTE), _GENERAL)
             kind = _ANY if len(toks) == 1 else kind
         if kind != _GENERAL:
-            text = _text(bytes(t for t in literal if isinstance(t, int)))
+            text = decode(bytes(t for t in literal if isinstance(t, int)))
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "need", len(toks) - stars)
@@ -225,7 +66,7 @@ class _Segment:
             return name.endswith(self.text)
         if kind == _PREFIX:
             return name.startswith(self.text)
-        return kind == _ANY or _scan_bytes(self.tokens, _bytes(name), self.need)[0]
+        return kind == _ANY or _scan_bytes(self.tokens, encode(name), self.need)[0]
 
     def anywhere(self, path: str, last: bool) -> bool | None:
         """Does a folder name of ``path`` match, or with ``last`` its last name? Answered with
@@ -259,7 +100,7 @@ class _Segment:
             return name.startswith(self.text), 1
         if kind == _ANY:
             return True, 1
-        return _scan_bytes(self.tokens, _bytes(name), self.need)
+        return _scan_bytes(self.tokens, encode(name), self.need)
 
     def ends(self) -> tuple[str, str]:
         """The literal text every matching name starts with, and the one it ends with."""
@@ -273,7 +114,7 @@ class _Segment:
             if not isinstance(t, int) or t < 0:
                 break
             tail.append(t)
-        return _text(bytes(lead)), _text(bytes(reversed(tail)))
+        return decode(bytes(lead)), decode(bytes(reversed(tail)))
 
 
 def _scan_bytes(tokens: tuple[Token, ...], text: bytes, need: int) -> tuple[bool, int]:
@@ -288,7 +129,7 @@ def _scan_bytes(tokens: tuple[Token, ...], text: bytes, need: int) -> tuple[bool
         steps += 1
         if p < m:
             tok = tokens[p]
-            if tok == _ANY_BYTE:
+            if tok == ANY_BYTE:
                 star, mark = p, t
                 p += 1
                 continue
@@ -300,13 +141,13 @@ def _scan_bytes(tokens: tuple[Token, ...], text: bytes, need: int) -> tuple[bool
             return False, steps
         p, mark = star + 1, mark + 1
         t = mark
-    while p < m and tokens[p] == _ANY_BYTE:
+    while p < m and tokens[p] == ANY_BYTE:
         steps += 1
         p += 1
     return p == m, steps + 1
 
 
-_ANY_NAME = _Segment((_ANY_BYTE,))
+_ANY_NAME = _Segment((ANY_BYTE,))
 Unit = _Segment | None
 """A segment of a pattern with a ``/``: a name's pattern, or None for ``**`` (any names)."""
 
@@ -347,11 +188,11 @@ def _split(tokens: list[Token]) -> tuple[Unit, ...]:
     """Tokens of a pattern with a ``/`` → its segments (a trailing ``**``: one name or more)."""
     units: list[Unit] = []
     current: list[Token] = []
-    for tok in [*tokens, _SEP]:
-        if tok != _SEP:
+    for tok in [*tokens, SEP]:
+        if tok != SEP:
             current.append(tok)
             continue
-        if current == [_GLOBSTAR]:
+        if current == [GLOBSTAR]:
             if not units or units[-1] is not None:  # "a/**/**/b" is "a/**/b"
                 units.append(None)
         else:
@@ -360,19 +201,6 @@ def _split(tokens: list[Token]) -> tuple[Unit, ...]:
     if units and units[-1] is None:
         units[-1:] = [_ANY_NAME, None]  # "a/**" is what is inside a, not a itself; "**" one name+
     return tuple(units)
-
-
-def _trim(line: str) -> str:
-    """git's ``trim_trailing_spaces``: unescaped trailing spaces go (tabs stay)."""
-    end = len(line)
-    while end and line[end - 1] == " ":
-        backslashes = 0
-        while end - 1 - backslashes > 0 and line[end - 2 - backslashes] == "\\":
-            backslashes += 1
-        if backslashes % 2:
-            break
-        end -= 1
-    return line[:end]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -483,7 +311,7 @@ def parse(line: str) -> Glob | None:
     """``line`` as git reads a line of an ignore file; None for a blank line or a comment."""
     if not line or line.startswith("#"):
         return None
-    text = _trim(line)
+    text = trim(line)
     negated = text.startswith("!")
     body = text[1:] if negated else text
     dir_only = body.endswith("/")
@@ -491,18 +319,18 @@ def parse(line: str) -> Glob | None:
         body = body[:-1]
     if not body:
         return None
-    raw = _bytes(body)
+    raw = encode(body)
     broken: str | None = None
     name: _Segment | None = None
     units: tuple[Unit, ...] = ()
     try:
         if b"/" not in raw:
-            name = _Segment(tuple(_tokens(raw, pathname=False)))
+            name = _Segment(tuple(tokens(raw, pathname=False)))
         else:
-            units = _split(_tokens(raw[1:] if raw.startswith(b"/") else raw, pathname=True))
+            units = _split(tokens(raw[1:] if raw.startswith(b"/") else raw, pathname=True))
             if len(units) == 2 and units[0] is None and units[1] is not None:
                 name, units = units[1], ()  # "**/x" is "x" at any depth
-    except _Broken as err:
+    except Broken as err:
         broken = str(err)
     return Glob(line, negated, dir_only, broken, name, units or (_ANY_NAME,))
 
