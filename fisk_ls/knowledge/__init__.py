@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         expansion_problem,
         parse_duration,
     )
+    from .connect import store_error
     from .deadline import Deadline
     from .doctor import Check
     from .expansion import (
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
     from .operations import Removal, ignore_rules, index_project, remove, reset, update_paths
     from .pack import PackRefused
     from .progress import IndexRun
-    from .project import Project, store_error
+    from .project import Project
     from .projects import (
         Found,
         Merged,
@@ -156,7 +157,7 @@ _LAZY = {
     "reset": ".operations",
     "update_paths": ".operations",
     "Project": ".project",
-    "store_error": ".project",
+    "store_error": ".connect",
     "Knowledge": ".reader",
     "Source": ".reader",
     "StoreStats": ".reader",

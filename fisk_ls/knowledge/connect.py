@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import sys
 import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -198,3 +199,14 @@ def damaged(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__
     return False
+
+
+def store_error(exc: BaseException, store_dir: Path | None = None) -> StoreError | None:
+    """The StoreError for an SQLite or OS error on the store in ``store_dir`` (one line fit for
+    a person, naming the way out: ``store.explain``); None for any other exception."""
+    if isinstance(exc, StoreError):
+        return exc
+    apsw = sys.modules.get("apsw")  # not imported yet: nothing raised one of its errors
+    if not isinstance(exc, OSError) and not (apsw is not None and isinstance(exc, apsw.Error)):
+        return None
+    return explain(exc, db_path(store_dir) if store_dir is not None else Path("knowledge.db"))

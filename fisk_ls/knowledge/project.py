@@ -10,13 +10,13 @@ server one for the store it serves. It owns
   watcher that feeds it.
 
 ``close`` ends all of them. SQLite and OS errors from any of them reach the front ends as
-``StoreError`` (``store_error``: one line naming the fix), converted here and nowhere else.
+``StoreError`` (``connect.store_error``: one line naming the fix), converted here and nowhere
+else.
 Nothing heavy is imported until it is used: a search never imports the indexer.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -24,7 +24,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
-from .errors import KnowledgeError, StoreError
+from .connect import store_error
+from .errors import KnowledgeError
 from .location import Settings, resolve_settings
 
 if TYPE_CHECKING:
@@ -52,20 +53,6 @@ MIN_DEBOUNCE = 0.1
 """The shortest quiet time ``watch`` accepts."""
 
 
-def store_error(exc: BaseException, store_dir: Path | None = None) -> StoreError | None:
-    """The StoreError for an SQLite or OS error on the store in ``store_dir`` (one line fit for
-    a person, naming the way out: ``store.explain``); None for any other exception."""
-    if isinstance(exc, StoreError):
-        return exc
-    apsw = sys.modules.get("apsw")  # not imported yet: nothing raised one of its errors
-    if not isinstance(exc, OSError) and not (apsw is not None and isinstance(exc, apsw.Error)):
-        return None
-    from .connect import explain
-    from .store_files import db_path
-
-    return explain(exc, db_path(store_dir) if store_dir is not None else Path("knowledge.db"))
-
-
 class Project:
     """``coarse_knn=False`` keeps every vector search exact (a reader that answers one query and
     exits: the CLI). ``reader``: an already open reader to use (and close) instead of a new
@@ -90,7 +77,7 @@ class Project:
         self._embedder_made = False
         self._expander: Expander | None = None
         self._expander_made = False
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # the reader is made holding it, with the embedder
 
     @classmethod
     def open(
@@ -131,7 +118,7 @@ class Project:
 
                 self._reader = Knowledge(
                     self.settings,
-                    self._made_embedder(None),
+                    self.embedder(),
                     coarse_knn=self.coarse_knn,
                     indexing=self.indexing,
                 )
@@ -230,16 +217,12 @@ class Project:
         ``close`` closes it. ``progress`` is told how a built-in model's one-time download
         goes (the first use makes it: a command that indexes asks before it searches)."""
         with self._lock:
-            return self._made_embedder(progress)
+            if not self._embedder_made:
+                from .vectors.providers import make_embedder
 
-    def _made_embedder(self, progress: Progress | None) -> Embedder | None:
-        """(lock held) The embedder, made here and nowhere else."""
-        if not self._embedder_made:
-            from .vectors.providers import make_embedder
-
-            self._embedder = make_embedder(self.settings, progress=progress)
-            self._embedder_made = True
-        return self._embedder
+                self._embedder = make_embedder(self.settings, progress=progress)
+                self._embedder_made = True
+            return self._embedder
 
     def index(
         self,
