@@ -218,9 +218,10 @@ class Project:
         goes (the first use makes it: a command that indexes asks before it searches)."""
         with self._lock:
             if not self._embedder_made:
-                from .vectors.providers import make_embedder
+                if self.settings.embeddings is not None:  # a lexical search imports no provider
+                    from .vectors.providers import make_embedder
 
-                self._embedder = make_embedder(self.settings, progress=progress)
+                    self._embedder = make_embedder(self.settings, progress=progress)
                 self._embedder_made = True
             return self._embedder
 
