@@ -3,7 +3,7 @@
     python bench/report.py bench/results > BENCHMARKS.md
 
 The generated sections come from ``SECTIONS`` (one function per result); the folder's notes.md,
-written by hand, follows them under its own heading. tests/unit/test_bench_report.py checks that
+written by hand, follows them under its own heading. bench/tests/test_bench_report.py checks that
 the checked-in BENCHMARKS.md is what this renders from the checked-in results.
 """
 

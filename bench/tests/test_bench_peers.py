@@ -8,17 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import peers
+import peers_proc
+import peers_tools
 import pytest
+import report
 from hypothesis import given
 from hypothesis import strategies as st
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))
-
-import peers  # noqa: E402
-import peers_proc  # noqa: E402
-import peers_tools  # noqa: E402
-import report  # noqa: E402
 
 
 @given(st.lists(st.floats(min_value=0, max_value=1e6), min_size=1, max_size=50))

@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import report
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))
-
-import report  # noqa: E402
 
 
 def result(match_p50: float) -> dict[str, Any]:

@@ -3,16 +3,7 @@ exact vec0 KNN compute the same cosine in different ways (a run once reported re
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))
-pytest.importorskip("numpy")
-
-import knn  # noqa: E402
+import knn
 
 
 def test_recall_compares_ids_whatever_the_cosines() -> None:

@@ -8,15 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import regress
+import report
 from hypothesis import given
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
-sys.path.insert(0, str(BENCH))
-
-import regress  # noqa: E402
-import report  # noqa: E402
 
 
 def peers(cold_fisk: float, cold_qmd: float, floor: float) -> dict[str, object]:

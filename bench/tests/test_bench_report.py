@@ -7,11 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import report
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
-sys.path.insert(0, str(BENCH))
-
-import report  # noqa: E402
 
 
 def test_the_checked_in_benchmarks_file_is_what_report_renders_from_the_checked_in_results() -> (

@@ -5,22 +5,17 @@ and the paired comparison. Runs on small fixtures; the real question files are c
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
+import devset
+import devset_compare
+import devset_questions as dq
+import devset_stats as ds
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))
-
-import devset  # noqa: E402
-import devset_compare  # noqa: E402
-import devset_questions as dq  # noqa: E402
-import devset_stats as ds  # noqa: E402
-
-from fisk_ls.knowledge import Hit  # noqa: E402
+from fisk_ls.knowledge import Hit
 
 CMDLET = """\
 ---

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))
+import report
 
-import report  # noqa: E402
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 def test_the_topk_table_shows_both_ways_and_any_difference() -> None:
