@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,12 +14,20 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 
 
+def changes_left_out(text: str) -> str:
+    """``text`` with each stale mark's list of changed paths left out: the list grows with every
+    later change, the mark itself (which table, measured at which commit) does not."""
+    return re.sub(r"(before changes to ).*", r"\1...", text)
+
+
 def test_the_checked_in_benchmarks_file_is_what_report_renders_from_the_checked_in_results() -> (
     None
 ):
+    """Also fails when a change makes a table stale (or a new measurement makes one fresh) and
+    BENCHMARKS.md does not say so yet."""
     rendered = report.render(BENCH / "results")
-    assert rendered == (ROOT / "BENCHMARKS.md").read_text(), (
-        "BENCHMARKS.md is stale: python bench/report.py bench/results > BENCHMARKS.md"
+    assert changes_left_out(rendered) == changes_left_out((ROOT / "BENCHMARKS.md").read_text()), (
+        "BENCHMARKS.md is out of date: python bench/report.py bench/results > BENCHMARKS.md"
     )
 
 

@@ -1,10 +1,13 @@
-"""bench/run.sh's ``measure``: a step's result replaces its file only when the step succeeds;
-a failed step keeps the last result and is named; files of steps not run are left alone."""
+"""bench/run.sh's ``measure``: a step's result replaces its file only when the step succeeds,
+stamped with the commit it was measured at; a failed step keeps the last result and is named;
+files of steps not run are left alone."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,6 +32,7 @@ def test_a_step_replaces_only_its_own_file_and_only_when_it_succeeds(tmp_path: P
         (out / name).write_text(f'{{"old": "{name}"}}\n')
     script = f"""
 set -euo pipefail
+cd {ROOT}; PY={sys.executable}
 OUT={out}; STAGE={stage}; FAILED=(); STEPS=(); declare -A STEP_OF
 {measure_function()}
 good() {{ echo '{{"new": 1}}' > "$1"; }}
@@ -43,7 +47,12 @@ echo "steps: ${{#STEPS[@]}} ${{STEP_OF[good.json]}}"
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
     assert "failed: bad.json empty.json" in done.stdout
     assert "steps: 3 good" in done.stdout
-    assert (out / "good.json").read_text() == '{"new": 1}\n'
+    good = json.loads((out / "good.json").read_text())
+    assert good["new"] == 1
+    head = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    )
+    assert good["measured"]["commit"] == head.stdout.strip()
     assert (out / "bad.json").read_text() == '{"old": "bad.json"}\n'
     assert (out / "empty.json").read_text() == '{"old": "empty.json"}\n'
     assert (out / "untouched.json").read_text() == '{"old": "untouched.json"}\n'
@@ -64,6 +73,7 @@ def test_without_embeddings_a_result_with_vector_figures_is_kept(tmp_path: Path)
     (out / "beir.json").write_text('{"lexical": 1}\n')
     script = f"""
 set -euo pipefail
+cd {ROOT}; PY={sys.executable}
 OUT={out}; STAGE={stage}; FAILED=(); STEPS=(); EMBED_ARGS=(); declare -A STEP_OF
 {function("measure")}
 {function("measure_quality")}
@@ -73,5 +83,5 @@ measure_quality beir.json lexical
 """
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
     assert (out / "devset.json").read_text() == '{"runs": {"hybrid": 1}}\n'
-    assert (out / "beir.json").read_text() == '{"lexical": 2}\n'
+    assert json.loads((out / "beir.json").read_text())["lexical"] == 2
     assert "devset.json: kept" in done.stderr
