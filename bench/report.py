@@ -120,7 +120,10 @@ def lsp_section(r: dict[str, Any]) -> list[str]:
 
 def pack_section(r: dict[str, Any]) -> list[str]:
     """Knowledge packs: size against the store, adoption against a cold index, first search."""
-    mb = lambda n: f"{n / 1e6:.1f} MB"  # noqa: E731
+
+    def mb(n: float) -> str:
+        return f"{n / 1e6:.1f} MB"
+
     load = ", ".join(f"{x:.2f}" for x in r["machine"]["load_avg_at_start"])
     lex, hy = r["lexical_pack"], r["hybrid_pack"]
     return [
