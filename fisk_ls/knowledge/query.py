@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from .fts import Asked, heading_key
 from .languages import locale_language
 from .scope import Scope
-from .settings_schema import TOP_K, check_also, resolve_top_k
+from .settings_checks import check_also, resolve_top_k
+from .settings_schema import TOP_K
 
 
 def string_name(i: int) -> str:

@@ -40,7 +40,7 @@ from .search import (
     run_search,
     tier_line,
 )
-from .settings_schema import shown
+from .settings_checks import shown
 from .store import Snapshot, Store, scalar
 from .vectors.backlog import Coverage, coverage, incomplete
 from .vectors.knn import CoarseIndex

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .deadline import CHECK_EVERY
 from .errors import IndexOutdated
-from .settings_schema import SettingError, check_tags, shown
+from .settings_checks import SettingError, check_tags, shown
 from .wildmatch import Globs, parse
 
 if TYPE_CHECKING:

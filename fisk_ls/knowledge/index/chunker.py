@@ -25,7 +25,8 @@ from typing import Any
 
 from ..display import display_text
 from ..sanitize import one_line
-from ..settings_schema import TAGS, normal_tag
+from ..settings_checks import normal_tag
+from ..settings_schema import TAGS
 from .blocks import MAX_HEADING_CHARS, Block, Heading, clean_heading, label_text, scan
 
 TARGET_CHARS = 1200
