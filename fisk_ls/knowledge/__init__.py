@@ -1,8 +1,8 @@
 """The knowledge core's public API, the only module the front ends import: ``Project`` (one
 project opened once: its reader, writer side, embedder and their lifetimes; project.py), the
 operations under it (operations.py), the reader ``Knowledge`` (reader.py), the named errors, the
-settings contract's limits and checks (settings_schema.py) and the types and helpers front ends
-render with.
+settings contract's limits (settings_schema.py) and checks (settings_checks.py) and the types
+and helpers front ends render with.
 
 Adapters (CLI, language server, agent tool / MCP) call these and never assemble core parts
 themselves (tests/unit/test_layering.py). Nothing in here imports the language server, MCP,

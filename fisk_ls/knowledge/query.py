@@ -83,7 +83,7 @@ class Query:
         ``default_top_k``; ``reader_language`` a locale or language tag ("ja_JP.UTF-8",
         "pt-BR"), else ``default_language`` (a base code: the process's locale's); ``also`` up
         to four extra strings (blank ones dropped). The query's own length is the front ends'
-        to check (``settings_schema.check_query``): the core searches any text within its cost
+        to check (``settings_checks.check_query``): the core searches any text within its cost
         bounds."""
         texts = (text, *check_also(list(also)))
         return cls(
