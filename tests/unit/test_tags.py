@@ -16,7 +16,7 @@ from fisk_ls.knowledge import Knowledge, Settings, index, remove, resolve_settin
 from fisk_ls.knowledge.errors import IndexOutdated
 from fisk_ls.knowledge.index.chunker import chunk_document
 from fisk_ls.knowledge.scope import Scope
-from fisk_ls.knowledge.settings_schema import SettingError, check_tags
+from fisk_ls.knowledge.settings_checks import SettingError, check_tags
 from fisk_ls.knowledge.store import db_path
 from fisk_ls.knowledge.writer import open_writer
 from tests.support.restricted import scoped_and_restricted
