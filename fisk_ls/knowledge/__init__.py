@@ -1,8 +1,8 @@
 """The knowledge core's public API, the only module the front ends import: ``Project`` (one
 project opened once: its reader, writer side, embedder and their lifetimes; project.py), the
 operations under it (operations.py), the reader ``Knowledge`` (reader.py), the named errors, the
-settings contract's limits and checks (settings_schema.py) and the types and helpers front ends
-render with.
+settings contract's limits (settings_schema.py) and checks (settings_checks.py) and the types
+and helpers front ends render with.
 
 Adapters (CLI, language server, agent tool / MCP) call these and never assemble core parts
 themselves (tests/unit/test_layering.py). Nothing in here imports the language server, MCP,
@@ -83,6 +83,20 @@ if TYPE_CHECKING:
         SearchResult,
         tier_line,
     )
+    from .settings_checks import (
+        SettingError,
+        check_also,
+        check_context,
+        check_query,
+        check_scope,
+        check_tags,
+        check_top_k,
+        check_value,
+        resolve_top_k,
+        rule_needs,
+        rule_problems,
+        shown,
+    )
     from .settings_schema import (
         ALSO,
         EDITOR_SETTINGS,
@@ -99,18 +113,6 @@ if TYPE_CHECKING:
         TOOL_CONTEXT,
         TOP_K,
         Setting,
-        SettingError,
-        check_also,
-        check_context,
-        check_query,
-        check_scope,
-        check_tags,
-        check_top_k,
-        check_value,
-        resolve_top_k,
-        rule_needs,
-        rule_problems,
-        shown,
     )
     from .vectors.backlog import Coverage
     from .vectors.url import validate_base_url
@@ -189,18 +191,18 @@ _LAZY = {
     "TOOL_CONTEXT": ".settings_schema",
     "TOP_K": ".settings_schema",
     "Setting": ".settings_schema",
-    "SettingError": ".settings_schema",
-    "check_also": ".settings_schema",
-    "check_context": ".settings_schema",
-    "check_query": ".settings_schema",
-    "check_scope": ".settings_schema",
-    "check_tags": ".settings_schema",
-    "check_top_k": ".settings_schema",
-    "check_value": ".settings_schema",
-    "resolve_top_k": ".settings_schema",
-    "rule_needs": ".settings_schema",
-    "rule_problems": ".settings_schema",
-    "shown": ".settings_schema",
+    "SettingError": ".settings_checks",
+    "check_also": ".settings_checks",
+    "check_context": ".settings_checks",
+    "check_query": ".settings_checks",
+    "check_scope": ".settings_checks",
+    "check_tags": ".settings_checks",
+    "check_top_k": ".settings_checks",
+    "check_value": ".settings_checks",
+    "resolve_top_k": ".settings_checks",
+    "rule_needs": ".settings_checks",
+    "rule_problems": ".settings_checks",
+    "shown": ".settings_checks",
     "Coverage": ".vectors.backlog",
     "validate_base_url": ".vectors.url",
     "open_writer": ".opening",

@@ -32,7 +32,7 @@ MAX_TERMS = 40
 """Terms kept in one expression (after stop words and duplicates are removed)."""
 
 MAX_QUERY_CHARS = int(QUERY.max_length or 2000)
-"""The longest query any front end accepts (``settings_schema.check_query``: CLI, language
+"""The longest query any front end accepts (``settings_checks.check_query``: CLI, language
 server, agent tool, MCP). The core also cuts here, so a caller that skips the check (a
 benchmark, an in-process agent) still pays a bounded cost."""
 

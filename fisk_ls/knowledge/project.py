@@ -186,7 +186,7 @@ class Project:
         import dataclasses
 
         from .expansion import FLAT_DEPTH, expanded
-        from .settings_schema import resolve_top_k
+        from .settings_checks import resolve_top_k
 
         k = resolve_top_k(top_k, self.settings.top_k)
         wide = max(k, FLAT_DEPTH) if expand else k

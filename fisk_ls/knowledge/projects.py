@@ -187,7 +187,7 @@ def scopes(
     project, kept to the tags). SettingError for a path outside every project or one that
     leaves the root (``../x``)."""
     from .scope import Scope
-    from .settings_schema import SettingError, shown
+    from .settings_checks import SettingError, shown
 
     claimed: set[str] = set()
     out: list[tuple[P, Scope | None]] = []
@@ -293,7 +293,7 @@ class ProjectSet:
         deadline: Deadline | None = None,
     ) -> SearchResult:
         """Every project's best hits merged by score; each hit names its project."""
-        from .settings_schema import resolve_top_k
+        from .settings_checks import resolve_top_k
 
         first = self.projects[0]
         k = resolve_top_k(top_k, first.settings.top_k)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from .fts import Asked, heading_key
 from .languages import locale_language
 from .scope import Scope
-from .settings_schema import TOP_K, check_also, resolve_top_k
+from .settings_checks import check_also, resolve_top_k
+from .settings_schema import TOP_K
 
 
 def string_name(i: int) -> str:
@@ -82,7 +83,7 @@ class Query:
         ``default_top_k``; ``reader_language`` a locale or language tag ("ja_JP.UTF-8",
         "pt-BR"), else ``default_language`` (a base code: the process's locale's); ``also`` up
         to four extra strings (blank ones dropped). The query's own length is the front ends'
-        to check (``settings_schema.check_query``): the core searches any text within its cost
+        to check (``settings_checks.check_query``): the core searches any text within its cost
         bounds."""
         texts = (text, *check_also(list(also)))
         return cls(

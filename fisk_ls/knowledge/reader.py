@@ -41,7 +41,7 @@ from .search import (
     run_search,
     tier_line,
 )
-from .settings_schema import shown
+from .settings_checks import shown
 from .store import Snapshot, Store
 from .vectors.backlog import Coverage, coverage, incomplete
 from .vectors.knn import CoarseIndex
@@ -143,7 +143,7 @@ class Knowledge:
         language tag, "ja_JP.UTF-8", "pt-BR"; an editor's display language), else the
         process's locale (``LC_ALL`` / ``LC_MESSAGES`` / ``LANG``), for a query whose words
         name none. ``also``: up
-        to four extra search strings (``settings_schema.check_also``; SettingError past the
+        to four extra search strings (``settings_checks.check_also``; SettingError past the
         limits), searched beside the query and fused with it; the query and they are embedded
         in one model call, and each hit's ``found_by`` names the strings that found it.
         ``scope``: only the documents in it (``Scope.build``; the best hits inside it).

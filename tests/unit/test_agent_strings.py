@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fisk_ls.knowledge import Knowledge, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.search import fuse, fuse_strings
-from fisk_ls.knowledge.settings_schema import SettingError, check_also
+from fisk_ls.knowledge.settings_checks import SettingError, check_also
 from tests.support.agent_strings import ALSO, KEYWORDS, QUESTION, write_site
 from tests.support.fake_embed_server import FakeEmbedServer
 from tests.support.hybrid import index_project, reader

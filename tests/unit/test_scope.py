@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Knowledge, Settings, index_project, resolve_settings
 from fisk_ls.knowledge.scope import Scope, documents
-from fisk_ls.knowledge.settings_schema import SettingError
+from fisk_ls.knowledge.settings_checks import SettingError
 from tests.support.restricted import scoped_and_restricted
 
 WORDS = ("span", "trace", "metric", "exporter", "sampler", "collector", "baggage", "resource")

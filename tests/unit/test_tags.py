@@ -17,7 +17,7 @@ from fisk_ls.knowledge.errors import IndexOutdated
 from fisk_ls.knowledge.index.chunker import chunk_document
 from fisk_ls.knowledge.opening import open_writer
 from fisk_ls.knowledge.scope import Scope
-from fisk_ls.knowledge.settings_schema import SettingError, check_tags
+from fisk_ls.knowledge.settings_checks import SettingError, check_tags
 from fisk_ls.knowledge.store_files import db_path
 from tests.support.restricted import scoped_and_restricted
 

@@ -71,7 +71,7 @@ class Document:
     description: str = ""
     """The front matter's ``description`` (a one-line summary many doc sites keep)."""
     tags: tuple[str, ...] = ()
-    """The front matter's ``tags``, normalised (``settings_schema.normal_tag``): a search
+    """The front matter's ``tags``, normalised (``settings_checks.normal_tag``): a search
     filter."""
     problem: str = ""
     """What of the front matter could not be read and was dropped ("" when all of it was): the

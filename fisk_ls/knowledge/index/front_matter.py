@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..sanitize import one_line
-from ..settings_schema import TAGS, normal_tag
+from ..settings_checks import normal_tag
+from ..settings_schema import TAGS
 from .blocks import MAX_LABEL_CHARS
 
 _FRONT_FIELD = re.compile(
