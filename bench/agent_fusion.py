@@ -22,11 +22,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from beir import rrf
 from devset import agent_file, load_agent, score, store_settings
 from devset_questions import CORPORA, load
 
 from fisk_ls.knowledge import Knowledge
-from fisk_ls.knowledge import search as S
+from fisk_ls.knowledge import fusion as S
+from fisk_ls.knowledge import search as searching
+from fisk_ls.knowledge.search import FANOUT
 
 Fused = tuple[list[tuple[int, float]], dict[int, dict[str, int]], dict[int, tuple[str, ...]]]
 PRODUCT = S.fuse_strings
@@ -98,7 +101,7 @@ def floored(floor: float) -> Scores:
 
 def borda(ranked: Sequence[tuple[int, float]]) -> dict[int, float]:
     """1 - (rank - 1) / FANOUT for each candidate of a list."""
-    return {c: max(1.0 - rank / S.FANOUT, 0.0) for rank, (c, _) in enumerate(ranked)}
+    return {c: max(1.0 - rank / FANOUT, 0.0) for rank, (c, _) in enumerate(ranked)}
 
 
 def score_mean(query_weight: float) -> Rule:
@@ -133,7 +136,7 @@ def rrf_all(k: int) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
 
     def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
         lists = [[c for c, _ in ranked] for lexical, vector in arms for ranked in (lexical, vector)]
-        return S.rrf([x for x in lists if x], k)
+        return rrf([x for x in lists if x], k)
 
     return rule
 
@@ -142,7 +145,7 @@ def rrf_fused(k: int) -> Callable[[Sequence[S.Arms]], list[tuple[int, float]]]:
     """Each string's lists fused by score, then the strings' rankings by RRF."""
 
     def rule(arms: Sequence[S.Arms]) -> list[tuple[int, float]]:
-        return S.rrf([[c for c, _ in S.fuse(lex, vec)] for lex, vec in arms], k)
+        return rrf([[c for c, _ in S.fuse(lex, vec)] for lex, vec in arms], k)
 
     return rule
 
@@ -215,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     if args.also_budget:
-        S.ALSO_POSTING_BUDGET = args.also_budget
+        searching.ALSO_POSTING_BUDGET = args.also_budget
     corpus = CORPORA[args.corpus]
     questions = load(corpus, args.questions)
     if args.lang:
@@ -231,11 +234,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             runs: dict[str, Any] = {"query": _brief(score(questions, k, False, args.resamples))}
             for rule in args.rules.split(","):
-                S.fuse_strings = patched(RULES[rule])  # type: ignore[assignment]
+                searching.fuse_strings = patched(RULES[rule])  # type: ignore[assignment]
                 try:
                     run = score(questions, k, False, args.resamples, also=also)
                 finally:
-                    S.fuse_strings = PRODUCT
+                    searching.fuse_strings = PRODUCT
                 runs[rule] = _brief(run)
                 o = run["overall"]
                 ms = run["query_ms"]["p50"]

@@ -47,8 +47,9 @@ from fisk_ls.knowledge.expansion import (
     needs_expansion,
     reads_as_question,
 )
-from fisk_ls.knowledge.fts import Asked, words
-from fisk_ls.knowledge.search import Hit, SearchResult
+from fisk_ls.knowledge.fts import words
+from fisk_ls.knowledge.question import Asked
+from fisk_ls.knowledge.results import Hit, SearchResult
 
 STRINGS = [0, 1, 2]
 """The agent strings sent: the keyword query, the hypothetical answer, the rephrasing."""

@@ -30,24 +30,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from beir import build_project, ndcg_at, read_jsonl, read_qrels, to_docs
+from beir import build_project, lexical_ids, ndcg_at, read_jsonl, read_qrels, rrf, to_docs
 from devset import _rank, section_match
 from devset_questions import CORPORA, CORPORA_DIR, KINDS, Question, load
 from devset_stats import METRICS, RESAMPLES, bootstrap_ci, paired_diff, summarize
 from rerankers import SCORERS, FeatureCache, Scorer
 
 from fisk_ls.knowledge import Hit, Knowledge, index, resolve_settings
-from fisk_ls.knowledge.fts import heading_terms, stop_words
-from fisk_ls.knowledge.search import (
-    DEEPER,
-    FANOUT,
-    RRF_K,
-    TermStats,
-    assemble,
-    lexical_ids,
-    query_plan,
-    rrf,
-)
+from fisk_ls.knowledge.fts import stop_words
+from fisk_ls.knowledge.hits import assemble
+from fisk_ls.knowledge.question import Asked
+from fisk_ls.knowledge.search import DEEPER, FANOUT, TermStats, query_plan
+
+RRF_K = 60
 
 SEED = 20261201
 VARIANTS = ("rerank", "rrf")
@@ -71,7 +66,7 @@ def dev_candidates(k: Knowledge, query: str, n: int) -> list[Hit]:
         plan = query_plan(snap, query, k.term_stats)
         if not plan.terms:
             return []
-        heading, stop = heading_terms(query), stop_words(query)
+        heading, stop = Asked.of(query).heading_terms(), stop_words(query)
         lex = lexical_ids(snap, plan, FANOUT, heading, stop)
         hits = assemble(snap, lex, {}, n)
         if len(hits) < n and len(lex) == FANOUT:

@@ -51,7 +51,6 @@ if TYPE_CHECKING:
         Expansion,
         ExpansionFailed,
     )
-    from .fts import is_long_query
     from .index.backfill import BackfillReporter
     from .index.files import read_document
     from .index.ignore import IgnoreRules
@@ -72,10 +71,9 @@ if TYPE_CHECKING:
         scopes,
         search_projects,
     )
+    from .question import is_long_query
     from .reader import Knowledge, Source, StoreStats, tier_of
-    from .sanitize import bounded, one_line, strip_controls
-    from .scope import Scope
-    from .search import (
+    from .results import (
         INDEX_EMPTY,
         INDEX_NOT_BUILT,
         NO_TERMS,
@@ -85,6 +83,8 @@ if TYPE_CHECKING:
         SearchResult,
         tier_line,
     )
+    from .sanitize import bounded, one_line, strip_controls
+    from .scope import Scope
     from .settings_schema import (
         ALSO,
         EDITOR_SETTINGS,
@@ -141,7 +141,7 @@ _LAZY = {
     "ExpansionFailed": ".expansion",
     "parse_duration": ".config",
     "Check": ".doctor",
-    "is_long_query": ".fts",
+    "is_long_query": ".question",
     "BackfillReporter": ".index.backfill",
     "IgnoreRules": ".index.ignore",
     "QueueHooks": ".index.queue",
@@ -175,14 +175,14 @@ _LAZY = {
     "bounded": ".sanitize",
     "strip_controls": ".sanitize",
     "Scope": ".scope",
-    "INDEX_EMPTY": ".search",
-    "INDEX_NOT_BUILT": ".search",
-    "NO_TERMS": ".search",
-    "OK": ".search",
-    "Hit": ".search",
-    "Location": ".search",
-    "SearchResult": ".search",
-    "tier_line": ".search",
+    "INDEX_EMPTY": ".results",
+    "INDEX_NOT_BUILT": ".results",
+    "NO_TERMS": ".results",
+    "OK": ".results",
+    "Hit": ".results",
+    "Location": ".results",
+    "SearchResult": ".results",
+    "tier_line": ".results",
     "ALSO": ".settings_schema",
     "EDITOR_SETTINGS": ".settings_schema",
     "EMBEDDINGS": ".settings_schema",

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from .pack import PackStats
     from .progress import IndexRun
     from .reader import Knowledge
+    from .results import SearchResult
     from .scope import Scope
-    from .search import SearchResult
     from .vectors.models import Progress
     from .vectors.providers import Embedder
 
@@ -439,7 +439,7 @@ class Project:
 def searched_scores(result: SearchResult) -> list[float] | None:
     """The scores of a search's hits, best first; None when the index could not answer (not
     built, empty), where no extra string would help."""
-    from .search import INDEX_EMPTY, INDEX_NOT_BUILT
+    from .results import INDEX_EMPTY, INDEX_NOT_BUILT
 
     return (
         None if result.status in (INDEX_NOT_BUILT, INDEX_EMPTY) else [h.score for h in result.hits]

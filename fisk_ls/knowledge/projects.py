@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from .errors import CitationError, KnowledgeError, SearchCancelled
 from .progress import IndexRun
 from .project import Project
-from .search import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS, OK, SearchResult
+from .results import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS, OK, SearchResult
 
 if TYPE_CHECKING:
     from .citations import CitedChunk
     from .deadline import Deadline
     from .expansion import Expander, Expansion
     from .reader import Knowledge
+    from .results import Hit
     from .scope import Scope
-    from .search import Hit
 
 P = TypeVar("P", bound=Project)
 T = TypeVar("T")

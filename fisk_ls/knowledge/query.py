@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .fts import Asked, heading_key
+from .fts import heading_key
 from .languages import locale_language
+from .question import Asked
 from .scope import Scope
 from .settings_schema import TOP_K, check_also, resolve_top_k
 
@@ -27,11 +28,11 @@ class SearchString:
     text: str
     name: str
     terms: tuple[str, ...]
-    """``fts.search_terms``: the query's terms, then the compound words a short one spells."""
+    """````Asked.search_terms``: the query's terms, then the compound words a short one spells."""
     phrases: tuple[str, ...]
-    """``fts.query_phrases``: identifiers and a short query as a whole."""
+    """``Asked.phrases``: identifiers and a short query as a whole."""
     heading: tuple[str, ...]
-    """``fts.heading_terms``: the words a section heading would be (the heading boost)."""
+    """``Asked.heading_terms``: the words a section heading would be (the heading boost)."""
     heading_key: tuple[str, ...]
     """``fts.heading_key`` of those words: what a heading's own key must equal."""
     stop: frozenset[str]

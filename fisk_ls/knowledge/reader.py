@@ -25,21 +25,15 @@ from .citations import (
 from .deadline import Deadline, check
 from .errors import CitationError
 from .languages import environment_language
+from .lexical import TermStats
 from .location import Settings
 from .notices import NOT_BUILT_SENTENCE
 from .progress import IndexRun, recorded_run
 from .query import Query
+from .query_vectors import QueryEmbedder, QueryVector, embed_queries, embed_query
+from .results import SearchResult, tier_line
 from .scope import Scope
-from .search import (
-    QueryEmbedder,
-    QueryVector,
-    SearchResult,
-    TermStats,
-    embed_queries,
-    embed_query,
-    run_search,
-    tier_line,
-)
+from .search import run_search
 from .settings_schema import shown
 from .store import Snapshot, Store, scalar
 from .vectors.backlog import Coverage, coverage, incomplete

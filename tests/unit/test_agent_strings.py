@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
-from fisk_ls.knowledge.search import fuse, fuse_strings
+from fisk_ls.knowledge.fusion import fuse, fuse_strings
 from fisk_ls.knowledge.settings_schema import SettingError, check_also
 from tests.support.agent_strings import ALSO, KEYWORDS, QUESTION, write_site
 from tests.support.fake_embed_server import FakeEmbedServer

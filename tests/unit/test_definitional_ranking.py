@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
-from fisk_ls.knowledge.fts import heading_key, question_text, singular
+from fisk_ls.knowledge.fts import heading_key, singular
 from fisk_ls.knowledge.lexical import started_headings
+from tests.support.question import question_text
 
 GLOSSARY = """\
     ---
@@ -186,7 +187,7 @@ def test_question_text_drops_the_frame_of_a_definition() -> None:
 
 
 def test_a_long_text_is_no_definitional_question() -> None:
-    from fisk_ls.knowledge.fts import heading_terms
+    from tests.support.question import heading_terms
 
     pasted = (
         "Definition of a large scale cyber attack is extremely vague. Armed acts of aggression "

@@ -29,7 +29,7 @@ from fisk_ls.knowledge.notices import (
 
 
 def result(status: str, hits: int = 0, **fields: object) -> SearchResult:
-    from fisk_ls.knowledge.search import Hit
+    from fisk_ls.knowledge.results import Hit
 
     found = [Hit(i, "a.md", i, "", "text", 1, 1, 1.0) for i in range(hits)]
     return SearchResult(status, "lexical", found, **fields)  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ import pytest
 
 from fisk_ls.knowledge import EmbeddingsError, Knowledge, Settings, index, update_paths
 from fisk_ls.knowledge.config import EmbeddingsConfig
-from fisk_ls.knowledge.search import QueryVector, embed_query
+from fisk_ls.knowledge.query_vectors import QueryVector, embed_query
 from tests.support.fake_embed_server import FakeEmbedServer, fake_embedding
 
 DEGRADING = [

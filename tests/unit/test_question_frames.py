@@ -13,16 +13,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
-from fisk_ls.knowledge.fts import (
-    STOP_WORDS,
-    heading_key,
-    heading_terms,
-    query_phrases,
-    query_terms,
-    question_text,
-    stop_words,
-)
+from fisk_ls.knowledge.fts import STOP_WORDS, heading_key, stop_words
 from fisk_ls.knowledge.languages import language_stop_words, query_language
+from tests.support.question import heading_terms, query_phrases, query_terms, question_text
 
 
 @pytest.mark.parametrize(

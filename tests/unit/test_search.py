@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings, update_paths
 from fisk_ls.knowledge.collapse import normalised, text_key
-from fisk_ls.knowledge.search import TermStats, query_expression
+from fisk_ls.knowledge.query import SearchString
+from fisk_ls.knowledge.search import TermStats, query_plan
 
 
 def make(root: Path, store_base: Path, docs: dict[str, str]) -> Settings:
@@ -63,7 +64,7 @@ def test_pruning_drops_common_terms_only_when_a_rarer_matching_term_remains(
             assert stats.prune(snap, ["queue", "backpressure"]) == ["backpressure"]
             # "zebra" matches nothing, so it cannot stand in for the common term.
             assert stats.prune(snap, ["queue", "zebra"]) == ["queue", "zebra"]
-            expr = query_expression(snap, "queue zebra", stats)
+            expr = query_plan(snap, SearchString.parse("queue zebra"), stats).expression()
             assert '"queue"' in expr
     finally:
         k.close()
