@@ -50,7 +50,6 @@ from ..knowledge import (
     SearchCancelled,
     Settings,
     bounded,
-    is_long_query,
     one_line,
     resolve_settings,
     shown,
@@ -245,9 +244,10 @@ def build_server(
 ) -> Server[Any]:
     """The low-level MCP server: lists and runs ``knowledge_search`` when ``tool`` is given.
 
-    Searches run in worker threads, ``max_concurrent`` at a time, and long queries
-    (``fts.is_long_query``) at most ``MAX_CONCURRENT_LONG`` of their own at a time, so any
-    number of them leaves ordinary searches their threads (as the language server's lanes).
+    Each call's arguments are parsed once, into the core's request. Searches run in worker
+    threads, ``max_concurrent`` at a time, and long requests (``SearchRequest.long``) at most
+    ``MAX_CONCURRENT_LONG`` of their own at a time, so any number of them leaves ordinary
+    searches their threads (as the language server's lanes).
     A search still running at ``timeout`` (or when its caller cancels) is answered with the
     timeout's error and stopped there (deadline.py): it frees its core and its thread."""
     limiter = anyio.CapacityLimiter(max_concurrent)
@@ -264,22 +264,23 @@ def build_server(
     ) -> types.CallToolResult:
         if tool is None or params.name != NAME:  # a protocol error in every version
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {one_line(params.name, 100)}")
-        args: dict[str, Any] = dict(params.arguments or {})
-        log.info("Running %s", trace(args))
-        query = args.get("query")
-        lane = long_limiter if isinstance(query, str) and is_long_query(query) else limiter
         # The search stops at the same time limit (deadline.py), and when the client cancels:
         # an abandoned thread would go on using a core and a connection.
         deadline = Deadline.after(timeout)
         try:
-            with anyio.fail_after(timeout):
-                outcome = await anyio.to_thread.run_sync(
-                    partial(tool.call, args, deadline), limiter=lane, abandon_on_cancel=True
-                )
+            request = tool.parse(params.arguments or {}, deadline)
         except ToolInputError as exc:
+            log.info("Running %s", NAME)
             if _arguments_are_protocol_errors(ctx.protocol_version):
                 raise MCPError(INVALID_PARAMS, one_line(str(exc), MAX_ERROR_CHARS)) from None
             return _error(str(exc))
+        log.info("Running %s", trace(request))
+        lane = long_limiter if request.long else limiter
+        try:
+            with anyio.fail_after(timeout):
+                outcome = await anyio.to_thread.run_sync(
+                    partial(tool.search, request), limiter=lane, abandon_on_cancel=True
+                )
         except (TimeoutError, SearchCancelled):
             return _error(f"{NAME}: the search took longer than {timeout:g}s")
         except KnowledgeError as exc:
@@ -531,7 +532,7 @@ def http_app(
     Each call is answered with one JSON body, not an event stream: the tool sends nothing
     before its result (no progress, no requests to the client), and a stream per call cost
     a task group and a stream writer per request, and held a session's calls one behind the
-    other (bench/mcp_speed.py: 17 against 56 calls/s with eight in flight on one session)."""
+    other (bench/tuning.md has the measurement)."""
     from . import http_limits
 
     app = server.streamable_http_app(

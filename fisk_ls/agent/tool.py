@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +31,13 @@ from ..knowledge import (
     KnowledgeError,
     Project,
     ProjectSet,
-    Scope,
+    SearchRequest,
     SearchResult,
     SettingError,
     Settings,
+    Spelling,
     bounded,
-    check_also,
-    check_context,
-    check_query,
-    check_scope,
-    check_tags,
-    check_top_k,
+    check_request,
     one_line,
     search_notice,
     shown,
@@ -233,21 +228,21 @@ class ToolInputError(ValueError):
     """The arguments do not match the input schema."""
 
 
-@dataclass(frozen=True)
-class ToolArgs:
-    query: str
-    top_k: int | None = None
-    also: tuple[str, ...] = ()
-    scope: Scope | None = None
-    """``paths`` and ``tags`` as the core's scope (None: the whole project)."""
-    context: int = 0
-    paths: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
+FIELDS = ("query", "top_k", "also", "paths", "tags", "context")
+"""The tool's arguments: the request's fields of the same names."""
+
+SPELLING = Spelling(**{f: f"`{f}`" for f in FIELDS}, excludes="`paths`")
+"""The tool's names of a request's fields, as its messages quote them."""
 
 
-def parse_args(raw: Mapping[str, Any] | str | None, root: Path | None = None) -> ToolArgs:
-    """Validate arguments as the schema says (also when a client does not); an absolute path
-    in ``paths`` inside the project ``root`` is taken relative to it."""
+def parse_args(
+    raw: Mapping[str, Any] | str | None,
+    root: Path | None = None,
+    deadline: Deadline | None = None,
+) -> SearchRequest:
+    """The request of the tool's arguments, checked as the schema says (also when a client
+    does not); an absolute path in ``paths`` inside the project ``root`` is taken relative to
+    it (without a ``root``, none may be absolute)."""
     if raw is None or raw == "":
         raw = {}
     if isinstance(raw, str):
@@ -257,37 +252,22 @@ def parse_args(raw: Mapping[str, Any] | str | None, root: Path | None = None) ->
             raise ToolInputError(f"invalid {NAME} input: not JSON ({exc.msg})") from exc
     if not isinstance(raw, Mapping):
         raise ToolInputError(f"invalid {NAME} input: expected an object")
-    extra = sorted(set(raw) - {"query", "top_k", "also", "paths", "tags", "context"})
+    extra = sorted(set(raw) - set(FIELDS))
     if extra:
         raise ToolInputError(f"invalid {NAME} input: unknown field(s) {shown(extra)}")
     try:
-        query = check_query(raw.get("query"), "`query`")
-        top_k = check_top_k(raw.get("top_k"), "`top_k`")
-        also = check_also(raw.get("also"), "`also`")
-        paths = check_scope(raw.get("paths"), "`paths`")
-        tags = check_tags(raw.get("tags"), "`tags`")
-        names = ("`paths`", "`paths`")
-        scope = Scope.build(paths, tags=tags, names=names, tag_name="`tags`", root=root)
-        context = check_context(raw.get("context"), TOOL_CONTEXT, "`context`")
+        request = check_request(raw, SPELLING, root=root, absolute=False, deadline=deadline)
     except SettingError as exc:
         raise ToolInputError(bounded(f"invalid {NAME} input: {exc}")) from None
-    if not query.strip():
+    if not request.query.strip():
         raise ToolInputError(f"invalid {NAME} input: `query` must be a non-empty string")
-    return ToolArgs(
-        query=query,
-        top_k=top_k,
-        also=also,
-        scope=scope,
-        context=context,
-        paths=tuple(paths),
-        tags=tuple(tags),
-    )
+    return request
 
 
-def trace(raw: Mapping[str, Any] | str | None) -> str:
+def trace(raw: Mapping[str, Any] | str | SearchRequest | None) -> str:
     """The one-line call trace shown to an operator (sanitised, capped)."""
     try:
-        args = parse_args(raw)
+        args = raw if isinstance(raw, SearchRequest) else parse_args(raw)
     except ToolInputError:
         return NAME
     text = f"{NAME}({json.dumps(one_line(args.query, 200), ensure_ascii=False)}"
@@ -295,11 +275,11 @@ def trace(raw: Mapping[str, Any] | str | None) -> str:
         text += f", also={len(args.also)}"
     if args.top_k:
         text += f", top_k={args.top_k}"
-    if args.scope is not None and args.scope.include:
-        shown = [p.lstrip("/") for p in args.scope.include]
+    if args.paths:
+        shown = list(args.paths)
         text += f", paths={one_line(json.dumps(shown, ensure_ascii=False), 200)}"
-    if args.scope is not None and args.scope.tags:
-        text += f", tags={one_line(json.dumps(args.scope.tags, ensure_ascii=False), 200)}"
+    if args.tags:
+        text += f", tags={one_line(json.dumps(list(args.tags), ensure_ascii=False), 200)}"
     return text + ")"
 
 
@@ -428,33 +408,33 @@ class KnowledgeTool:
         """The projects it searches."""
         return self.group.projects if self.group is not None else [self.project]
 
+    def parse(
+        self, raw: Mapping[str, Any] | str | None, deadline: Deadline | None = None
+    ) -> SearchRequest:
+        """The request of the arguments ``raw`` (ToolInputError when they are bad): paths
+        relative to the project's root (over several projects, to each one's)."""
+        root = None if self.group is not None else self.settings.project_root
+        return parse_args(raw, root, deadline)
+
     def call(
         self, raw: Mapping[str, Any] | str | None, deadline: Deadline | None = None
     ) -> dict[str, Any]:
         """Run the tool; ToolInputError for bad arguments, KnowledgeError for real failures
         (SearchCancelled once ``deadline`` has passed: the search stops where it is)."""
-        group = self.group
-        args = parse_args(raw, None if group is not None else self.settings.project_root)
-        if group is not None:
-            result = group.search(
-                args.query,
-                args.top_k,
-                also=args.also,
-                paths=args.paths,
-                tags=args.tags,
-                deadline=deadline,
-            )
+        return self.search(self.parse(raw, deadline))
+
+    def search(self, request: SearchRequest) -> dict[str, Any]:
+        """The tool's answer to a checked ``request`` (:meth:`parse`)."""
+        if self.group is not None:
+            result = self.group.search(request)
         else:
-            result = self.project.read(
-                lambda kn: kn.search(
-                    args.query, args.top_k, also=args.also, scope=args.scope, deadline=deadline
-                )
-            )
+            result = self.project.search(request)
+        context = request.context
         neighbours = {
-            hit.citation: self._around(hit.citation, args.context)
-            for hit in (result.hits if args.context else [])
+            hit.citation: self._around(hit.citation, context)
+            for hit in (result.hits if context else [])
         }
-        return build_outcome(result, self.budget_chars, neighbours, found_by=bool(args.also))
+        return build_outcome(result, self.budget_chars, neighbours, found_by=bool(request.also))
 
     def _around(self, citation: str, context: int) -> list[CitedChunk]:
         try:

@@ -30,14 +30,12 @@ from . import render
 from .options import (
     Context,
     TopK,
-    check_also_option,
     check_expansion,
-    check_query_argument,
     emit_json,
     knowledge_command,
     missing_mcp_message,
     project_option,
-    search_scope,
+    search_request,
     shared_options,
     state,
 )
@@ -187,7 +185,7 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
 
 
 @knowledge.command("search")
-@click.argument("query", callback=check_query_argument)
+@click.argument("query")
 @click.option(
     "--top-k",
     type=TopK(),
@@ -199,7 +197,6 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     "also",
     multiple=True,
     metavar="TEXT",
-    callback=check_also_option,
     help=(
         f"Another search string, fused with QUERY (repeatable, at most {ALSO.max_items}):"
         " keywords in the docs' words, a short hypothetical answer, a rephrasing."
@@ -254,20 +251,21 @@ def search_cmd(
     With --project DIR (repeatable) the projects DIR belong to are searched as one: their hits
     merged by score, each citation naming its project (NAME:relpath#ordinal, which `show
     --project ...` opens); --path is then relative to each project's root."""
+    if projects and excludes:
+        raise click.UsageError("--exclude does not combine with --project (use --path)")
+    values = {"query": query, "top_k": top_k, "also": also, "paths": paths}
+    values |= {"excludes": excludes, "tags": tags, "expand": expand}
+    request = search_request(obj, values, here=not projects)
     if projects:
-        if excludes:
-            raise click.UsageError("--exclude does not combine with --project (use --path)")
         with obj.projects(projects) as group:
             if expand:
                 check_expansion(group.projects[0].settings)
-            result = group.search(query, top_k, also=also, paths=paths, tags=tags, expand=expand)
+            result = group.search(request)
     else:
-        scoped = paths or excludes or tags
-        scope = search_scope(obj.settings(), paths, excludes, tags=tags) if scoped else None
         with obj.project() as project:
             if expand:
                 check_expansion(project.settings)
-            result = project.search(query, top_k, also=also, scope=scope, expand=expand)
+            result = project.search(request)
     if obj.as_json:
         emit_json(render.search_json(result))
     else:

@@ -254,8 +254,3 @@ class Asked:
         plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in self.named]
         kept = [w for w in plain if w not in self.stop]
         return kept if 1 <= len(kept) <= 4 else []
-
-
-def is_long_query(text: str) -> bool:
-    """:func:`is_long` with the text's own stop words."""
-    return is_long(text)

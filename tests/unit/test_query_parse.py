@@ -12,8 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, fts, index, query, question, resolve_settings, search, topk
-from fisk_ls.knowledge.query import Query
+from fisk_ls.knowledge import (
+    Knowledge,
+    SearchRequest,
+    fts,
+    index,
+    query,
+    question,
+    resolve_settings,
+    search,
+    topk,
+)
+from fisk_ls.knowledge.query import SearchString
 
 
 @pytest.fixture(scope="module")
@@ -59,10 +69,12 @@ def _counting(monkeypatch: pytest.MonkeyPatch, counts: Counter[str]) -> None:
 def test_each_string_is_read_once(
     knowledge: Knowledge, monkeypatch: pytest.MonkeyPatch, also: tuple[str, ...]
 ) -> None:
-    knowledge.search("what is a span processor", also=also)  # warm: nothing cached differs
+    knowledge.search(
+        SearchRequest("what is a span processor", also=also)
+    )  # warm: nothing cached differs
     counts: Counter[str] = Counter()
     _counting(monkeypatch, counts)
-    result = knowledge.search("what is a span processor", also=also)
+    result = knowledge.search(SearchRequest("what is a span processor", also=also))
     assert result.hits
     # One Asked per string, each finding its stop words once; no other normaliser runs.
     assert counts == Counter({"Asked.of": 1 + len(also), "stop_words": 1 + len(also)})
@@ -76,7 +88,7 @@ texts = st.lists(st.sampled_from(pieces), max_size=30).map("".join)
 @given(texts)
 def test_the_parsed_string_is_what_the_functions_say(text: str) -> None:
     """The fields of a parsed string are what its ``Asked`` says."""
-    s = Query.parse(text).strings[0]
+    s = SearchString.parse(text)
     asked = question.Asked.of(text)
     assert s.terms == tuple(asked.search_terms())
     assert s.phrases == tuple(asked.phrases())
