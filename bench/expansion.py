@@ -39,7 +39,7 @@ from devset import agent_file, load_agent, score, store_settings
 from devset_questions import CORPORA, HELD_OUT, Corpus, Question, load
 from devset_stats import RESAMPLES, TOP_K, summarize
 
-from fisk_ls.knowledge import Knowledge, index
+from fisk_ls.knowledge import Knowledge, SearchRequest, index
 from fisk_ls.knowledge.expansion import (
     FLAT,
     FLAT_DEPTH,
@@ -87,7 +87,7 @@ class Recording:
         self.plain: dict[str, SearchResult] = {}
 
     def search(self, query: str, **kwargs: Any) -> SearchResult:
-        result = self.k.search(query, **kwargs)
+        result = self.k.search(SearchRequest(query, **kwargs))
         if not kwargs.get("also"):
             self.plain[query] = result
         return result

@@ -36,7 +36,7 @@ from devset_questions import CORPORA, CORPORA_DIR, KINDS, Question, load
 from devset_stats import METRICS, RESAMPLES, bootstrap_ci, paired_diff, summarize
 from rerankers import SCORERS, FeatureCache, Scorer
 
-from fisk_ls.knowledge import Hit, Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Hit, Knowledge, SearchRequest, index, resolve_settings
 from fisk_ls.knowledge.fts import stop_words
 from fisk_ls.knowledge.hits import assemble
 from fisk_ls.knowledge.question import Asked
@@ -59,7 +59,7 @@ def dev_candidates(k: Knowledge, query: str, n: int) -> list[Hit]:
     """The lexical top ``n`` after collapsing copies: the production search up to its limit of
     20, beyond it the same steps (lexical fan-out, deeper read when copies leave it short)."""
     if n <= 20:
-        return k.search(query, top_k=n).hits
+        return k.search(SearchRequest(query, top_k=n)).hits
     with k.store.snapshot() as snap:
         if snap is None:
             return []
