@@ -49,6 +49,7 @@ from ..knowledge import (
 )
 from .http import (
     DEFAULT_HOST,
+    MCP_PATH,
     BearerAuth,
     bearer_token,
     http_app,
@@ -373,4 +374,12 @@ def serve(
             exposure.tool.close()
 
 
-__all__ = ["OUTPUT_SCHEMA", "TOOL", "BearerAuth", "build_server", "http_app", "serve"]
+__all__ = [
+    "MCP_PATH",
+    "OUTPUT_SCHEMA",
+    "TOOL",
+    "BearerAuth",
+    "build_server",
+    "http_app",
+    "serve",
+]
