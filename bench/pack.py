@@ -4,7 +4,7 @@ cold index, and the first hybrid search after adopting a pack with vectors.
     python bench/pack.py [--corpus powershell|otel] [--work DIR] > pack.json
 
 Lexical: a cold index of the corpus (the files read, hashed and chunked), its pack (plain, gzip,
-xz), then ``index(pack=...)`` into a fresh store over the same files (read and hashed only).
+xz), then ``index_project(pack=...)`` into a fresh store over the same files (read and hashed only).
 Hybrid: an index whose vectors come from an instant in-process embedder (dense pseudo-random
 unit vectors of 384 dimensions, as all-MiniLM-L6-v2's; no model, so the figure is our own
 cost), its pack, and its adoption by a
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from devset_questions import CORPORA_DIR as CORPORA
 from speed import QUERIES, InstantEmbedder, machine, settings_for, timed
 
-from fisk_ls.knowledge import Knowledge, Settings, index_project
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index_project
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.pack import write_pack
 
@@ -93,7 +93,7 @@ def run(corpus: Path, work: Path) -> dict[str, Any]:
     adopt_s, adopt = timed(lambda: index_project(adopted, pack=work / "lexical.pack.gz"))
     assert adopt.adopted is not None and adopt.adopted["differ"] == 0, adopt.adopted
     kb = Knowledge(adopted)
-    first_s, first = timed(lambda: kb.search(QUERIES[0]))
+    first_s, first = timed(lambda: kb.search(SearchRequest(QUERIES[0])))
     kb.close()
     shutil.rmtree(work / "adopt-lexical", ignore_errors=True)
 
@@ -106,7 +106,7 @@ def run(corpus: Path, work: Path) -> dict[str, Any]:
     counting = Dense(DIM)
     hy_s, hy = timed(lambda: index_project(mate, embedder=counting, pack=work / "hybrid.pack.gz"))
     kb = Knowledge(mate, embedder=Dense(DIM))
-    search_s, found = timed(lambda: kb.search(QUERIES[0]))
+    search_s, found = timed(lambda: kb.search(SearchRequest(QUERIES[0])))
     tier = found.tier
     kb.close()
     shutil.rmtree(work / "adopt-hybrid", ignore_errors=True)

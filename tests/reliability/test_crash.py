@@ -15,6 +15,7 @@ import apsw
 import pytest
 
 from fisk_ls.knowledge import (
+    SearchRequest,
     Settings,
     resolve_settings,
 )
@@ -116,7 +117,7 @@ def test_kill_minus_nine(tmp_path: Path, mode: str, fake_embed: FakeEmbedServer)
         run_and_kill(root, env, rng.uniform(0.3, 1.6), *(["--reindex"] if rebuild else []))
         check_sound(settings, allowed, hybrid=mode == "hybrid")
         kb = reader(settings)
-        res = kb.search("marker")
+        res = kb.search(SearchRequest("marker"))
         assert res.status == "ok" and res.hits
         kb.close()
         # finish the run so the next round starts from a known state

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.agent.tool import KnowledgeTool, ToolInputError
-from fisk_ls.knowledge import Settings
+from fisk_ls.knowledge import SearchRequest, Settings
 from tests.support.fake_embed_server import FakeEmbedServer
 from tests.support.hybrid import index_project, reader
 
@@ -46,7 +46,7 @@ HOSTILE = [
 def test_hostile_queries(settings: Settings, query: str, store_base: Path) -> None:
     index_project(settings)
     kb = reader(settings)
-    assert kb.search(query).status in ("ok", "no_terms")
+    assert kb.search(SearchRequest(query)).status in ("ok", "no_terms")
     tool = KnowledgeTool(settings, kb)
     try:
         assert tool.call({"query": query[:2000]})["status"] in ("ok", "no_terms")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import apsw
 
-from fisk_ls.knowledge import Knowledge, Settings, index_project
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index_project
 from fisk_ls.knowledge.store_files import db_path
 
 QUERIES = [
@@ -35,7 +35,7 @@ def _statements(settings: Settings) -> list[tuple[str, object]]:
         kb = Knowledge(settings)
         try:
             for q in QUERIES:
-                kb.search(q, top_k=5)
+                kb.search(SearchRequest(q, top_k=5))
         finally:
             kb.close()
     finally:

@@ -14,6 +14,7 @@ import pytest
 from fisk_ls.knowledge import (
     IndexStats,
     Knowledge,
+    SearchRequest,
     Settings,
     index_project,
     open_writer,
@@ -38,7 +39,7 @@ def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
 def hits(settings: Settings, query: str) -> list[str]:
     knowledge = Knowledge(settings)
     try:
-        return [h.citation for h in knowledge.search(query).hits]
+        return [h.citation for h in knowledge.search(SearchRequest(query)).hits]
     finally:
         knowledge.close()
 

@@ -13,6 +13,7 @@ from fisk_ls.knowledge import (
     IndexStats,
     Knowledge,
     KnowledgeError,
+    SearchRequest,
     Settings,
     index_project,
     open_writer,
@@ -101,7 +102,7 @@ def test_create_change_delete(settings: Settings, project: Path) -> None:  # 49,
         (project / "new.md").write_text("# New\n\nwombat facts\n")
         assert wait_for(lambda: "new.md" in docs(settings))
         (project / "new.md").write_text("# New\n\nquokka facts\n")
-        assert wait_for(lambda: bool(Knowledge(settings).search("quokka").hits))
+        assert wait_for(lambda: bool(Knowledge(settings).search(SearchRequest("quokka")).hits))
         (project / "new.md").unlink()
         assert wait_for(lambda: "new.md" not in docs(settings))
         (project / "docs").rename(project / "moved")
