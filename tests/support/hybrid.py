@@ -11,7 +11,7 @@ from typing import Any
 from fisk_ls.knowledge import IndexStats, Knowledge, Project, Settings
 from fisk_ls.knowledge import index_project as core_index_project
 from fisk_ls.knowledge import update_paths as core_update_paths
-from fisk_ls.knowledge.search import QueryEmbedder
+from fisk_ls.knowledge.query_vectors import QueryEmbedder
 from fisk_ls.knowledge.vectors.providers import make_embedder
 
 
