@@ -7,7 +7,7 @@ and defaults of ``fisk_ls/knowledge/settings.schema.json`` (itself generated fro
 out. VS Code's ``package.json`` states the same limits by hand for the settings editor and the
 language model tool (``contributes.configuration`` and ``languageModelTools[].inputSchema``, with
 ranges such as "1–20" in their descriptions); ``--check`` also compares those with the schema and
-names every difference, to be fixed there by hand. ``tests/unit/test_editor_contracts.py`` fails
+names every difference, to be fixed there by hand. ``tests/test_editor_contracts.py`` fails
 when a generated copy is stale or package.json disagrees.
 
     python scripts/editor_contracts.py --write    # regenerate both generated copies

@@ -12,7 +12,7 @@ characters, CJK runs and bigrams, the stop words) make the document side (``cjk_
 ``document_field``, written by the indexer) and the query side (terms, phrases, the heading key,
 the MATCH expression), and a rule changed on one side only would make a query miss text it
 names. Its parts are small pure functions that call each other and are tested together
-(tests/unit/test_fts.py); other languages' function words are in languages.py.
+(tests/knowledge/test_fts.py); other languages' function words are in languages.py.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ def test_a_missing_runtime_is_one_line_naming_the_extra(cli_project: Path, tmp_p
 
 def test_progress_lines_without_a_terminal(cli_project: Path, tmp_path: Path) -> None:
     """stderr is a pipe here: the embedding progress comes as lines (the last one at least;
-    tests/unit covers the every-few-seconds rhythm with an injected clock)."""
+    tests/cli/test_messages.py covers the every-few-seconds rhythm with an injected clock)."""
     model = real_model(tmp_path)
     one_line_config(cli_project, model)
     out = run(cli_project, "knowledge", "index")

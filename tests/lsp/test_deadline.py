@@ -1,6 +1,6 @@
 """A search the client cancels stops (its deadline is set: deadline.py) and is answered
 RequestCancelled; status and other searches are answered while costly ones run. The core's tests
-(tests/unit/test_deadline.py) show a cancelled search stopping mid-statement; here the wiring,
+(tests/knowledge/test_deadline.py) show a cancelled search stopping mid-statement; here the wiring,
 through the real server. Nothing here times anything: a reply that crosses the cancel (the
 search finished first) is as good as RequestCancelled."""
 

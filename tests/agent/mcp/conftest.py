@@ -24,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult, TextContent
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CLI = [sys.executable, "-m", "fisk_ls.cli"]
 ALLOWLIST = ["knowledge_search"]
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

@@ -35,7 +35,7 @@ from fisk_ls.knowledge.vectors.url import validate_base_url
 from tests.support import embed_fixtures
 from tests.support.fake_embed_server import FakeEmbedServer, fake_embedding, unused_port_url
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SECRET = "sk-test-9f8e7d6c5b4a"
 HANG_GUARD = 20.0
 """How long a test waits for what takes milliseconds before it fails instead of hanging."""

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts/editor_contracts.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts/editor_contracts.py"
 
 
 def load() -> ModuleType:
