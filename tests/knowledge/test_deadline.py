@@ -18,8 +18,8 @@ from fisk_ls.knowledge.deadline import Deadline
 from fisk_ls.knowledge.location import Settings
 from fisk_ls.knowledge.scope import Scope
 from tests.support.big_corpus import make_corpus
+from tests.support.waiting import HANG_GUARD
 
-HANG_GUARD = 30.0
 COSTLY = "lorem ipsum dolor sit amet consectetur adipiscing elit tempor"
 """Words of every chunk: each one is read and scored (a costly search of this corpus)."""
 ALSO = ["consectetur adipiscing elit", "sed do eiusmod tempor", "lorem dolor amet ipsum"]

@@ -29,8 +29,7 @@ from fisk_ls.knowledge.expansion import (
     reads_as_question,
 )
 from tests.support.fake_chat_server import FakeChatServer, question_of
-
-HANG_GUARD = 30.0
+from tests.support.waiting import HANG_GUARD
 
 QUESTION = "what happens when my calls keep failing over and over"
 STRINGS = [

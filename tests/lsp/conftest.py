@@ -1,21 +1,20 @@
 """pytest-lsp helpers: a real ``fisk-ls`` process on a temporary workspace.
 
 Each session gets its own store directory (``FISK_AI_STORE_DIR``) and cache directory, so tests
-never touch the user's cache. Waiting is done by polling with a deadline, never fixed sleeps.
+never touch the user's cache. Waiting polls for what the test needs (tests/support/waiting.py),
+never sleeps a fixed time.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import shutil
 import sys
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from lsprotocol import types
@@ -23,9 +22,10 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
+from tests.support.waiting import wait_until_async
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lsp"
 EDITORS = {"neovim": "neovim", "vscode": "visual-studio-code", "emacs": "emacs"}
-T = TypeVar("T")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -114,20 +114,6 @@ async def lsp_session(
         await client.stop()
 
 
-async def poll(
-    check: Callable[[], Awaitable[T | None]], timeout: float = 15.0, every: float = 0.05
-) -> T:
-    """Call ``check`` until it returns something truthy; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"condition not met within {timeout}s (last value: {value!r})")
-        await asyncio.sleep(every)
-
-
 def ended_runs(client: LanguageClient) -> int:
     return sum(
         1
@@ -136,25 +122,23 @@ def ended_runs(client: LanguageClient) -> int:
     )
 
 
-async def wait_indexed(
-    client: LanguageClient, runs: int = 1, timeout: float = 30.0
-) -> dict[str, Any]:
+async def wait_indexed(client: LanguageClient, runs: int = 1) -> dict[str, Any]:
     """Wait for ``runs`` index runs to send their progress end, then for the queues to drain;
     returns the final ``fisk.knowledge.status``."""
 
     async def ended() -> bool:
         return ended_runs(client) >= runs
 
-    await poll(ended, timeout)
-    return await wait_idle(client, timeout)
+    await wait_until_async(ended)
+    return await wait_idle(client)
 
 
-async def wait_idle(client: LanguageClient, timeout: float = 30.0) -> dict[str, Any]:
+async def wait_idle(client: LanguageClient) -> dict[str, Any]:
     async def idle() -> dict[str, Any] | None:
         status = await command(client, "fisk.knowledge.status")
         return None if status["indexing"] else status
 
-    return await poll(idle, timeout)
+    return await wait_until_async(idle)
 
 
 async def command(client: LanguageClient, name: str, args: Any = None) -> Any:

@@ -15,11 +15,11 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.support.big_corpus import make_corpus
+from tests.support.waiting import HANG_GUARD
 
 from .conftest import command, lsp_session, search, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-HANG_GUARD = 60.0
 COSTLY = {
     "query": "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor",
     "also": [
@@ -35,7 +35,7 @@ COSTLY = {
 async def test_cancelled_searches_stop_and_status_is_answered_meanwhile(tmp_path: Path) -> None:
     root = make_corpus(tmp_path / "big", files=300)
     async with lsp_session([root], tmp_path, "neovim", init_options={"watch": False}) as client:
-        await wait_indexed(client, timeout=HANG_GUARD)
+        await wait_indexed(client)
         params = types.ExecuteCommandParams(command="fisk.knowledge.search", arguments=[COSTLY])
         ids = [f"costly-{i}" for i in range(6)]
         costly = [

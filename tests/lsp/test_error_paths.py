@@ -22,8 +22,7 @@ import pytest
 
 from fisk_ls.knowledge.location import zero_config_store
 from fisk_ls.knowledge.lock import WriterLock
-
-HANG_GUARD = 60.0
+from tests.support.waiting import HANG_GUARD
 
 
 class Server:

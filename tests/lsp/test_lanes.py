@@ -11,10 +11,10 @@ import pytest
 
 from fisk_ls.knowledge.fts import SHORT_QUERY_TERMS, is_long_query
 from fisk_ls.lsp.lanes import SearchLanes
+from tests.support.waiting import HANG_GUARD
 
 from .conftest import citations, lsp_session, search, wait_indexed
 
-HANG_GUARD = 30.0
 LONG = " ".join(f"word{i}-pair{i}" for i in range(100))  # 1,379 characters: accepted
 
 

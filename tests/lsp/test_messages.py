@@ -15,8 +15,9 @@ from lsprotocol import types
 
 from fisk_ls.knowledge import RunReporter, index, resolve_settings
 from fisk_ls.knowledge.notices import NO_MATCH, NO_TERMS_SENTENCE
+from tests.support.waiting import wait_until_async
 
-from .conftest import command, copy_fixture, lsp_session, poll, search, wait_idle, wait_indexed
+from .conftest import command, copy_fixture, lsp_session, search, wait_idle, wait_indexed
 
 pytestmark = pytest.mark.asyncio
 
@@ -88,7 +89,7 @@ async def test_a_folder_added_is_indexing_from_the_first_status(tmp_path: Path) 
                 roots = {Path(r["root"]).name: r for r in status["roots"]}
                 return roots.get("other")
 
-            other = await poll(listed)
+            other = await wait_until_async(listed)
             assert other["indexing"] is True and other["run"] is not None
         status = await wait_idle(client)
         assert [r["run"] for r in status["roots"]] == [None, None]

@@ -9,8 +9,9 @@ from pathlib import Path
 from fisk_ls.knowledge import Project, resolve_settings
 from fisk_ls.knowledge.pack import write_pack
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.waiting import wait_until_async
 
-from .conftest import command, copy_fixture, lsp_session, poll, search, wait_indexed
+from .conftest import command, copy_fixture, lsp_session, search, wait_indexed
 
 
 async def test_the_first_run_adopts_the_prebuilt_pack(
@@ -43,7 +44,7 @@ async def test_the_first_run_adopts_the_prebuilt_pack(
             done = vectors and vectors["embedded"] == vectors["chunks"] == entry["chunks"]
             return status if done and not entry["embedding"] else None
 
-        status = await poll(embedded, 30.0)
+        status = await wait_until_async(embedded)
         assert status["roots"][0]["chunks"] > 4
         result = await search(client, "zeppelin airship")
         assert result["results"][0]["citation"] == "guide.md#1"

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.knowledge.index import examine
+from tests.support.waiting import HANG_GUARD
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
-HANG_GUARD = 60.0
 
 # A parent that starts the chunking worker (more than PARALLEL_MIN_FILES files), takes the first
 # result (so the worker and the resource tracker are running), says so, and then blocks.

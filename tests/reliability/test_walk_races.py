@@ -14,9 +14,7 @@ import pytest
 from fisk_ls.knowledge import IndexReporter, IndexStats, Knowledge, Settings, index
 from fisk_ls.knowledge.index import files
 from fisk_ls.knowledge.index.walk import Candidate
-
-HANG_GUARD = 60.0
-"""Seconds before a run is declared hung (a bound, not a timing assertion)."""
+from tests.support.waiting import HANG_GUARD
 
 
 class SwapAfterWalk(IndexReporter):

@@ -24,6 +24,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult, TextContent
 
+from tests.support.waiting import HANG_GUARD
+
 REPO = Path(__file__).resolve().parents[3]
 CLI = [sys.executable, "-m", "fisk_ls.cli"]
 ALLOWLIST = ["knowledge_search"]
@@ -185,7 +187,7 @@ def http_server(
             stderr=sink,
         )
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + HANG_GUARD
         url = None
         while url is None:
             text = err.read_text(encoding="utf-8", errors="replace")

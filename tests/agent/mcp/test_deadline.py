@@ -21,11 +21,11 @@ from mcp import Client
 from fisk_ls.agent.mcp import build_server
 from fisk_ls.agent.tool import NAME, KnowledgeTool
 from fisk_ls.knowledge import Deadline, SearchCancelled, index, resolve_settings
+from tests.support.waiting import HANG_GUARD
 
 from .conftest import error_text, outcome
 
 pytestmark = pytest.mark.anyio
-HANG_GUARD = 30.0
 HELD = "held search"
 
 

@@ -25,10 +25,9 @@ import uvicorn
 
 from fisk_ls.agent.http_limits import MAX_PER_CLIENT, GuardedH11, LogThrottle
 from fisk_ls.agent.tool import NAME
+from tests.support.waiting import HANG_GUARD
 
 from .conftest import http_server, outcome
-
-HANG_GUARD = 20.0
 
 
 def _dribbler(host: str, port: int) -> socket.socket:

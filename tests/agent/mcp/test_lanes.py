@@ -21,12 +21,12 @@ from fisk_ls.agent.mcp import MAX_CONCURRENT_LONG, MCP_PATH, build_server, http_
 from fisk_ls.agent.tool import NAME, KnowledgeTool
 from fisk_ls.knowledge import Deadline, index, resolve_settings
 from fisk_ls.knowledge.fts import is_long_query
+from tests.support.waiting import HANG_GUARD
 
 from .conftest import HEADERS
 from .test_sessions import HOST, INITIALIZE
 
 pytestmark = pytest.mark.anyio
-HANG_GUARD = 30.0
 LONG = " ".join(f"word{i}-pair{i}" for i in range(100))
 VERSION = {"mcp-protocol-version": "2025-06-18"}
 

@@ -4,8 +4,7 @@ coalescing, polite locking, joining and cancelling full runs, pruning, stopping.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +22,7 @@ from fisk_ls.knowledge import (
 from fisk_ls.knowledge.index.ignore import IgnoreRules
 from fisk_ls.knowledge.index.queue import QueueHooks, RunReporter, UpdateQueue
 from fisk_ls.knowledge.project import Project
-
-
-def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    """A hang guard, not a timing assertion: polls until ``check`` holds."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"condition not met within {timeout}s")
-        time.sleep(0.02)
+from tests.support.waiting import wait_until
 
 
 def hits(settings: Settings, query: str) -> list[str]:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,16 +18,7 @@ from fisk_ls.knowledge import (
 from fisk_ls.knowledge.index.queue import QueueHooks
 from fisk_ls.knowledge.index.watcher import Watcher
 from fisk_ls.knowledge.project import Project
-
-
-def wait_for(cond: Callable[[], bool], timeout: float = 20.0) -> bool:
-    """A hang guard: polls until ``cond`` holds or ``timeout`` passes."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
+from tests.support.waiting import wait_until
 
 
 def docs(settings: Settings) -> set[str]:
@@ -99,13 +88,13 @@ def test_create_change_delete(settings: Settings, project: Path) -> None:  # 49,
     try:
         assert any("missing" in w for w in runner.warnings)
         (project / "new.md").write_text("# New\n\nwombat facts\n")
-        assert wait_for(lambda: "new.md" in docs(settings))
+        wait_until(lambda: "new.md" in docs(settings))
         (project / "new.md").write_text("# New\n\nquokka facts\n")
-        assert wait_for(lambda: bool(Knowledge(settings).search("quokka").hits))
+        wait_until(lambda: bool(Knowledge(settings).search("quokka").hits))
         (project / "new.md").unlink()
-        assert wait_for(lambda: "new.md" not in docs(settings))
+        wait_until(lambda: "new.md" not in docs(settings))
         (project / "docs").rename(project / "moved")
-        assert wait_for(
+        wait_until(
             lambda: "moved/design.md" in docs(settings) and "docs/design.md" not in docs(settings)
         )
     finally:
@@ -117,7 +106,7 @@ def test_burst_is_coalesced(settings: Settings, project: Path) -> None:
     try:
         for i in range(50):
             (project / f"burst{i}.md").write_text(f"# B{i}\n")
-        assert wait_for(lambda: sum(p.startswith("burst") for p in docs(settings)) == 50)
+        wait_until(lambda: sum(p.startswith("burst") for p in docs(settings)) == 50)
         assert len(runner.updates) < 10
     finally:
         runner.close()
@@ -130,7 +119,7 @@ def test_locked_changes_are_kept(settings: Settings, project: Path) -> None:
             (project / "late.md").write_text("# Late\n\nnot lost\n")
             (project / "notes.txt").unlink()
             assert runner.locked.wait(30)
-        assert wait_for(lambda: "late.md" in docs(settings) and "notes.txt" not in docs(settings))
+        wait_until(lambda: "late.md" in docs(settings) and "notes.txt" not in docs(settings))
     finally:
         runner.close()
 
@@ -154,7 +143,7 @@ def test_the_watcher_reports_only_documents_and_folders(
         (project / "node_modules" / "x.md").write_text("# vendored\n")
         (project / "kept.md").write_text("# Kept\n")
         assert got.wait(20)
-        assert wait_for(lambda: any(project / "kept.md" in s for s in seen))
+        wait_until(lambda: any(project / "kept.md" in s for s in seen))
         everything = set().union(*seen)
         assert project / "image.png" not in everything
         assert project / "node_modules" / "x.md" not in everything
@@ -170,6 +159,6 @@ def test_an_edited_info_exclude_reaches_the_queue(settings: Settings, project: P
     try:
         assert "docs/design.md" in docs(settings)
         (project / ".git" / "info" / "exclude").write_text("docs/\n")
-        assert wait_for(lambda: "docs/design.md" not in docs(settings))
+        wait_until(lambda: "docs/design.md" not in docs(settings))
     finally:
         runner.close()
