@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.builtin_model import model_files
 from tests.support.cli import js, run
+from tests.support.waiting import HANG_GUARD
 
 
 @pytest.fixture
@@ -181,7 +182,7 @@ def test_watch_json_prints_one_object_per_line(cli_project: Path) -> None:
         assert indexed["event"] == "indexed" and indexed["added"] == 3
     finally:
         proc.terminate()
-        out, _ = proc.communicate(timeout=30)
+        out, _ = proc.communicate(timeout=HANG_GUARD)
     events = [json.loads(line) for line in out.splitlines()]
     assert events[-1] == {"event": "stopped"}
 

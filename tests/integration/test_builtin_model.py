@@ -26,6 +26,7 @@ from fisk_ls.knowledge.store import db_path, load_vec
 from tests.conftest import REPO, write_docs
 from tests.support.builtin_model import model_dir
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.waiting import HANG_GUARD
 
 DOCS = {
     "pets/cat.md": "# Cats\n\nA cat is a small domesticated carnivore that purrs and hunts mice.\n",
@@ -144,7 +145,7 @@ def test_kill_9_while_embedding_then_a_rerun_finishes_the_backlog(
         assert signal_file.exists(), f"the child exited early with {child.returncode}"
         os.kill(child.pid, signal.SIGKILL)
     finally:
-        child.wait(30)
+        child.wait(HANG_GUARD)
     settings = resolve_settings(cwd=root, store_base=store_base)
     h = builtin(settings, minilm)
     chunks, vecs, flagged = _rows(h)

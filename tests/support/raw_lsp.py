@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD, wait_until
 
 
 class RawClient:
@@ -64,7 +64,9 @@ class RawClient:
         body = json.dumps(msg).encode()
         self.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
-    def request(self, method: str, params: Any = None, timeout: float = 30.0) -> dict[str, Any]:
+    def request(
+        self, method: str, params: Any = None, timeout: float = HANG_GUARD
+    ) -> dict[str, Any]:
         with self.lock:
             self.next_id += 1
             rid = self.next_id
@@ -86,9 +88,9 @@ class RawClient:
 
     def close(self) -> None:
         try:
-            self.request("shutdown", None, timeout=10)
+            self.request("shutdown", None, timeout=HANG_GUARD)
             self.notify("exit", None)
-            self.proc.wait(10)
+            self.proc.wait(HANG_GUARD)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()

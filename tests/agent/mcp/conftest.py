@@ -203,7 +203,7 @@ def http_server(
     finally:
         proc.terminate()
         try:
-            proc.wait(timeout=10)
+            proc.wait(timeout=HANG_GUARD)
         except subprocess.TimeoutExpired:  # pragma: no cover - a hung shutdown
             proc.kill()
             proc.wait()

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from fisk_ls.agent.tool import NAME
+from tests.support.waiting import HANG_GUARD
 
 from .conftest import HEADERS, child_env, error_text, http_server, initialize, outcome, run_cli
 
@@ -187,7 +188,7 @@ class HalfOpen:
 
     def close(self) -> None:
         self.stop.set()
-        self.thread.join(10)
+        self.thread.join(HANG_GUARD)
         for s in self.socks:
             s.close()
 

@@ -12,6 +12,7 @@ import anyio
 from fisk_ls.agent.tool import NAME
 from fisk_ls.knowledge import RunReporter, index, resolve_settings
 from fisk_ls.knowledge.notices import NO_MATCH, NO_TERMS_SENTENCE
+from tests.support.waiting import HANG_GUARD
 
 from .conftest import outcome, stdio
 
@@ -30,7 +31,7 @@ async def test_a_search_while_another_process_indexes(kb: Path) -> None:
     class Hold(RunReporter):
         def on_plan(self, files: int) -> None:
             reached.set()
-            release.wait(60)
+            release.wait(HANG_GUARD)
 
     settings = resolve_settings(cwd=kb)
     thread = threading.Thread(target=lambda: index(settings, reporter=Hold()))

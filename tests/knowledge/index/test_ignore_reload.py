@@ -15,6 +15,7 @@ import pytest
 
 from fisk_ls.knowledge import IndexStats, Knowledge, Settings, index, resolve_settings
 from fisk_ls.knowledge.index.queue import UpdateQueue
+from tests.support.waiting import HANG_GUARD
 
 
 class ManualClock:
@@ -60,13 +61,13 @@ def settings(repo: Path, tmp_path: Path) -> Settings:
 def queue(settings: Settings) -> Iterator[UpdateQueue]:
     q = UpdateQueue(settings, clock=ManualClock(), delay=1.0, max_delay=5.0)
     q.start()
-    q.request_full().result(timeout=60)
+    q.request_full().result(timeout=HANG_GUARD)
     yield q
     q.stop()
 
 
 def settle(q: UpdateQueue) -> None:
-    assert q.wait_idle(60), "the queue did not become idle"
+    assert q.wait_idle(HANG_GUARD), "the queue did not become idle"
 
 
 ALL = {"docs/guide.md", "build/out.md", "vendor/lib.md"}
@@ -125,7 +126,7 @@ def test_a_change_during_a_full_run_brings_another_run_after_it(
         runs.append(len(runs))
         if len(runs) == 1:
             entered.set()
-            assert release.wait(60)
+            assert release.wait(HANG_GUARD)
         return index(s, roots, **kw)
 
     q = UpdateQueue(settings, clock=ManualClock())
@@ -133,12 +134,12 @@ def test_a_change_during_a_full_run_brings_another_run_after_it(
     q.start()
     try:
         first = q.request_full()
-        assert entered.wait(60)
+        assert entered.wait(HANG_GUARD)
         write(repo / ".fiskignore", "vendor/\n")
         q.add([repo / ".fiskignore"])
         assert q.request_full() is first  # a plain request still joins the running run
         release.set()
-        first.result(timeout=60)
+        first.result(timeout=HANG_GUARD)
         settle(q)
         assert len(runs) == 2
         assert sources(settings) == ALL - {"vendor/lib.md"}

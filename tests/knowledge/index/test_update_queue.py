@@ -22,7 +22,7 @@ from fisk_ls.knowledge import (
 from fisk_ls.knowledge.index.ignore import IgnoreRules
 from fisk_ls.knowledge.index.queue import QueueHooks, RunReporter, UpdateQueue
 from fisk_ls.knowledge.project import Project
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD, wait_until
 
 
 def hits(settings: Settings, query: str) -> list[str]:
@@ -55,7 +55,7 @@ class ManualClock:
 def queue(settings: Settings) -> Iterator[UpdateQueue]:
     q = UpdateQueue(settings)
     q.start()
-    q.request_full().result(timeout=30)
+    q.request_full().result(timeout=HANG_GUARD)
     yield q
     q.stop()
 
@@ -77,7 +77,7 @@ def test_a_burst_is_one_pass_over_just_those_files(settings: Settings, project: 
     q = UpdateQueue(settings, clock=clock, delay=1.0, max_delay=5.0)
     q.start()
     try:
-        q.request_full().result(timeout=30)
+        q.request_full().result(timeout=HANG_GUARD)
         passes = recording(q)
         paths = []
         for i in range(30):
@@ -91,7 +91,7 @@ def test_a_burst_is_one_pass_over_just_those_files(settings: Settings, project: 
         clock.now += 1.0
         with q._cond:
             q._cond.notify_all()
-        assert q.wait_idle(20)
+        assert q.wait_idle(HANG_GUARD)
         assert passes == [set(paths)]
         assert len(hits(settings, "gannet")) == 5
     finally:
@@ -103,7 +103,7 @@ def test_a_steady_stream_still_gets_a_pass_at_max_delay(settings: Settings, proj
     q = UpdateQueue(settings, clock=clock, delay=1.0, max_delay=2.0)
     q.start()
     try:
-        q.request_full().result(timeout=30)
+        q.request_full().result(timeout=HANG_GUARD)
         passes = recording(q)
         path = project / "stream.md"
         path.write_text("# Stream\n\nkittiwake\n")
@@ -133,11 +133,11 @@ def test_a_locked_store_keeps_changes_and_retries(
     with open_writer(settings.store_dir):
         path.write_text("Notes about the puffin, written while another writer runs.\n")
         queue.add([path])
-        assert locked.wait(20)
+        assert locked.wait(HANG_GUARD)
         assert queue.busy
         assert hits(settings, "puffin") == []
     wait_until(lambda: hits(settings, "puffin") == ["notes.txt#0"])
-    assert queue.wait_idle(20)
+    assert queue.wait_idle(HANG_GUARD)
 
 
 def test_save_passes_and_full_runs_ask_the_queues_own_ignore_rules(
@@ -155,8 +155,8 @@ def test_save_passes_and_full_runs_ask_the_queues_own_ignore_rules(
     path = project / "notes.txt"
     path.write_text("Notes about the kingfisher.\n")
     queue.add([path])
-    assert queue.wait_idle(20)
-    queue.request_full().result(timeout=30)
+    assert queue.wait_idle(HANG_GUARD)
+    queue.request_full().result(timeout=HANG_GUARD)
     assert hits(queue.settings, "kingfisher") == ["notes.txt#0"]
     assert built == []
 
@@ -190,7 +190,7 @@ class Gate(RunReporter):
 
     def on_plan(self, files: int) -> None:
         Gate.started.set()
-        Gate.release.wait(20)
+        Gate.release.wait(HANG_GUARD)
 
 
 @pytest.fixture
@@ -205,14 +205,14 @@ def test_a_second_full_run_joins_the_running_one(settings: Settings, gate: type[
     q.start()
     try:
         first = q.request_full()
-        assert gate.started.wait(20)
+        assert gate.started.wait(HANG_GUARD)
         assert q.request_full() is first
         rebuild = q.request_full(rebuild=True)
         assert rebuild is not first
         assert q.request_full() is first
         assert q.request_full(rebuild=True) is rebuild
         gate.release.set()
-        assert first.result(20).files == rebuild.result(20).files == 3
+        assert first.result(HANG_GUARD).files == rebuild.result(HANG_GUARD).files == 3
     finally:
         q.stop()
 
@@ -228,11 +228,11 @@ def test_cancel_stops_the_running_full_run(settings: Settings, gate: type[Gate])
     q.start()
     try:
         run = q.request_full()
-        assert gate.started.wait(20)
+        assert gate.started.wait(HANG_GUARD)
         assert q.cancel()
         gate.release.set()
         with pytest.raises(Exception, match="cancelled"):
-            run.result(20)
+            run.result(HANG_GUARD)
         assert ended == ["cancelled"]
         assert q.request_full() is not run  # a new request starts a new run
     finally:
@@ -256,7 +256,7 @@ def test_a_full_run_over_the_configured_paths_prunes_what_they_no_longer_cover(
     q = UpdateQueue(narrowed)
     q.start()
     try:
-        stats = q.request_full().result(timeout=30)
+        stats = q.request_full().result(timeout=HANG_GUARD)
     finally:
         q.stop()
     assert stats.removed == 1
@@ -298,7 +298,7 @@ def test_watch_and_the_language_server_queue_leave_the_same_index(
             q = UpdateQueue(settings)
             q.start()
             try:
-                assert q.request_full().result(timeout=30).removed == 1
+                assert q.request_full().result(timeout=HANG_GUARD).removed == 1
             finally:
                 q.stop()
         indexes.append(sources(settings))

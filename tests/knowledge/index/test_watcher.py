@@ -18,7 +18,7 @@ from fisk_ls.knowledge import (
 from fisk_ls.knowledge.index.queue import QueueHooks
 from fisk_ls.knowledge.index.watcher import Watcher
 from fisk_ls.knowledge.project import Project
-from tests.support.waiting import wait_until
+from tests.support.waiting import HANG_GUARD, wait_until
 
 
 def docs(settings: Settings) -> set[str]:
@@ -74,11 +74,11 @@ class Runner:
 
         self.thread = threading.Thread(target=run, daemon=True)
         self.thread.start()
-        assert self.ready.wait(30)
+        assert self.ready.wait(HANG_GUARD)
 
     def close(self) -> None:
         self.stop.set()
-        self.thread.join(20)
+        self.thread.join(HANG_GUARD)
         assert not self.thread.is_alive() and not self.errors
 
 
@@ -118,7 +118,7 @@ def test_locked_changes_are_kept(settings: Settings, project: Path) -> None:
         with open_writer(settings.store_dir):
             (project / "late.md").write_text("# Late\n\nnot lost\n")
             (project / "notes.txt").unlink()
-            assert runner.locked.wait(30)
+            assert runner.locked.wait(HANG_GUARD)
         wait_until(lambda: "late.md" in docs(settings) and "notes.txt" not in docs(settings))
     finally:
         runner.close()
@@ -137,12 +137,12 @@ def test_the_watcher_reports_only_documents_and_folders(
     watcher = Watcher(settings.roots, settings.store_dir, changed)
     watcher.start()
     try:
-        assert watcher.ready.wait(20)
+        assert watcher.ready.wait(HANG_GUARD)
         (project / "image.png").write_bytes(b"\x89PNG")
         (project / "node_modules").mkdir()
         (project / "node_modules" / "x.md").write_text("# vendored\n")
         (project / "kept.md").write_text("# Kept\n")
-        assert got.wait(20)
+        assert got.wait(HANG_GUARD)
         wait_until(lambda: any(project / "kept.md" in s for s in seen))
         everything = set().union(*seen)
         assert project / "image.png" not in everything

@@ -23,6 +23,7 @@ from fisk_ls.knowledge.index.backfill import Backfill, BackfillReporter
 from fisk_ls.knowledge.store import db_path, load_vec
 from fisk_ls.knowledge.vectors.providers import make_embedder
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.waiting import HANG_GUARD
 
 
 def hybrid(settings: Settings, server: FakeEmbedServer, model: str = "fake-embed") -> Settings:
@@ -199,7 +200,7 @@ def test_backfill_embeds_the_backlog_in_rounds_in_the_background(
     worker.start()
     try:
         worker.kick()
-        assert worker.wait_idle(30)
+        assert worker.wait_idle(HANG_GUARD)
     finally:
         worker.stop()
     assert Recorder.events[0] == ("begin", 0, chunks)
@@ -224,10 +225,10 @@ def test_backfill_lets_the_embedder_free_its_indexing_model_when_the_backlog_is_
     worker.start()
     try:
         worker.kick()
-        assert worker.wait_idle(30)
+        assert worker.wait_idle(HANG_GUARD)
         assert released == [1]  # once, after the last round
         worker.kick()  # nothing left to embed: nothing to free again
-        assert worker.wait_idle(30)
+        assert worker.wait_idle(HANG_GUARD)
         assert released == [1]
     finally:
         worker.stop()

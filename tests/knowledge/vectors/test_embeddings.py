@@ -922,4 +922,4 @@ def test_fake_server_as_a_script() -> None:
         assert httpx.post(base + "/control", json={"mode": "bogus"}).status_code == 400
     finally:
         process.terminate()
-        process.wait(timeout=5)
+        process.wait(timeout=HANG_GUARD)

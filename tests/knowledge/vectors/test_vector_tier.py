@@ -20,6 +20,7 @@ from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.doctor import run_checks
 from fisk_ls.knowledge.vectors.providers import make_embedder
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.waiting import HANG_GUARD
 
 
 def hybrid(settings: Settings, server: FakeEmbedServer, **kw: object) -> Settings:
@@ -337,8 +338,8 @@ def test_no_index_run_waits_on_the_embeddings_server_before_its_lexical_write(
     run = threading.Thread(target=lambda: outcome.append(index(h)))
     run.start()
     try:
-        assert written.wait(60)
-        assert fake_embed.asked.wait(60)  # the probe went out beside the write ...
+        assert written.wait(HANG_GUARD)
+        assert fake_embed.asked.wait(HANG_GUARD)  # the probe went out beside the write ...
         assert fake_embed.stats()["inputs"] == 0  # ... and nothing was answered yet
         kb = Knowledge(h)
         found = kb.search("word399")
@@ -347,7 +348,7 @@ def test_no_index_run_waits_on_the_embeddings_server_before_its_lexical_write(
         kb.close()
     finally:
         fake_embed.release()
-        run.join(60)
+        run.join(HANG_GUARD)
     stats = outcome[0]
     assert isinstance(stats, IndexStats) and stats.backlog == 0 and stats.embeddings == stats.chunks
     assert Knowledge(h).search("word399").tier.startswith("hybrid:")
