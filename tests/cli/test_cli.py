@@ -135,7 +135,13 @@ def test_watch_picks_up_changes(cli_project: Path) -> None:
     )
     lines: queue.Queue[str] = queue.Queue()
     assert proc.stdout is not None
-    reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or ()])
+    stdout = proc.stdout
+
+    def read() -> None:
+        for line in stdout:
+            lines.put(line)
+
+    reader = threading.Thread(target=read)
     reader.start()
 
     def next_line() -> str:

@@ -116,7 +116,12 @@ class Watch:
         )
         self.lines: queue.Queue[str] = queue.Queue()
         stdout = self.proc.stdout
-        self.reader = threading.Thread(target=lambda: [self.lines.put(x) for x in stdout or ()])
+
+        def read() -> None:
+            for line in stdout or ():
+                self.lines.put(line)
+
+        self.reader = threading.Thread(target=read)
         self.reader.start()
 
     def next(self) -> str:

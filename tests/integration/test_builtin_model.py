@@ -96,7 +96,7 @@ def test_the_index_answers_lexically_while_its_backlog_waits(pets: Settings, min
 def _rows(settings: Settings) -> tuple[list[int], list[int], list[int]]:
     conn = apsw.Connection(str(db_path(settings.store_dir)), flags=apsw.SQLITE_OPEN_READONLY)
     load_vec(conn)
-    g = int(conn.execute("SELECT value FROM rag_meta WHERE key='generation'").fetchone()[0])
+    g = int(conn.execute("SELECT value FROM rag_meta WHERE key='generation'").get)
     chunks = [r[0] for r in conn.execute(f"SELECT id FROM chunks_{g} ORDER BY id")]
     vecs = [r[0] for r in conn.execute(f"SELECT chunk_id FROM chunks_vec_{g} ORDER BY chunk_id")]
     flagged = [

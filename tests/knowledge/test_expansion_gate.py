@@ -90,5 +90,10 @@ def test_expanded_asks_only_when_the_gate_says() -> None:
 
 def test_expanded_without_an_expander_searches_once() -> None:
     calls: list[tuple[str, ...]] = []
-    result, expansion = expanded(lambda a: calls.append(a) or TIED, "q", None, lambda r: r)
+
+    def search(also: tuple[str, ...]) -> list[float]:
+        calls.append(also)
+        return TIED
+
+    result, expansion = expanded(search, "q", None, lambda r: r)
     assert calls == [()] and expansion.status == OFF and result is TIED

@@ -98,7 +98,7 @@ def fts_conn() -> apsw.Connection:
     )
     for sql in schema.fts_flush_sql(1):  # the writer does this before each commit
         conn.execute(sql)
-    assert conn.execute(f"SELECT count(*) FROM {n.fts}_docsize").fetchone()[0] == 1
+    assert conn.execute(f"SELECT count(*) FROM {n.fts}_docsize").get == 1
     return conn
 
 

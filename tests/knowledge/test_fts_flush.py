@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import apsw
 import pytest
@@ -45,10 +46,12 @@ def assert_consistent(conn: apsw.Connection, tables: Tables) -> None:
     assert fts_mismatch(conn, tables) is None
     assert scalar(conn, f"SELECT count(*) FROM {tables.pending}") == 0
     if tables.rows != tables.chunks:
-        refs = conn.execute(
-            f"SELECT t.refs, (SELECT count(*) FROM {tables.rows} r WHERE r.text_id = t.id)"
-            f" FROM {tables.texts} t"
-        ).fetchall()
+        refs = list(
+            conn.execute(
+                f"SELECT t.refs, (SELECT count(*) FROM {tables.rows} r WHERE r.text_id = t.id)"
+                f" FROM {tables.texts} t"
+            )
+        )
         assert all(stored == real > 0 for stored, real in refs), refs
         orphans = f"SELECT count(*) FROM {tables.rows} WHERE text_id NOT IN (SELECT id FROM {tables.texts})"
         assert scalar(conn, orphans) == 0
@@ -77,7 +80,9 @@ op = st.one_of(
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(op, max_size=30))
-def test_any_sequence_of_chunk_writes_leaves_fts_equal_to_chunks(ops: list[tuple]) -> None:
+def test_any_sequence_of_chunk_writes_leaves_fts_equal_to_chunks(
+    ops: list[tuple[Any, ...]],
+) -> None:
     with fresh_writer() as w:
         t = w.manifest.tables
         conn = w.conn
@@ -139,7 +144,9 @@ edit = st.one_of(
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(edit, min_size=1, max_size=8))
-def test_index_runs_over_edit_sequences_keep_fts_equal_to_chunks(edits: list[tuple]) -> None:
+def test_index_runs_over_edit_sequences_keep_fts_equal_to_chunks(
+    edits: list[tuple[Any, ...]],
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
         root.mkdir()

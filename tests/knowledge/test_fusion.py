@@ -45,8 +45,8 @@ def test_a_strong_semantic_match_lifts_a_weak_lexical_one() -> None:
 
 def test_first_in_both_scores_one() -> None:
     fused = fuse([(5, -3.0), (6, -1.0)], [(5, 0.8), (6, 0.2)])
-    assert fused[0] == (5, pytest.approx(1.0))
-    assert fused[1] == (6, pytest.approx(LEXICAL_WEIGHT / 3))
+    assert fused[0] == pytest.approx((5, 1.0))
+    assert fused[1] == pytest.approx((6, LEXICAL_WEIGHT / 3))
 
 
 bm25 = st.floats(min_value=-50.0, max_value=-0.01, allow_nan=False)

@@ -143,7 +143,7 @@ def test_adopting_asks_only_for_the_changed_files_chunks_and_answers_as_the_pack
     fake_embed.reset_stats()
     with Project(settings) as project:
         stats = project.index(pack=pack)
-        sources = {s.path: s.chunks for s in project.reader.sources()}
+        sources = {s.path: s.chunks for s in project.reader.sources() or []}
     changed_chunks = sources["docs/area1/page5.md"]
     assert stats.adopted is not None
     assert stats.adopted["documents"] == 38
@@ -282,10 +282,15 @@ def _edit(pack: Path, out: Path, sql: str, *params: object) -> Path:
     return out
 
 
+def _written(out: Path, data: bytes) -> Path:
+    out.write_bytes(data)
+    return out
+
+
 def _nan(pack: Path, out: Path) -> Path:
     shutil.copy(pack, out)
     conn = apsw.Connection(str(out))
-    chash, blob = conn.execute("SELECT hash, embedding FROM vectors LIMIT 1").fetchone()
+    chash, blob = conn.execute("SELECT hash, embedding FROM vectors LIMIT 1").get
     bad = struct.pack("<f", float("nan")) * (len(blob) // 4)
     conn.execute("UPDATE vectors SET embedding = ? WHERE hash = ?", (bad, chash))
     conn.close()
@@ -308,11 +313,11 @@ HOSTILE: dict[str, tuple[Callable[[Path, Path], Path], str]] = {
     "view": (lambda p, o: _edit(p, o, "CREATE VIEW v AS SELECT 1"), "unknown view 'v'"),
     "table": (lambda p, o: _edit(p, o, "CREATE TABLE extra (x)"), "unknown table 'extra'"),
     "truncated": (
-        lambda p, o: o.write_bytes(p.read_bytes()[: p.stat().st_size // 2]) and o,
+        lambda p, o: _written(o, p.read_bytes()[: p.stat().st_size // 2]),
         "truncated",
     ),
     "truncated-gzip": (
-        lambda p, o: o.write_bytes(gzip.compress(p.read_bytes(), mtime=0)[:-100]) and o,
+        lambda p, o: _written(o, gzip.compress(p.read_bytes(), mtime=0)[:-100]),
         "truncated or damaged",
     ),
     "nan": (_nan, "NaN"),
@@ -337,7 +342,7 @@ HOSTILE: dict[str, tuple[Callable[[Path, Path], Path], str]] = {
         lambda p, o: _edit(p, o, "UPDATE manifest SET value = '9' WHERE key = 'pack_version'"),
         "pack version '9'",
     ),
-    "not-sqlite": (lambda p, o: o.write_bytes(b"hello" * 100) and o, "not a knowledge pack"),
+    "not-sqlite": (lambda p, o: _written(o, b"hello" * 100), "not a knowledge pack"),
 }
 
 
@@ -398,7 +403,7 @@ def test_a_pack_refused_mid_adoption_rolls_back_every_write(
         page.write_text(text + "\n## Local\n\nA local zeppelin edit.\n")
     with Project(settings) as project:
         project.index()
-        before = {s.path: s.chunks for s in project.reader.sources()}
+        before = {s.path: s.chunks for s in project.reader.sources() or []}
         answers = {q: [h.citation for h in project.search(q, 5).hits] for q in QUERIES}
     for page, text in pages.items():
         page.write_text(text)  # back to the pack's bytes: every file would be adopted
@@ -414,7 +419,7 @@ def test_a_pack_refused_mid_adoption_rolls_back_every_write(
         with Project(settings) as project, pytest.raises(PackRefused, match=said):
             project.index(pack=bad)
         with Project(settings) as project:
-            assert {s.path: s.chunks for s in project.reader.sources()} == before
+            assert {s.path: s.chunks for s in project.reader.sources() or []} == before
             assert {q: [h.citation for h in project.search(q, 5).hits] for q in QUERIES} == answers
     with Project(settings) as project:
         stats = project.index(pack=pack)

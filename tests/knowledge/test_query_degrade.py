@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +113,9 @@ class Provider:
             raise RuntimeError("onnxruntime exploded")
         return [2.0 * x for x in fake_embedding(text, 64)]  # not unit length
 
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self.embed_query(t) for t in texts]
+
 
 @pytest.mark.parametrize("behaviour", ["bug", "not_unit"])
 def test_a_broken_provider_degrades(
@@ -147,6 +150,9 @@ class SnapshotProbe:
         new.write_text("# Late\n\nzeppelin hangar notes\n")
         update_paths(self.settings, [new])
         return fake_embedding(text, 64)
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self.embed_query(t) for t in texts]
 
 
 def test_the_query_is_embedded_before_the_snapshot_opens(

@@ -23,7 +23,7 @@ def _work(tmp_path: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> int:
     settings = resolve_settings(cwd=project, store_base=tmp_path / "stores", discover=False)
     index(settings)
     steps = [0]
-    real = writer_module.connect_writer
+    real = writer_module.connect_writer  # type: ignore[attr-defined]  # the name writer calls
 
     def counted(store_dir: Path) -> Any:
         conn = real(store_dir)

@@ -20,11 +20,11 @@ QUERIES = [
 ]
 
 
-def _statements(settings: Settings) -> list[tuple[str, object]]:
-    seen: list[tuple[str, object]] = []
+def _statements(settings: Settings) -> list[tuple[str, apsw.Bindings | None]]:
+    seen: list[tuple[str, apsw.Bindings | None]] = []
 
     def hook(conn: apsw.Connection) -> None:
-        def trace(_cursor: apsw.Cursor, sql: str, bindings: object) -> bool:
+        def trace(_cursor: apsw.Cursor, sql: str, bindings: apsw.Bindings | None) -> bool:
             seen.append((sql, bindings))
             return True
 

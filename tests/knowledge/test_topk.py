@@ -50,9 +50,9 @@ def _snapshot(rows: list[tuple[str, str, str]]) -> _Snap:
 def _plan(snap: _Snap, terms: list[str], phrases: list[str]) -> Plan:
     def count(word: str) -> int:
         sql = "SELECT count(*) FROM f WHERE f MATCH ?"
-        return int(snap.conn.execute(sql, ('"' + word + '"',)).fetchone()[0])
+        return int(snap.conn.execute(sql, ('"' + word + '"',)).get)
 
-    total = int(snap.conn.execute("SELECT count(*) FROM f_docsize").fetchone()[0])
+    total = int(snap.conn.execute("SELECT count(*) FROM f_docsize").get)
     return Plan(tuple(phrases), tuple(terms), tuple(count(t) for t in terms), total)
 
 

@@ -55,7 +55,7 @@ def make_client() -> Client:
     client = Client()
     register_lsp_features(client)
 
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)  # type: ignore[untyped-decorator]
     def register_capability(client: Client, params: types.RegistrationParams) -> None:
         client.registrations.extend(params.registrations)
 
@@ -111,7 +111,7 @@ async def lsp_session(
         yield client
     finally:
         await client.shutdown_session()
-        await client.stop()
+        await client.stop()  # type: ignore[no-untyped-call]
 
 
 def ended_runs(client: LanguageClient) -> int:

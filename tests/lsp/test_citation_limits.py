@@ -46,7 +46,7 @@ async def links(session: Session, doc: types.TextDocumentIdentifier) -> list[typ
     found = await session.client.text_document_document_link_async(
         types.DocumentLinkParams(text_document=doc)
     )
-    return found or []
+    return list(found or [])
 
 
 async def hover(session: Session, doc: types.TextDocumentIdentifier, line: int = 0) -> str:

@@ -40,7 +40,7 @@ async def test_cancelled_searches_stop_and_status_is_answered_meanwhile(tmp_path
         ids = [f"costly-{i}" for i in range(6)]
         costly = [
             asyncio.ensure_future(
-                client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, i)
+                client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, i)  # type: ignore[no-untyped-call]
             )
             for i in ids
         ]

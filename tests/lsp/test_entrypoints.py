@@ -39,7 +39,7 @@ async def test_fisk_ai_lsp_with_log_file(tmp_path: Path) -> None:
     status = await wait_indexed(client)
     assert status["roots"][0]["documents"] == 4
     await client.shutdown_session()
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]
     assert client._server is not None and client._server.returncode == 0
     assert "fisk_ls" in log.read_text()
 
@@ -51,7 +51,7 @@ async def test_exit_without_shutdown_still_ends_the_process(tmp_path: Path) -> N
     client.exit(None)
     assert client._server is not None
     assert await asyncio.wait_for(client._server.wait(), 10) == 1
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]
 
 
 def frame(payload: dict[str, Any]) -> bytes:
@@ -122,7 +122,7 @@ async def test_tcp(tmp_path: Path) -> None:
             reply = await _refused(port, payload)
             assert reply is not None and reply["error"]["code"] == -32600, reply
             assert "initializationOptions.token" in reply["error"]["message"]
-        assert reply["id"] is None and server.returncode is None
+        assert reply is not None and reply["id"] is None and server.returncode is None
 
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(frame(_initialize(1, TCP_TOKEN, root)))
@@ -140,7 +140,7 @@ async def test_tcp(tmp_path: Path) -> None:
         )  # fmt: skip
         while (reply := await asyncio.wait_for(read_message(reader), 30)).get("id") != 2:
             pass
-        assert reply["result"]["roots"][0]["root"] == str(root)
+        assert reply is not None and reply["result"]["roots"][0]["root"] == str(root)
         writer.write(frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
         while (await asyncio.wait_for(read_message(reader), 10)).get("id") != 3:
             pass
@@ -202,7 +202,7 @@ async def test_sigint_closes_the_stores_and_exits(tmp_path: Path) -> None:
     )  # fmt: skip
     assert server.stdin is not None and server.stdout is not None and server.stderr is not None
     try:
-        init = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        init: dict[str, Any] = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
         server.stdin.write(
             frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.support.fake_embed_server import FakeEmbedServer
 from tests.support.waiting import wait_until_async
@@ -51,7 +52,7 @@ async def test_vectors_fill_in_behind_a_searchable_index(
     async with lsp_session([root], tmp_path, "neovim", init_options=options) as client:
         await wait_indexed(client)
 
-        async def embedded() -> dict[str, object] | None:
+        async def embedded() -> dict[str, Any] | None:
             status = await command(client, "fisk.knowledge.status")
             entry = status["roots"][0]
             vectors = entry["vectors"]
@@ -61,7 +62,7 @@ async def test_vectors_fill_in_behind_a_searchable_index(
         status = await wait_until_async(embedded)
         assert "chunks embedded" not in status["tier"]  # complete: the plain hybrid line
         titles = [
-            r.title
+            r.title  # type: ignore[attr-defined]  # pytest-lsp keeps each report's value
             for reports in client.progress_reports.values()
             for r in reports
             if isinstance(r, types.WorkDoneProgressBegin)
@@ -88,7 +89,7 @@ async def test_turning_embeddings_on_at_run_time_adds_vectors_in_place(
         client.set_configuration({"fisk": {"embeddings": embeddings}})
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
 
-        async def filled() -> dict[str, object] | None:
+        async def filled() -> dict[str, Any] | None:
             status = await command(client, "fisk.knowledge.status")
             roots = status["roots"]
             vectors = roots[0]["vectors"] if roots else None

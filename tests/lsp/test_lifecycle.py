@@ -79,7 +79,7 @@ async def test_workspace_symbols_off_by_initialization_option(tmp_path: Path) ->
         "fisk.knowledge.status",
     ]
     await client.shutdown_session()
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]
 
 
 async def test_reindex_joins_and_shutdown_leaves_nothing_behind(tmp_path: Path) -> None:

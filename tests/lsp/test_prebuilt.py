@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 from fisk_ls.knowledge import Project, resolve_settings
 from fisk_ls.knowledge.pack import write_pack
@@ -37,7 +38,7 @@ async def test_the_first_run_adopts_the_prebuilt_pack(
     async with lsp_session([root], tmp_path, "neovim", init_options=options) as client:
         await wait_indexed(client)
 
-        async def embedded() -> dict[str, object] | None:
+        async def embedded() -> dict[str, Any] | None:
             status = await command(client, "fisk.knowledge.status")
             entry = status["roots"][0]
             vectors = entry["vectors"]

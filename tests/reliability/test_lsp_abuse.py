@@ -321,7 +321,7 @@ def _frame(msg: dict[str, Any]) -> bytes:
 def test_invalid_arguments_are_not_logged_as_server_errors(project: Path, store_base: Path) -> None:
     env = {**os.environ, "FISK_AI_STORE_DIR": str(store_base)}
     proc = spawn(project, env)
-    messages = [
+    messages: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
             "id": 1,

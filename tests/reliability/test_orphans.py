@@ -204,8 +204,8 @@ def test_worker_exits_when_parent_id_changes(monkeypatch: pytest.MonkeyPatch) ->
         exits.append(code)
         raise Exit
 
-    monkeypatch.setattr(examine.os, "_exit", fake_exit)
-    monkeypatch.setattr(examine.sys, "platform", "other")
+    monkeypatch.setattr(os, "_exit", fake_exit)  # the module examine calls
+    monkeypatch.setattr(sys, "platform", "other")
     with pytest.raises(Exit):
         examine.die_with_parent(os.getppid() + 1_000_000)  # "the parent is already gone"
     assert exits == [1]

@@ -148,7 +148,7 @@ def test_read_document_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         given.append(len(data))
         return data
 
-    monkeypatch.setattr(files.os, "read", growing_read)
+    monkeypatch.setattr(os, "read", growing_read)  # the module files reads with
     result = files.read_document(p, limit=1000, expected=cand)
     assert isinstance(result, str)
     assert sum(given) <= 1001

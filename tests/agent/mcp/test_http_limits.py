@@ -105,7 +105,7 @@ def test_one_address_makes_room_among_its_own(connect: Any) -> None:
 def test_refused_only_when_every_connection_is_busy(connect: Any) -> None:
     for _ in range(4):
         protocol, _ = connect("10.0.0.1" if _ < 2 else "10.0.0.2")
-        protocol.cycle = Busy()  # type: ignore[assignment]
+        protocol.cycle = Busy()
     _, new_t = connect("10.0.0.3")
     assert new_t.closed
 
@@ -123,7 +123,7 @@ def test_a_connection_still_receiving_a_body_gives_way(connect: Any) -> None:
     receiving = []
     for i in range(4):
         protocol, transport = connect("10.0.0.1" if i < 2 else "10.0.0.2")
-        protocol.cycle = Receiving()  # type: ignore[assignment]
+        protocol.cycle = Receiving()
         protocol.waiting_since = float(i)
         receiving.append(transport)
     _, new_t = connect("10.0.0.3")

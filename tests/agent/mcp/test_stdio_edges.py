@@ -147,7 +147,7 @@ def undeclared(value: Any, schema: dict[str, Any], where: str = "$") -> list[str
 async def test_every_key_of_a_real_result_is_declared(built: Path) -> None:
     """A result with every optional key: ``found_by`` (``also``), ``context``, ``truncated``
     (a small budget) and ``note`` (no terms)."""
-    calls = [  # (budget in tokens, arguments)
+    calls: list[tuple[int | None, dict[str, Any]]] = [  # (budget in tokens, arguments)
         (None, {"query": "widget pipeline stage", "also": ["buffers frames"], "context": 1}),
         (400, {"query": "widget pipeline frames metrics", "top_k": 20}),
         (None, {"query": "?!"}),

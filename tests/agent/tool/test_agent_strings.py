@@ -4,6 +4,7 @@ clients that send only ``query`` keep working, and the limits are one-line input
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,12 +36,13 @@ def test_arguments() -> None:
     assert parse_args({"query": "q"}).also == ()
     assert parse_args({"query": "q", "also": ["a", " ", "b"]}).also == ("a", "b")
     assert trace({"query": "q", "also": ["a", "b"]}) == 'knowledge_search("q", also=2)'
-    for bad, message in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"query": "q", "also": ["a"] * 5}, "at most 4 strings"),
         ({"query": "q", "also": "a"}, "expected a list"),
         ({"query": "q", "also": ["a" * 2001]}, "at most 2,000 characters"),
         ({"query": "q", "also": [3]}, "expected a list"),
-    ]:
+    ]
+    for bad, message in cases:
         with pytest.raises(ToolInputError, match=message):
             parse_args(bad)
 

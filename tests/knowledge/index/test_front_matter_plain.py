@@ -19,11 +19,11 @@ KEYS = st.sampled_from(["title", "Title", "description", "ms.date", "tags", "aut
 def parsed(text: str) -> FrontMatter:
     """``front_matter`` with the parser always asked."""
     original = chunker._plain_title
-    chunker._plain_title = lambda inner: None  # type: ignore[assignment]
+    chunker._plain_title = lambda inner: None
     try:
         return front_matter(split_lines(text))
     finally:
-        chunker._plain_title = original  # type: ignore[assignment]
+        chunker._plain_title = original
 
 
 def read(front: FrontMatter) -> tuple[int, str, str, tuple[str, ...]]:

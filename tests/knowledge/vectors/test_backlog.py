@@ -58,7 +58,7 @@ def vec_rows(settings: Settings) -> tuple[list[int], list[int], list[int]]:
     """(chunk ids, vec chunk ids, chunk ids flagged embedded) of the live generation."""
     conn = apsw.Connection(str(db_path(settings.store_dir)), flags=apsw.SQLITE_OPEN_READONLY)
     load_vec(conn)
-    gen = int(conn.execute("SELECT value FROM rag_meta WHERE key='generation'").fetchone()[0])
+    gen = int(conn.execute("SELECT value FROM rag_meta WHERE key='generation'").get)
     chunks = [r[0] for r in conn.execute(f"SELECT id FROM chunks_{gen} ORDER BY id")]
     vecs = [r[0] for r in conn.execute(f"SELECT chunk_id FROM chunks_vec_{gen} ORDER BY chunk_id")]
     flagged = [
@@ -100,13 +100,13 @@ def test_an_embedder_failure_keeps_the_lexical_part_and_the_backlog(
     emb = Flaky(make_embedder(h))
     emb.fail = True
     with pytest.raises(EmbeddingsError, match="went away"):
-        index(h, embedder=emb)  # type: ignore[arg-type]
+        index(h, embedder=emb)
     kb = Knowledge(h)
     assert kb.search("restart the broker").hits[0].path == "docs/ops/runbook.md"
     chunks, vecs, _ = vec_rows(h)
     assert chunks and vecs == []
     emb.fail = False
-    stats = index(h, embedder=emb)  # type: ignore[arg-type]
+    stats = index(h, embedder=emb)
     assert stats.skipped == 3 and stats.embeddings == len(chunks) and stats.backlog == 0
     again, vecs, flagged = vec_rows(h)
     assert again == chunks == vecs == flagged
@@ -220,7 +220,7 @@ def test_backfill_lets_the_embedder_free_its_indexing_model_when_the_backlog_is_
     assert emb is not None
     index(h, embedder=emb, drain=False)
     released: list[int] = []
-    emb.release_documents = lambda: released.append(1)  # type: ignore[union-attr]
+    emb.release_documents = lambda: released.append(1)  # type: ignore[method-assign, union-attr]
     worker = Backfill(h, emb, round_size=2)
     worker.start()
     try:
@@ -239,8 +239,9 @@ def test_backfill_drops_a_round_whose_chunks_changed(
     settings: Settings, fake_embed: FakeEmbedServer, project: Path
 ) -> None:
     h = hybrid(settings, fake_embed)
-    emb = make_embedder(h)
-    assert emb is not None
+    made = make_embedder(h)
+    assert made is not None
+    emb = made  # not None, inside the class below too
     index(h, embedder=emb, drain=False)
     doc = project / "docs" / "design.md"
 
@@ -260,12 +261,12 @@ def test_backfill_drops_a_round_whose_chunks_changed(
             update_paths(h, [doc], embedder=emb, drain=False)
             return out
 
-    worker = Backfill(h, EditWhileEmbedding(), round_size=50)  # type: ignore[arg-type]
+    worker = Backfill(h, EditWhileEmbedding(), round_size=50)
     r = worker.run_round()
     assert r is not None and r.stored == r.embedded  # the other files' chunks are stored
     all_chunks, vecs, flagged = vec_rows(h)
     assert vecs == flagged and len(all_chunks) - len(vecs) == 1  # the new chunk waits
-    worker.embedder = emb  # type: ignore[assignment]
+    worker.embedder = emb
     r = worker.run_round()
     assert r is not None and r.done
     emb.close()

@@ -107,7 +107,7 @@ def test_other_dimensions_are_searched_exactly() -> None:
     rows = [(i + 1, v.tobytes()) for i, v in enumerate(x)]
     conn.executemany(f"INSERT INTO {s.tables.vec}(chunk_id, embedding) VALUES (?, ?)", rows)
     knn.insert(conn, s.tables, rows)
-    assert conn.execute(f"SELECT count(*) FROM {s.tables.vq}").fetchone()[0] == 0
+    assert conn.execute(f"SELECT count(*) FROM {s.tables.vq}").get == 0
     assert knn.nearest(s, x[3].tolist(), 3, knn.CoarseIndex(), exact_below=1)[0][0] == 4
     conn.close()
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.knowledge import Settings
-from fisk_ls.knowledge.config import ConfigError, EmbeddingsConfig, parse_embeddings
+from fisk_ls.knowledge.config import EmbeddingsConfig, parse_embeddings
+from fisk_ls.knowledge.errors import ConfigError
 from fisk_ls.knowledge.vectors import builtin as builtin_module
 from fisk_ls.knowledge.vectors.builtin import (
     NICE,

@@ -293,7 +293,7 @@ def test_quantized_path_through_the_index(
             assert snap is not None
             vq = snap.tables.vq
         conn = apsw.Connection(str(kb.store.path), flags=apsw.SQLITE_OPEN_READONLY)
-        n = conn.execute(f"SELECT count(*) FROM {vq}").fetchone()[0]
+        n = conn.execute(f"SELECT count(*) FROM {vq}").get
         conn.close()
         return int(n), kb.stats().vectors
 
