@@ -122,6 +122,7 @@ vectors = st.lists(
 ).map(lambda xs: sorted(xs, key=lambda t: (-t[1], t[0])))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(arms=st.lists(st.tuples(lists, vectors), min_size=1, max_size=5))
 def test_fusion_keeps_every_candidate_and_says_who_found_it(

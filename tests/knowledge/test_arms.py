@@ -95,6 +95,7 @@ def sequential(k: Knowledge, query: str, also: list[str]) -> Any:
 strings = st.lists(st.sampled_from(WORDS), min_size=0, max_size=6).map(" ".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(query=strings, also=st.lists(strings, min_size=1, max_size=4))
 def test_side_by_side_ranks_as_one_after_another(

@@ -102,6 +102,7 @@ def fts_conn() -> apsw.Connection:
     return conn
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.text(max_size=300))
 def test_any_string_is_a_valid_match(fts_conn: apsw.Connection, text: str) -> None:
@@ -147,6 +148,7 @@ def _items(expression: str) -> list[str]:
     return [p.rstrip("*") for p in expression.split(" OR ")] if expression else []
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(

@@ -78,6 +78,7 @@ op = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(op, max_size=30))
 def test_any_sequence_of_chunk_writes_leaves_fts_equal_to_chunks(
@@ -142,6 +143,7 @@ edit = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(edit, min_size=1, max_size=8))
 def test_index_runs_over_edit_sequences_keep_fts_equal_to_chunks(

@@ -62,6 +62,7 @@ def candidate_lists(draw: st.DrawFn) -> tuple[list[tuple[int, float]], list[tupl
     return lexical, vector
 
 
+@pytest.mark.slow
 @given(candidate_lists())
 def test_fused_scores_are_in_range_ordered_and_cover_every_candidate(
     lists: tuple[list[tuple[int, float]], list[tuple[int, float]]],

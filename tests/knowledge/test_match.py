@@ -120,6 +120,7 @@ PIECES = [*"abc xyz\n#`~-*|:é设\t\x1b", "需要", "## ", "```\n", "\n\n", "ret
 texts = st.lists(st.sampled_from(PIECES), max_size=120).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(body=texts, query=texts, start=st.integers(1, 50), extra=st.integers(0, 30))
 def test_match_is_always_inside_the_chunk_and_highlights_inside_the_snippet(

@@ -80,6 +80,7 @@ def check(body: str, section: str, start: int, extra: int, query: str) -> None:
     assert ref.locate(body, section, lines, terms, TOKENIZE) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(
     body=bodies,

@@ -128,6 +128,7 @@ def copy_b(tmp_path: Path, a: Path) -> Path:
     return b
 
 
+@pytest.mark.slow
 def test_adopting_asks_only_for_the_changed_files_chunks_and_answers_as_the_packer(
     tmp_path: Path,
     packed: tuple[Settings, Path, dict[str, list[str]]],
@@ -172,6 +173,7 @@ def test_adopting_asks_only_for_the_changed_files_chunks_and_answers_as_the_pack
     assert "docs/area2/page6.md" not in sources and len(sources) == 39
 
 
+@pytest.mark.slow
 def test_a_pack_is_deterministic_and_compresses(
     tmp_path: Path,
     packed: tuple[Settings, Path, dict[str, list[str]]],
@@ -346,6 +348,7 @@ HOSTILE: dict[str, tuple[Callable[[Path, Path], Path], str]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_a_hostile_pack_is_refused_in_one_line_and_the_index_keeps_answering(
     tmp_path: Path, packed: tuple[Settings, Path, dict[str, list[str]]], case: str
@@ -389,6 +392,7 @@ def test_pack_paths_must_stay_inside_the_project(key: str, ok: bool) -> None:
     assert (key_problem(key) is None) is ok
 
 
+@pytest.mark.slow
 def test_a_pack_refused_mid_adoption_rolls_back_every_write(
     tmp_path: Path, packed: tuple[Settings, Path, dict[str, list[str]]]
 ) -> None:

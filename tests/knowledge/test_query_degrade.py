@@ -171,6 +171,7 @@ def test_the_query_is_embedded_before_the_snapshot_opens(
         emb.close()  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_cli_search_degrades_with_exit_0(
     project: Path, store_base: Path, fake_embed: FakeEmbedServer
 ) -> None:

@@ -46,6 +46,7 @@ def _work(tmp_path: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> int:
     return calls + steps[0] * 1000
 
 
+@pytest.mark.slow
 def test_rm_of_many_paths_is_linear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     small = _work(tmp_path, 400, monkeypatch)
     large = _work(tmp_path, 1600, monkeypatch)

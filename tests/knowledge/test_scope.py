@@ -120,6 +120,7 @@ def test_the_lexical_arm_is_the_full_ranking_restricted_to_the_scope(
     assert scoped == restricted
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -7,6 +7,7 @@ import re
 import textwrap
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,6 +142,7 @@ pieces = st.sampled_from(
 texts = st.one_of(st.text(max_size=60), st.lists(pieces, max_size=20).map("".join))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(texts, texts)
 def test_normalised_short_cuts_give_the_reference_text(section: str, body: str) -> None:

@@ -130,6 +130,7 @@ def test_rm_and_reset(settings: Settings) -> None:  # 25–28
     assert Knowledge(settings).search("queue").status == "index_empty"
 
 
+@pytest.mark.slow
 def test_reset_shrinks_file(settings: Settings, project: Path) -> None:  # 29
     for i in range(200):
         (project / f"pad{i}.md").write_text(f"# Pad {i}\n\n" + ("lorem ipsum dolor " * 300))

@@ -128,6 +128,7 @@ def test_front_matter_that_cannot_be_read_is_dropped_with_a_note(
     assert note.startswith("page.md: ") and said in note and "\n" not in note and len(note) < 400
 
 
+@pytest.mark.slow
 @given(st.text(max_size=300))
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 def test_a_front_matter_note_is_one_short_line(front: str) -> None:

@@ -83,6 +83,7 @@ def corpora(draw: st.DrawFn) -> list[tuple[str, str, str]]:
     return [(s, ("the " + b) if i % 7 else b, d) for i, (s, b, d) in enumerate(rows)]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     corpus=corpora(),

@@ -160,6 +160,7 @@ def git_verdicts(repo: Path, paths: list[str]) -> dict[str, bool]:
     return verdicts
 
 
+@pytest.mark.slow
 @needs_git
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -181,6 +182,7 @@ def test_generated_patterns_agree_with_git_check_ignore(
     assert ours == git_verdicts(repo, asked), patterns
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(pattern=PATTERNS, path=PATHS, is_dir=st.booleans())
 def test_the_string_shortcuts_answer_as_the_scan(pattern: str, path: str, is_dir: bool) -> None:
@@ -243,6 +245,7 @@ def test_the_reported_pattern_costs_the_same_whatever_its_length() -> None:
             assert worst(hostile(k), long) <= worst(hostile(1), long), (name, k)
 
 
+@pytest.mark.slow
 def test_a_pattern_longer_than_the_path_costs_nothing() -> None:
     g = glob("/".join(["a"] * 100_000))
     assert g.cost("a/a/a") == 1 and not g.matches("a/a/a", False)

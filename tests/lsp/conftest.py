@@ -28,12 +28,26 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lsp"
 EDITORS = {"neovim": "neovim", "vscode": "visual-studio-code", "emacs": "emacs"}
 
 
+# The modules here that test the server's parts in this process; the others start a real
+# server, so their tests are slow (left out of the fast subset, tests/README.md).
+IN_PROCESS = {
+    "test_hover_images.py",
+    "test_options.py",
+    "test_protocol.py",
+    "test_results.py",
+    "test_tokens.py",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """LSP specification warnings (results the client's capabilities forbid) fail the test."""
     here = Path(__file__).parent
     for item in items:
-        if here in Path(str(item.fspath)).parents:
+        if here in item.path.parents:
             item.add_marker(pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"))
+            if item.path.name not in IN_PROCESS:
+                item.add_marker(pytest.mark.slow)
 
 
 @dataclass

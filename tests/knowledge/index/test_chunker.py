@@ -173,6 +173,7 @@ def test_long_paragraph_split_on_sentences_without_cutting_characters() -> None:
         assert c.text.endswith(".")
 
 
+@pytest.mark.slow
 def test_giant_single_line_is_split() -> None:
     chunks = chunk_document("x" * 5_000_000).chunks
     assert all(len(c.text) <= MAX_CHARS for c in chunks)
@@ -216,6 +217,7 @@ BLOCK = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(BLOCK, max_size=30), st.sampled_from(["\n", "\r\n", "\r"]))
 def test_properties(blocks: list[str], eol: str) -> None:

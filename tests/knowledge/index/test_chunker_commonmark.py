@@ -90,6 +90,7 @@ LINES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(LINES, max_size=25))
 def test_headings_match_markdown_it(lines: list[str]) -> None:

@@ -171,6 +171,7 @@ TREE = [
 ]
 
 
+@pytest.mark.slow
 @needs_git
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

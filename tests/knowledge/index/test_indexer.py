@@ -101,6 +101,7 @@ def test_bad_files_are_skipped_with_notes(settings: Settings, project: Path) -> 
     assert sources(settings) == {"docs/design.md", "docs/ops/runbook.md", "notes.txt"}
 
 
+@pytest.mark.slow
 def test_hard_documents_are_indexed(settings: Settings, project: Path) -> None:
     hard = {
         "oneline.md": "y" * (900 * 1024),
@@ -245,6 +246,7 @@ def test_a_no_change_run_reads_nothing_and_starts_no_worker(
     assert handed[-1] == 1  # just the changed file, examined inline
 
 
+@pytest.mark.slow
 def test_worker_processes_yield_every_outcome_in_order(project: Path) -> None:
     """One or two chunking workers: the same outcomes, in the order of the jobs."""
     from fisk_ls.knowledge.index.walk import Candidate

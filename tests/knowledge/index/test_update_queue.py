@@ -124,6 +124,7 @@ def test_paths_outside_the_roots_are_ignored(settings: Settings, tmp_path: Path)
     assert q.add([settings.project_root / "docs" / "design.md"]) == 1
 
 
+@pytest.mark.slow
 def test_a_locked_store_keeps_changes_and_retries(
     queue: UpdateQueue, settings: Settings, project: Path
 ) -> None:
@@ -161,6 +162,7 @@ def test_save_passes_and_full_runs_ask_the_queues_own_ignore_rules(
     assert built == []
 
 
+@pytest.mark.slow
 def test_a_failing_pass_keeps_its_paths_and_reports_once(
     queue: UpdateQueue, settings: Settings, project: Path
 ) -> None:

@@ -82,6 +82,7 @@ class Runner:
         assert not self.thread.is_alive() and not self.errors
 
 
+@pytest.mark.slow
 def test_create_change_delete(settings: Settings, project: Path) -> None:  # 49, 51
     index(settings)
     runner = Runner(settings, (*settings.roots, project / "missing"))
@@ -101,6 +102,7 @@ def test_create_change_delete(settings: Settings, project: Path) -> None:  # 49,
         runner.close()
 
 
+@pytest.mark.slow
 def test_burst_is_coalesced(settings: Settings, project: Path) -> None:
     runner = Runner(settings)
     try:
@@ -112,6 +114,7 @@ def test_burst_is_coalesced(settings: Settings, project: Path) -> None:
         runner.close()
 
 
+@pytest.mark.slow
 def test_locked_changes_are_kept(settings: Settings, project: Path) -> None:
     runner = Runner(settings)
     try:
@@ -124,6 +127,7 @@ def test_locked_changes_are_kept(settings: Settings, project: Path) -> None:
         runner.close()
 
 
+@pytest.mark.slow
 def test_the_watcher_reports_only_documents_and_folders(
     settings: Settings, project: Path, tmp_path: Path
 ) -> None:
@@ -151,6 +155,7 @@ def test_the_watcher_reports_only_documents_and_folders(
         watcher.stop()
 
 
+@pytest.mark.slow
 def test_an_edited_info_exclude_reaches_the_queue(settings: Settings, project: Path) -> None:
     """``.git/info/exclude`` lies in a folder the watcher skips and is no document; the watcher
     still hands it over, and the queue's full run prunes what it now ignores (issue 16)."""

@@ -532,6 +532,7 @@ def test_query_faults_are_classified_fast(
     assert fake_embed.stats()["requests"] == 1  # no retries at query time
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "options", "kind"), FAULTS, ids=lambda v: str(v))
 def test_document_faults_are_classified_and_only_transient_ones_retried(
     fake_embed: FakeEmbedServer,
@@ -896,6 +897,7 @@ def test_fake_server_stops_promptly_while_a_request_hangs(connect: Connect) -> N
     assert not errors[0].reason.startswith("timed out")  # cut by stop(), not by the timeout
 
 
+@pytest.mark.slow
 def test_fake_server_as_a_script() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.support.fake_embed_server", "--port", "0", "--dim", "16"],

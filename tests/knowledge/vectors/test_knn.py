@@ -57,6 +57,7 @@ def recall(found: list[int], truth: list[int]) -> float:
     return len(set(found) & set(truth)) / len(truth)
 
 
+@pytest.mark.slow
 def test_quantized_recall_at_10(snap: Snapshot) -> None:
     data = clustered(8000, 60, seed=1)
     add(snap, data)

@@ -133,6 +133,7 @@ def test_query_failure_degrades_fast(settings: Settings, fake_embed: FakeEmbedSe
     kb.close()
 
 
+@pytest.mark.slow
 def test_hanging_server_costs_one_query_timeout(
     settings: Settings, fake_embed: FakeEmbedServer
 ) -> None:
@@ -201,6 +202,7 @@ def test_reindex_same_model_reuses_vectors(settings: Settings, fake_embed: FakeE
     assert Knowledge(h).stats().vectors == Knowledge(h).stats().chunks
 
 
+@pytest.mark.slow
 def test_failed_rebuild_keeps_old_index(
     settings: Settings, fake_embed: FakeEmbedServer, project: Path
 ) -> None:
@@ -230,6 +232,7 @@ def test_batches_span_files(settings: Settings, fake_embed: FakeEmbedServer, pro
     assert max(st["batch_sizes"]) > 1
 
 
+@pytest.mark.slow
 def test_index_time_outage_fails_loud_and_keeps_index(
     settings: Settings, fake_embed: FakeEmbedServer, project: Path
 ) -> None:
@@ -252,6 +255,7 @@ def test_document_prefix_title(settings: Settings, fake_embed: FakeEmbedServer) 
     assert Knowledge(h).search("retries").hits
 
 
+@pytest.mark.slow
 def test_doctor_probes(settings: Settings, fake_embed: FakeEmbedServer) -> None:
     h = hybrid(settings, fake_embed)
     index(h)
@@ -312,6 +316,7 @@ def test_quantized_path_through_the_index(
     kb.close()
 
 
+@pytest.mark.slow
 def test_no_index_run_waits_on_the_embeddings_server_before_its_lexical_write(
     settings: Settings, fake_embed: FakeEmbedServer, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
