@@ -35,6 +35,9 @@ SKIP: dict[str, str] = {
     "export FISK_MCP_TOKEN": "only feeds the skipped MCP server line after it",
     "claude mcp add": "needs Claude Code; tests/agent/mcp runs the server it registers",
     "codex mcp add": "needs the Codex CLI; tests/agent/mcp runs the server it registers",
+    "bash scripts/bootstrap.sh": "installs .venv from PyPI (network); scripts/test.sh runs it",
+    ".venv/bin/pytest": "the test suite this test is part of",
+    ".venv/bin/ruff": "the lint step of scripts/test.sh",
 }
 
 
