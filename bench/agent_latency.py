@@ -32,7 +32,7 @@ from typing import Any
 from devset import agent_file, load_agent, store_settings
 from devset_questions import CORPORA, load
 
-from fisk_ls.knowledge import Knowledge
+from fisk_ls.knowledge import Knowledge, SearchRequest
 
 
 def _quantiles(ms: list[float]) -> dict[str, float]:
@@ -66,13 +66,13 @@ def main(argv: list[str] | None = None) -> int:
 
     def timed(q: Any, strings: Any) -> tuple[float, Any]:
         t = time.perf_counter()
-        result = k.search(q.query, 10, also=strings)
+        result = k.search(SearchRequest(q.query, 10, also=strings))
         return (time.perf_counter() - t) * 1000, result
 
     try:
         for q in questions:  # warm-up: pages, term statistics, the model's session
-            k.search(q.query, 10)
-            k.search(q.query, 10, also=also[q.id])
+            k.search(SearchRequest(q.query, 10))
+            k.search(SearchRequest(q.query, 10, also=also[q.id]))
         for _ in range(args.rounds):
             for q in questions:
                 alone.append(timed(q, ())[0])

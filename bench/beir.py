@@ -20,7 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,19 +28,44 @@ from devset_questions import CORPORA_DIR as CORPORA
 
 from fisk_ls.knowledge import Knowledge, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
+from fisk_ls.knowledge.fts import STOP_WORDS, heading_key
+from fisk_ls.knowledge.fusion import fuse, fuse_strings
 from fisk_ls.knowledge.query import SearchString
 from fisk_ls.knowledge.search import (
     TermStats,
-    fuse,
-    fuse_strings,
+    bm25_ids,
+    boost_headings,
     lexical_arm,
-    lexical_ids,
     query_plan,
-    rrf,
     vector_ids,
 )
+from fisk_ls.knowledge.store import Snapshot
+from fisk_ls.knowledge.topk import Plan
 
 DEPTH = 100
+
+
+def rrf(lists: Sequence[Sequence[int]], k: int = 60) -> list[tuple[int, float]]:
+    """Reciprocal Rank Fusion (the reference's rule, K = 60): (id, score) by score, ties by
+    smaller id."""
+    scores: dict[int, float] = {}
+    for ranked in lists:
+        for rank, cid in enumerate(ranked):
+            scores[cid] = scores.get(cid, 0.0) + 1.0 / (k + rank + 1)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def lexical_ids(
+    snap: Snapshot,
+    plan: Plan,
+    limit: int,
+    heading: Sequence[str] = (),
+    stop: frozenset[str] = STOP_WORDS,
+) -> list[tuple[int, float]]:
+    """(chunk id, bm25) best first of ``plan``'s OR query, the heading boost applied for the
+    query's ``heading`` words (the product's lexical arm without its fixed depth)."""
+    want = heading_key(" ".join(heading), stop)
+    return boost_headings(snap, bm25_ids(snap, plan, limit), want, stop)
 
 
 def read_jsonl(path: Path) -> Iterable[dict[str, Any]]:
@@ -107,7 +132,7 @@ def evaluate(
 ) -> dict[str, Any]:
     """``agent``: a file of agent strings (bench/devset/agent-strings.md) for the queries; adds
     the runs ``lexical_agent`` and ``hybrid_agent``, each query fused with its strings as
-    ``search.fuse_strings`` fuses them."""
+    ``fusion.fuse_strings`` fuses them."""
     base = CORPORA / f"beir-{name}"
     qrels = read_qrels(
         base / "qrels" / f"{split}.tsv" if (base / "qrels").is_dir() else base / "qrels.tsv"

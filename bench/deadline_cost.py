@@ -25,7 +25,7 @@ import devset_questions as dq
 from match_speed import PS, percentile
 from speed import QUERIES
 
-from fisk_ls.knowledge import Deadline, Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Deadline, Knowledge, SearchRequest, index, resolve_settings
 
 
 class Counted:
@@ -58,8 +58,10 @@ def main() -> None:
             for i, query in enumerate(queries):
                 clock = Counted()
                 ways = [
-                    lambda q=query: kb.search(q, 10),
-                    lambda q=query, c=clock: kb.search(q, 10, deadline=Deadline.after(30, clock=c)),
+                    lambda q=query: kb.search(SearchRequest(q, 10)),
+                    lambda q=query, c=clock: kb.search(
+                        SearchRequest(q, 10, deadline=Deadline.after(30, clock=c))
+                    ),
                 ]
                 if (i + round_) % 2:
                     ways.reverse()

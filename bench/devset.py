@@ -42,7 +42,7 @@ from typing import Any
 from devset_questions import CORPORA, KINDS, BrokenQuestion, Corpus, Question, load
 from devset_stats import RESAMPLES, SEED, TOP_K, hit_rate, summarize
 
-from fisk_ls.knowledge import Hit, Knowledge, Settings, index, resolve_settings
+from fisk_ls.knowledge import Hit, Knowledge, SearchRequest, Settings, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 
 
@@ -130,10 +130,12 @@ def score(
     for q in questions:
         t0 = time.perf_counter()
         result = k.search(
-            q.query,
-            top_k=TOP_K,
-            reader_language=q.lang if reader else None,
-            also=also.get(q.id, ()) if also else (),
+            SearchRequest(
+                q.query,
+                top_k=TOP_K,
+                reader_language=q.lang if reader else None,
+                also=also.get(q.id, ()) if also else (),
+            )
         )
         times.append(time.perf_counter() - t0)
         hits = result.hits[:TOP_K]

@@ -41,7 +41,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from fisk_ls.knowledge import IndexReporter, Knowledge, index, resolve_settings  # noqa: E402
+from fisk_ls.knowledge import IndexReporter, Knowledge, SearchRequest, index, resolve_settings  # noqa: E402
 from fisk_ls.knowledge.config import EmbeddingsConfig  # noqa: E402
 from fisk_ls.knowledge.index.chunker import chunk_document, display_text  # noqa: E402
 from fisk_ls.knowledge.index.files import read_document  # noqa: E402
@@ -180,7 +180,7 @@ def _latencies(kb: Knowledge, stop: threading.Event, out: list[float]) -> None:
     i = 0
     while not stop.wait(0.2):
         t = time.perf_counter()
-        kb.search(QUERIES[i % len(QUERIES)])
+        kb.search(SearchRequest(QUERIES[i % len(QUERIES)]))
         out.append((time.perf_counter() - t) * 1000)
         i += 1
 
@@ -229,7 +229,7 @@ def phase_ours(args: argparse.Namespace) -> dict[str, Any]:
         for _ in range(3):
             for q in QUERIES:
                 t = time.perf_counter()
-                kb.search(q)
+                kb.search(SearchRequest(q))
                 after.append((time.perf_counter() - t) * 1000)
         kb.close()
     return {

@@ -39,7 +39,7 @@ from devset import agent_file, load_agent, score, store_settings
 from devset_questions import CORPORA, HELD_OUT, Corpus, Question, load
 from devset_stats import RESAMPLES, TOP_K, summarize
 
-from fisk_ls.knowledge import Knowledge, index
+from fisk_ls.knowledge import Knowledge, SearchRequest, index
 from fisk_ls.knowledge.expansion import (
     FLAT,
     FLAT_DEPTH,
@@ -47,8 +47,9 @@ from fisk_ls.knowledge.expansion import (
     needs_expansion,
     reads_as_question,
 )
-from fisk_ls.knowledge.fts import Asked, words
-from fisk_ls.knowledge.search import Hit, SearchResult
+from fisk_ls.knowledge.fts import words
+from fisk_ls.knowledge.question import Asked
+from fisk_ls.knowledge.results import Hit, SearchResult
 
 STRINGS = [0, 1, 2]
 """The agent strings sent: the keyword query, the hypothetical answer, the rephrasing."""
@@ -86,7 +87,7 @@ class Recording:
         self.plain: dict[str, SearchResult] = {}
 
     def search(self, query: str, **kwargs: Any) -> SearchResult:
-        result = self.k.search(query, **kwargs)
+        result = self.k.search(SearchRequest(query, **kwargs))
         if not kwargs.get("also"):
             self.plain[query] = result
         return result

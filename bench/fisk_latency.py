@@ -15,19 +15,19 @@ import sys
 import time
 from pathlib import Path
 
-from fisk_ls.knowledge import Knowledge, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, resolve_settings
 
 
 def main() -> None:
     root, base, rounds, top_k, *queries = sys.argv[1:]
     kb = Knowledge(resolve_settings(cwd=Path(root), store_base=Path(base)))
     try:
-        hits = {q: len(kb.search(q, top_k=int(top_k)).hits) for q in queries}
+        hits = {q: len(kb.search(SearchRequest(q, top_k=int(top_k))).hits) for q in queries}
         ms: list[float] = []
         for _ in range(int(rounds)):
             for q in queries:
                 t = time.perf_counter()
-                kb.search(q, top_k=int(top_k))
+                kb.search(SearchRequest(q, top_k=int(top_k)))
                 ms.append((time.perf_counter() - t) * 1000)
     finally:
         kb.close()

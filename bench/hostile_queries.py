@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, index, resolve_settings
 from fisk_ls.knowledge.fts import MAX_QUERY_CHARS
 from fisk_ls.knowledge.lexical import TermStats
 
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     stats = index(settings)
     index_s = time.perf_counter() - t0
     kb = Knowledge(settings)
-    kb.search("warm up the reader")
+    kb.search(SearchRequest("warm up the reader"))
     with kb.store.snapshot() as snap:
         assert snap is not None
         v = snap.tables.vocab
@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.cold:
                 kb.term_stats = TermStats()  # nothing counted yet: the lookups are paid too
             t, c = time.perf_counter(), time.thread_time()
-            kb.search(q)
+            kb.search(SearchRequest(q))
             dt = time.perf_counter() - t
             times.append(dt)
             cpu.append(time.thread_time() - c)

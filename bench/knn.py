@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import minilm  # noqa: E402
 from speed import PS, QUERIES, machine, pct  # noqa: E402
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings, schema  # noqa: E402
+from fisk_ls.knowledge import Knowledge, SearchRequest, index, resolve_settings, schema  # noqa: E402
 from fisk_ls.knowledge.config import EmbeddingsConfig  # noqa: E402
 from fisk_ls.knowledge.store import Manifest, Snapshot, load_vec  # noqa: E402
 from fisk_ls.knowledge.vectors import knn  # noqa: E402
@@ -187,10 +187,10 @@ def hybrid(
     kb = Knowledge(s, embedder=emb)
     texts = [q for q in QUERIES if q in queries]
     t = time.perf_counter()
-    kb.search(texts[0])
+    kb.search(SearchRequest(texts[0]))
     first_s = time.perf_counter() - t
     for q in texts:
-        kb.search(q)  # warm page cache and statements
+        kb.search(SearchRequest(q))  # warm page cache and statements
     coarse = kb.coarse
     exact_lat: list[float] = []
     quant_lat: list[float] = []
@@ -199,11 +199,11 @@ def hybrid(
         for q in texts:
             kb.coarse = None
             t = time.perf_counter()
-            a = kb.search(q, 10)
+            a = kb.search(SearchRequest(q, 10))
             exact_lat.append(time.perf_counter() - t)
             kb.coarse = coarse
             t = time.perf_counter()
-            b = kb.search(q, 10)
+            b = kb.search(SearchRequest(q, 10))
             quant_lat.append(time.perf_counter() - t)
             agree.append(
                 len({h.chunk_id for h in a.hits} & {h.chunk_id for h in b.hits})

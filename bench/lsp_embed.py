@@ -26,7 +26,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.speed import pct  # noqa: E402
+from speed import pct  # noqa: E402
+
 from tests.reliability.test_lsp_robustness import RawClient, command  # noqa: E402
 from tests.support.builtin_model import model_files  # noqa: E402
 
@@ -46,7 +47,7 @@ def main() -> int:
     if isinstance(found, str):
         print(f"error: {found}", file=sys.stderr)
         return 2
-    from bench.devset_questions import CORPORA_DIR
+    from devset_questions import CORPORA_DIR
 
     source = CORPORA_DIR / "opentelemetry-io" / "content" / "en" / args.folder
     if not source.is_dir():

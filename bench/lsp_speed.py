@@ -23,7 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.speed import PS, QUERIES, pct
+from speed import PS, QUERIES, pct
+
 from tests.reliability.test_lsp_robustness import RawClient, command
 
 

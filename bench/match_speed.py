@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from devset_questions import CORPORA_DIR as CORPORA
 from speed import QUERIES
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, index, resolve_settings
 from fisk_ls.knowledge.match import fts_tokenizer, locate, query_tokens
 from fisk_ls.knowledge.query import Query
 from fisk_ls.knowledge.search import run_search
@@ -55,7 +55,7 @@ def main() -> None:
             for query in QUERIES:
                 with kb.store.snapshot() as snap:
                     t0 = time.perf_counter()
-                    parsed = Query.parse(query, args.top_k)
+                    parsed = Query.of(SearchRequest(query, args.top_k), args.top_k)
                     result = run_search(snap, parsed, term_stats=kb.term_stats, locate=False)
                     t1 = time.perf_counter()
                     tokenize = fts_tokenizer(snap.conn)  # type: ignore[union-attr]

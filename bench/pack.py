@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from devset_questions import CORPORA_DIR as CORPORA
 from speed import QUERIES, InstantEmbedder, machine, settings_for, timed
 
-from fisk_ls.knowledge import Knowledge, Settings, index
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.pack import write_pack
 
@@ -93,7 +93,7 @@ def run(corpus: Path, work: Path) -> dict[str, Any]:
     adopt_s, adopt = timed(lambda: index(adopted, pack=work / "lexical.pack.gz"))
     assert adopt.adopted is not None and adopt.adopted["differ"] == 0, adopt.adopted
     kb = Knowledge(adopted)
-    first_s, first = timed(lambda: kb.search(QUERIES[0]))
+    first_s, first = timed(lambda: kb.search(SearchRequest(QUERIES[0])))
     kb.close()
     shutil.rmtree(work / "adopt-lexical", ignore_errors=True)
 
@@ -106,7 +106,7 @@ def run(corpus: Path, work: Path) -> dict[str, Any]:
     counting = Dense(DIM)
     hy_s, hy = timed(lambda: index(mate, embedder=counting, pack=work / "hybrid.pack.gz"))
     kb = Knowledge(mate, embedder=Dense(DIM))
-    search_s, found = timed(lambda: kb.search(QUERIES[0]))
+    search_s, found = timed(lambda: kb.search(SearchRequest(QUERIES[0])))
     tier = found.tier
     kb.close()
     shutil.rmtree(work / "adopt-hybrid", ignore_errors=True)

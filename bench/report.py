@@ -2,18 +2,26 @@
 
     python bench/report.py bench/results > BENCHMARKS.md
 
-The generated sections come from ``SECTIONS`` (one function per result); the folder's notes.md,
-written by hand, follows them under its own heading. tests/unit/test_bench_report.py checks that
-the checked-in BENCHMARKS.md is what this renders from the checked-in results.
+    python bench/report.py bench/results --strict   # refuses a stale table (exit 1)
+
+The generated sections come from ``TABLES`` (one function per result, and the paths it
+measures: a table measured before a change to them is marked stale under its heading, or
+refused with ``--strict``; bench/provenance.py compares). The folder's notes.md, written by
+hand, follows them under its own heading. bench/tests/test_bench_report.py checks that the
+checked-in BENCHMARKS.md is what this renders from the checked-in results.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import provenance
 
 ANCHORS = {
     "scifact": {"bm25": 0.679, "minilm": 0.645},
@@ -112,7 +120,10 @@ def lsp_section(r: dict[str, Any]) -> list[str]:
 
 def pack_section(r: dict[str, Any]) -> list[str]:
     """Knowledge packs: size against the store, adoption against a cold index, first search."""
-    mb = lambda n: f"{n / 1e6:.1f} MB"  # noqa: E731
+
+    def mb(n: float) -> str:
+        return f"{n / 1e6:.1f} MB"
+
     load = ", ".join(f"{x:.2f}" for x in r["machine"]["load_avg_at_start"])
     lex, hy = r["lexical_pack"], r["hybrid_pack"]
     return [
@@ -335,11 +346,7 @@ def _hybrid_goal(q: dict[str, Any]) -> str:
     return f"Goal p50 < {p50:.0f} ms and p95 < {p95:.0f} ms (quantized): {ok(met)}."
 
 
-def knn_section(
-    derived: dict[str, Any] | None,
-    real: dict[str, Any] | None,
-    alone: dict[str, Any] | None = None,
-) -> list[str]:
+def knn_section(derived: dict[str, Any] | None, real: dict[str, Any] | None) -> list[str]:
     out = [
         "## Vector search: exact vs quantized KNN (vectors/knn.py)",
         "",
@@ -375,17 +382,6 @@ def knn_section(
                 f"p50 {e['p50_ms']} / p95 {e['p95_ms']} ms, quantized p50 {q['p50_ms']} / p95 "
                 f"{q['p95_ms']} ms (load {load} at the start). {_hybrid_goal(q)}",
             ]
-    if alone and alone.get("hybrid_powershell"):
-        h = alone["hybrid_powershell"]
-        e, q = h["hybrid_exact"], h["hybrid_quantized"]
-        start, end = alone["machine"]["load_avg_at_start"][0], alone["load_avg_at_end"][0]
-        out += [
-            "",
-            f"The same hybrid search measured alone (`bench/knn.py --hybrid-only`, "
-            f"{alone['machine']['date']}, load {start} at the start, {round(end, 2)} at the end): "
-            f"exact p50 {e['p50_ms']} / p95 {e['p95_ms']} ms, quantized p50 {q['p50_ms']} / p95 "
-            f"{q['p95_ms']} ms over {q['n']} searches. {_hybrid_goal(q)}",
-        ]
     out += [
         "",
         "The 15k and 150k rows use vectors derived from real ones (bench/knn.py explains how: "
@@ -633,7 +629,7 @@ def devset_rows(corpus: str, run: str, r: dict[str, Any]) -> list[str]:
     """One run's table rows (``DEVSET_COLUMNS``): overall, each language, each kind of question.
 
     A corpus of one language gets no language row (it would repeat the overall one). Another
-    dev-set table (a section of its own in ``SECTIONS``) reuses these rows and ``DEVSET_COLUMNS``."""
+    dev-set table (a section of its own in ``TABLES``) reuses these rows and ``DEVSET_COLUMNS``."""
     rows = [("overall", r["overall"])]
     if len(r["by_lang"]) > 1:
         rows += [(f"lang {k}", v) for k, v in r["by_lang"].items()]
@@ -847,23 +843,129 @@ def lsp_embed_section(le: dict[str, Any]) -> list[str]:
     ]
 
 
+def scope_section(r: dict[str, Any]) -> list[str]:
+    """A scoped search (``--path``) against the unscoped one (bench/scope_speed.py)."""
+    load = ", ".join(f"{x:.2f}" for x in r["loadavg"])
+    rows = [
+        f"| {name} | {', '.join(f'`{p}`' for p in s['patterns']) or '-'} | {s['p50_ms']} / "
+        f"{s['p95_ms']} ms | {s['p50_ratio']} | {s['hits_outside_scope']} | "
+        f"{s['questions_without_hits']} |"
+        for name, s in r["scopes"].items()
+    ]
+    outside = sum(s["hits_outside_scope"] for s in r["scopes"].values())
+    return [
+        f"## Scoped search ({r['corpus']}, in-process, bench/scope_speed.py)",
+        "",
+        f"Each dev-set question ({r['queries']}) unscoped and under each scope, lexical, top 10, "
+        f"alternating per question, {r['rounds']} rounds, {r['chunks']} chunks; load average at "
+        f"the end {load}. A hit outside its scope is a bug (goal: none): {ok(outside == 0)}.",
+        "",
+        "| scope | patterns | p50 / p95 | p50 ÷ unscoped | hits outside | questions without hits |",
+        "|---|---|---|---|---|---|",
+        *rows,
+    ]
+
+
+def deadline_section(r: dict[str, Any]) -> list[str]:
+    """What a search's deadline costs (bench/deadline_cost.py)."""
+    load = ", ".join(f"{x:.2f}" for x in r["loadavg"])
+    return [
+        f"## A search's deadline ({r['corpus']}, in-process, bench/deadline_cost.py)",
+        "",
+        f"`Knowledge.search` without a deadline and with one (30 s), alternating per query: "
+        f"{r['queries']} queries × {r['rounds']} rounds, {r['chunks']} chunks; load average at "
+        f"the end {load}.",
+        "",
+        "| measure | without | with a deadline | with ÷ without |",
+        "|---|---|---|---|",
+        f"| p50 | {r['no_deadline_p50_ms']} ms | {r['deadline_p50_ms']} ms | {r['p50_ratio']} |",
+        f"| p95 | {r['no_deadline_p95_ms']} ms | {r['deadline_p95_ms']} ms | "
+        f"{round(r['deadline_p95_ms'] / r['no_deadline_p95_ms'], 3)} |",
+        f"| looks at the deadline per search, median / max | - | "
+        f"{r['looks_per_search_p50']} / {r['looks_per_search_max']} | - |",
+    ]
+
+
+def hostile_section(r: dict[str, Any]) -> list[str]:
+    """The worst query cost over seeded hostile queries (bench/hostile_queries.py)."""
+    load = ", ".join(f"{x:.2f}" for x in r["load_average"])
+    rows = [
+        f"| {name} | {f['p50_s'] * 1000:.1f} ms | {f['max_s'] * 1000:.1f} ms | "
+        f"{f['max_cpu_s'] * 1000:.1f} ms |"
+        for name, f in r["families"].items()
+    ]
+    return [
+        "## Hostile queries (PowerShell docs, in-process, bench/hostile_queries.py)",
+        "",
+        f"{r['queries']} seeded queries (seed {r['seed']}) in {len(r['families'])} families, each "
+        f"at most {r['max_query_chars']:,} characters, every one with nothing counted from an "
+        f"earlier query, {r['chunks']} chunks, lexical; load average at the end {load}. "
+        f"Worst: {r['worst_family']} ({r['max_s'] * 1000:.1f} ms wall, "
+        f"{r['max_cpu_s'] * 1000:.1f} ms CPU), against a budget of {r['budget_s']} s per "
+        f"query: {ok(r['max_s'] <= r['budget_s'])}. SECURITY.md quotes the bound.",
+        "",
+        "| family | p50 | max | max CPU |",
+        "|---|---|---|---|",
+        *rows,
+    ]
+
+
+def ignore_section(r: dict[str, Any]) -> list[str]:
+    """The ignore rules' cost and their agreement with git (bench/ignore.py)."""
+    ps, git = r["powershell"], r["opentelemetry_in_git"]
+    load = ", ".join(f"{x:.2f}" for x in r["load_average"])
+    return [
+        "## Ignore rules (bench/ignore.py)",
+        "",
+        f"Best of 5; load average at the start {load}. PowerShell docs ({ps['files']} files) "
+        "without rules and with eight `exclude` patterns plus the per-folder .gitignore and "
+        ".fiskignore look-ups; a copy of the OpenTelemetry docs in a git repository with nested "
+        ".gitignore files, our walk against `git ls-files --cached --others --exclude-standard`.",
+        "",
+        "| measure | without rules | with rules | goal | met |",
+        "|---|---|---|---|---|",
+        f"| walk (PowerShell docs) | {ps['walk_no_rules_s']} s | {ps['walk_rules_s']} s | - | - |",
+        f"| no-change re-index (PowerShell docs) | {ps['no_change_reindex_no_rules_s']} s | "
+        f"{ps['no_change_reindex_rules_s']} s | - | - |",
+        f"| documents kept in the OTel repository: ours / git's | {git['documents_without_rules']} | "
+        f"{git['documents_ours']} / {git['documents_git']} | the same list | "
+        f"{ok(git['same_list'])} |",
+        f"| the OTel walk with rules: ours / `git ls-files` | - | "
+        f"{git['our_walk_with_rules_s']} / {git['git_ls_files_s']} s | - | - |",
+    ]
+
+
 Section = Callable[[Path], list[str]]
 """Renders one part of BENCHMARKS.md from the results folder; [] when its JSON is not there."""
 
 
-def _one(name: str, render: Callable[[dict[str, Any]], list[str]]) -> Section:
+@dataclass(frozen=True)
+class Table:
+    """One generated section: the result files it reads and what they measure.
+
+    ``measures`` are the paths whose content the figures depend on: the product's code, and the
+    inputs that change a figure (the question files, the floor a ratio is taken against); a
+    ``!path`` leaves a path out of the one before it. A result measured before a change to one
+    of them is marked stale in the page (``--strict`` refuses to render it)."""
+
+    files: tuple[str, ...]
+    measures: tuple[str, ...]
+    render: Section
+
+
+def _one(name: str, render: Callable[[dict[str, Any]], list[str]], *measures: str) -> Table:
     def section(folder: Path) -> list[str]:
         r = load(folder, name)
         return render(r) if r else []
 
-    return section
+    return Table((name,), measures, section)
 
 
 def _knn(folder: Path) -> list[str]:
     derived, real = load(folder, "knn.json"), load(folder, "knn-store.json")
     if not (derived or real):
         return []
-    return knn_section(derived, real, load(folder, "knn-hybrid.json"))
+    return knn_section(derived, real)
 
 
 def _beir(folder: Path) -> list[str]:
@@ -876,23 +978,60 @@ def _beir(folder: Path) -> list[str]:
     return [*out, "", f"Embeddings: {emb['description']}"] if emb else out
 
 
-SECTIONS: list[Section] = [
-    _one("speed.json", speed_section),
-    _one("peers.json", peers_section),
-    _one("lsp.json", lsp_section),
-    _one("pack.json", pack_section),
-    _one("mcp.json", mcp_section),
-    _one("scale.json", scale_section),
-    _one("match.json", match_section),
-    _one("topk.json", topk_section),
-    _one("embed_speed.json", embed_section),
-    _one("lsp-embed.json", lsp_embed_section),
-    _knn,
-    _beir,
-    _one("devset.json", devset_section),
-    _agent,
-    _one("expansion.json", expansion_section),
-    _one("naive.json", naive_section),
+CORE = "fisk_ls/knowledge"
+NOT_SEARCHED = (
+    "!fisk_ls/knowledge/pack.py",
+    "!fisk_ls/knowledge/unpack.py",
+    "!fisk_ls/knowledge/doctor.py",
+)
+"""Core modules no search and no index run calls (packs, the doctor)."""
+INDEXED_AND_SEARCHED = (CORE, *NOT_SEARCHED)
+"""What an index run and a search run: every figure that builds a store and searches it."""
+SEARCHED = (
+    *INDEXED_AND_SEARCHED,
+    "!fisk_ls/knowledge/index",
+    "!fisk_ls/knowledge/writer.py",
+    "!fisk_ls/knowledge/vectors",
+)
+"""A lexical search over a store already built."""
+SEARCHED_WITH_VECTORS = tuple(p for p in SEARCHED if p != "!fisk_ls/knowledge/vectors")
+"""A hybrid search over a store already built."""
+QUESTIONS = ("bench/devset/otel-questions.jsonl", "bench/devset/powershell-questions.jsonl")
+AGENT_STRINGS = ("bench/devset/otel-agent.jsonl", "bench/devset/powershell-agent.jsonl")
+FLOOR = "bench/floor.py"
+
+TABLES: list[Table] = [
+    _one("speed.json", speed_section, *INDEXED_AND_SEARCHED, FLOOR),
+    _one(
+        "peers.json",
+        peers_section,
+        *INDEXED_AND_SEARCHED,
+        "fisk_ls/cli",
+        FLOOR,
+        "bench/fisk_latency.py",
+    ),
+    _one("lsp.json", lsp_section, *INDEXED_AND_SEARCHED, "fisk_ls/lsp"),
+    _one("pack.json", pack_section, CORE),
+    _one("mcp.json", mcp_section, *SEARCHED, "fisk_ls/agent", *QUESTIONS),
+    _one("scale.json", scale_section, *INDEXED_AND_SEARCHED, "fisk_ls/cli"),
+    _one("match.json", match_section, *SEARCHED, *QUESTIONS),
+    _one("topk.json", topk_section, *SEARCHED, *QUESTIONS),
+    _one("scope.json", scope_section, *SEARCHED, *QUESTIONS),
+    _one("deadline.json", deadline_section, *SEARCHED, *QUESTIONS),
+    _one("hostile.json", hostile_section, *SEARCHED),
+    _one("ignore.json", ignore_section, *INDEXED_AND_SEARCHED),
+    _one("embed_speed.json", embed_section, *INDEXED_AND_SEARCHED),
+    _one("lsp-embed.json", lsp_embed_section, *INDEXED_AND_SEARCHED, "fisk_ls/lsp"),
+    Table(("knn.json", "knn-store.json"), SEARCHED_WITH_VECTORS, _knn),
+    Table(("beir-scifact.json", "beir-arguana.json"), INDEXED_AND_SEARCHED, _beir),
+    _one("devset.json", devset_section, *INDEXED_AND_SEARCHED, *QUESTIONS),
+    Table(
+        ("devset.json", "devset-agent.json", *(f"agent-latency-{n}.json" for n in AGENT_GOALS)),
+        (*INDEXED_AND_SEARCHED, *QUESTIONS, *AGENT_STRINGS),
+        _agent,
+    ),
+    _one("expansion.json", expansion_section, *INDEXED_AND_SEARCHED, *QUESTIONS, *AGENT_STRINGS),
+    _one("naive.json", naive_section, *INDEXED_AND_SEARCHED, *QUESTIONS),
 ]
 """The generated sections in the order they appear: a new result gets a function and a line here."""
 
@@ -902,22 +1041,77 @@ HEADER = [
     "What holds now: the machine, each measured figure and the goal it meets or misses. "
     "Everything down to the Notes is generated by `python bench/report.py bench/results` from "
     "the JSON files in bench/results/ (`bash bench/run.sh` re-measures them and rewrites this "
-    "file; its commands are the exact invocations); do not edit it by hand. The Notes at the end "
-    "are written by hand in bench/results/notes.md: why a goal is missed, and the figures no JSON "
-    "file holds. What was tried, kept or rejected on the way, with dates: bench/tuning.md and "
-    "bench/profile.md.",
+    "file; its commands are the exact invocations); do not edit it by hand. Each result records "
+    "the commit it was measured at; a table measured before a change to the code or the inputs "
+    "it measures says so under its heading (**Stale**) until `bash bench/run.sh` measures it "
+    "again. The Notes at the end are written by hand in bench/results/notes.md: why a goal is "
+    "missed, and what no table shows. What was tried, kept or rejected on the way, with dates: "
+    "bench/tuning.md and bench/profile.md.",
 ]
 
 NOTES_HEADING = "## Notes (written by hand: bench/results/notes.md)"
 
+REPO = Path(__file__).resolve().parents[1]
+STALE = "> **Stale"
+"""How a stale table's mark line starts."""
+SHOWN_CHANGES = 3
+"""How many changed paths a mark names before it says how many more."""
 
-def render(folder: Path) -> str:
-    """BENCHMARKS.md for a results folder: the generated sections, then the hand-written notes."""
-    lines = list(HEADER)
-    for section in SECTIONS:
-        out = section(folder)
-        if out:
-            lines += ["", *out]
+
+def stale_marks(folder: Path, table: Table, repo: Path) -> list[str]:
+    """The mark lines of a table whose results predate a change to what it measures: one per
+    distinct stamp (naming the result file when the table reads several), [] when fresh."""
+    marks: dict[str, list[str]] = {}
+    present = [name for name in table.files if (folder / name).exists()]
+    for name in present:
+        stamp = provenance.Stamp.of(load(folder, name))
+        if stamp is None:
+            marks.setdefault("with no record of the commit it was measured at", []).append(name)
+            continue
+        changed = provenance.changed_since(repo, stamp, table.measures)
+        if not changed:
+            continue
+        shown = ", ".join(changed[:SHOWN_CHANGES])
+        if len(changed) > SHOWN_CHANGES:
+            shown += f" and {len(changed) - SHOWN_CHANGES} more"
+        marks.setdefault(
+            f"measured at {stamp.commit[:7]} ({stamp.date}), before changes to {shown}", []
+        ).append(name)
+    several = len(present) > 1
+    return [
+        f"{STALE}{' (' + ', '.join(names) + ')' if several else ''}:** {why}"
+        for why, names in marks.items()
+    ]
+
+
+def marked(out: list[str], marks: list[str]) -> list[str]:
+    """``out`` with ``marks`` under the heading of its first table (else its first heading)."""
+    if not marks:
+        return out
+    first_row = next((i for i, line in enumerate(out) if line.startswith("|")), len(out))
+    heading = max((i for i, line in enumerate(out[:first_row]) if line.startswith("#")), default=0)
+    return [*out[: heading + 1], "", *marks, *out[heading + 1 :]]
+
+
+class StaleTables(Exception):
+    """``render(strict=True)`` found tables measured before a change to what they measure."""
+
+
+def render(folder: Path, repo: Path | None = REPO, strict: bool = False) -> str:
+    """BENCHMARKS.md for a results folder: the generated sections, each marked when its results
+    predate what it measures in ``repo`` (None: no check), then the hand-written notes.
+
+    With ``strict`` a stale table raises :class:`StaleTables` naming every one."""
+    lines, stale = list(HEADER), []
+    for table in TABLES:
+        out = table.render(folder)
+        if not out:
+            continue
+        marks = stale_marks(folder, table, repo) if repo is not None else []
+        stale += [f"{out[0].lstrip('# ')}: {m.split(':** ', 1)[1]}" for m in marks]
+        lines += ["", *marked(out, marks)]
+    if strict and stale:
+        raise StaleTables("; ".join(stale))
     notes = folder / "notes.md"
     if notes.exists():
         lines += ["", "---", "", NOTES_HEADING, "", notes.read_text().strip()]
@@ -930,24 +1124,38 @@ def dropped_sections(old: str, new: str) -> list[str]:
     return [line for line in old.splitlines() if line.startswith("## ") and line not in kept]
 
 
-def main() -> None:
-    if len(sys.argv) == 4 and sys.argv[1:3] == ["--only", "peers"]:  # --only peers DIR
-        print("\n".join(peers_section(load(Path(sys.argv[3]), "peers.json"))))
-        return
-    if len(sys.argv) == 4 and sys.argv[2] == "--keep-sections-of":  # DIR --keep-sections-of MD
-        text, old = render(Path(sys.argv[1])), Path(sys.argv[3])
-        lost = dropped_sections(old.read_text(), text) if old.exists() else []
-        if lost:
-            sys.exit(f"{old} kept as it was: the new rendering drops {'; '.join(lost)}")
-        sys.stdout.write(text)
-        return
-    if len(sys.argv) != 2:
-        sys.exit(
-            "usage: python bench/report.py RESULTS_DIR [--keep-sections-of BENCHMARKS.md]"
-            " > NEW_BENCHMARKS.md"
-        )
-    sys.stdout.write(render(Path(sys.argv[1])))
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Render BENCHMARKS.md from a results folder.")
+    ap.add_argument("results", type=Path, help="the results folder (bench/results)")
+    ap.add_argument(
+        "--keep-sections-of",
+        type=Path,
+        metavar="MD",
+        help="refuse a rendering that drops a section this file has",
+    )
+    ap.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse to render a table measured before a change to what it measures",
+    )
+    ap.add_argument("--only", choices=["peers"], help="print only this section")
+    args = ap.parse_args(argv)
+    if args.only == "peers":
+        print("\n".join(peers_section(load(args.results, "peers.json"))))
+        return 0
+    try:
+        text = render(args.results, strict=args.strict)
+    except StaleTables as e:
+        print(f"stale tables (bash bench/run.sh measures them again): {e}", file=sys.stderr)
+        return 1
+    old = args.keep_sections_of
+    lost = dropped_sections(old.read_text(), text) if old and old.exists() else []
+    if lost:
+        print(f"{old} kept as it was: the new rendering drops {'; '.join(lost)}", file=sys.stderr)
+        return 1
+    sys.stdout.write(text)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

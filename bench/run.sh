@@ -8,11 +8,22 @@
 #                                     # about 30k chunks (~30 min on an idle 2-core machine);
 #                                     # later runs reuse the vectors cached in $FISK_BENCH_CACHE
 #
-# How long: about 20 min on the shared 2-core machine (19 min measured at load about 1 with
+# How long: about 21 min on the shared 2-core machine (19 min measured at load about 1 with
 # .venv made but nothing else: qmd installed under .bench/peers/ and the dev-set and BEIR stores
-# built in the cache; 5 of them were two measures repeated); building .venv adds about a minute.
+# built in the cache; 5 of them were two measures repeated; the scope, deadline, hostile-query
+# and ignore steps add about 1.5 min); building .venv adds about a minute.
 # The peers take about 3 min, the language server 4, speed 2; each step prints its seconds and
 # bench/results/run.json keeps them.
+#
+# Where: each result records the commit it was measured at (bench/provenance.py: the commit, and
+# the content of any uncommitted change under fisk_ls/ and bench/); BENCHMARKS.md marks a table
+# measured before a change to what it measures. Commit first, then run, so a stamp names the
+# code measured.
+#
+# Every script in bench/ is run here: by a step below, or by a step's script, which imports
+# bench/devset_questions.py, bench/devset_stats.py, bench/peers_proc.py and
+# bench/peers_tools.py, and runs bench/floor.py and bench/fisk_latency.py
+# (bench/tests/test_bench_scripts.py checks both).
 #
 # What it changes: only the result files of the steps it ran (each written to a temporary
 # folder first and moved into bench/results/ when its step succeeds; a failed step keeps the
@@ -37,6 +48,10 @@ trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$STAGE/before" "$STAGE/new" "$STAGE/repeat"
 cp "$OUT"/*.json "$STAGE/before/" 2>/dev/null || true
 START=$(date +%s)
+if [ -n "$(git status --porcelain -- fisk_ls bench ':!bench/results' 2>/dev/null)" ]; then
+  echo "note: uncommitted changes under fisk_ls/ or bench/: the results record them by content," \
+    "but no commit holds them" >&2
+fi
 FAILED=()
 STEPS=()    # "file function seconds" of each step run
 declare -A STEP_OF
@@ -52,7 +67,7 @@ measure() {
   ( set -e; "$fn" "$STAGE/new/$file" )
   rc=$?
   set -e
-  if [ $rc -eq 0 ] && [ -s "$STAGE/new/$file" ]; then
+  if [ $rc -eq 0 ] && [ -s "$STAGE/new/$file" ] && $PY bench/provenance.py stamp "$STAGE/new/$file"; then
     mv "$STAGE/new/$file" "$OUT/$file"
   else
     FAILED+=("$file")
@@ -101,6 +116,13 @@ m_mcp() { $PY bench/mcp_speed.py > "$1"; }   # MCP over HTTP against stdio, same
 m_scale() { $PY bench/scale.py > "$1"; }
 m_match() { $PY bench/match_speed.py --store "$CACHE/match-store" --rounds 10 > "$1"; }
 m_topk() { $PY bench/topk.py --store "$CACHE/match-store" > "$1"; }
+# A scoped search against the unscoped one (OTel dev-set questions; its own store, ~40 s).
+m_scope() { $PY bench/scope_speed.py --store "$CACHE/scope-otel" --rounds 2 > "$1"; }
+# What a search's deadline costs, and the worst of 85 hostile queries (exit 1 over budget).
+m_deadline() { $PY bench/deadline_cost.py --store "$CACHE/match-store" > "$1"; }
+m_hostile() { $PY bench/hostile_queries.py --store "$CACHE/match-store" > "$1"; }
+# The ignore rules' cost (PowerShell docs) and their agreement with git (an OTel copy in git).
+m_ignore() { $PY bench/ignore.py > "$1"; }
 m_embed_speed() { $PY bench/embed_speed.py > "$1"; }   # built-in provider: model alone vs ours
 m_scifact() {
   $PY bench/beir.py scifact --cache "$CACHE" "${EMBED_ARGS[@]}" \
@@ -150,6 +172,10 @@ if [ "${FISK_BENCH_SCALE:-0}" = 1 ]; then
 fi
 measure match.json m_match
 measure topk.json m_topk
+measure scope.json m_scope
+measure deadline.json m_deadline
+measure hostile.json m_hostile
+measure ignore.json m_ignore
 measure embed_speed.json m_embed_speed
 # Quality with vectors is measured only with --embeddings: without it these steps would replace a
 # result holding vector and hybrid figures by a lexical-only one, so such a result is kept.
@@ -162,8 +188,19 @@ measure_quality() {
 }
 measure_quality beir-scifact.json m_scifact
 measure_quality beir-arguana.json m_arguana
+# How many paraphrase and how-to questions are worded as real questions are (bench/devset/README.md).
+for corpus in otel powershell; do
+  $PY bench/devset_wording.py --corpus "$corpus" | tail -n 1 >&2
+done
 measure_quality devset.json m_devset
 measure_quality devset-agent.json m_devset_agent
+# Question by question against the last recorded run: a ranking change shows here by name.
+for file in devset.json devset-agent.json; do
+  if [ -s "$STAGE/before/$file" ] && [ "${STEP_OF[$file]:-}" ]; then
+    echo "$file against the last recorded run:" >&2
+    $PY bench/devset_compare.py "$STAGE/before/$file" "$OUT/$file" >&2 || true
+  fi
+done
 measure expansion.json m_expansion
 measure naive.json m_naive
 measure agent-latency-powershell.json m_agent_ps

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers_proc import dir_bytes, run
 from speed import PS, QUERIES, InstantEmbedder, latency, machine, settings_for
 
-from fisk_ls.knowledge import Knowledge, index
+from fisk_ls.knowledge import Knowledge, SearchRequest, index
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from fisk_ls.knowledge.index.chunker import chunk_document
 
@@ -115,7 +115,7 @@ def measure(root: Path, store: Path, hybrid: bool) -> dict[str, Any]:
     }
     s = settings_for(root, store)
     kb = Knowledge(s)
-    out["lexical"] = latency(lambda q: kb.search(q), QUERIES, 3)
+    out["lexical"] = latency(lambda q: kb.search(SearchRequest(q)), QUERIES, 3)
     kb.close()
     if hybrid:
         emb = InstantEmbedder(384)
@@ -127,7 +127,7 @@ def measure(root: Path, store: Path, hybrid: bool) -> dict[str, Any]:
         built = time.perf_counter() - t
         kb = Knowledge(h, embedder=emb)
         out["hybrid_384"] = {
-            **latency(lambda q: kb.search(q), QUERIES, 3),
+            **latency(lambda q: kb.search(SearchRequest(q)), QUERIES, 3),
             "build_with_instant_embedder_s": round(built, 1),
         }
         kb.close()

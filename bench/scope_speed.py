@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import devset_questions as dq
 from match_speed import percentile
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, index, resolve_settings
 from fisk_ls.knowledge.scope import Scope
 
 SCOPES: dict[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
@@ -78,7 +78,14 @@ def main() -> None:
                     for name in names[shift:] + names[:shift]:
                         scope = scopes[name]
                         t0 = time.perf_counter()
-                        result = kb.search(query, 10, scope=scope)
+                        asked = SearchRequest(
+                            query,
+                            10,
+                            paths=[p.removeprefix("/") for p in scope.include] if scope else (),
+                            excludes=[p.removeprefix("/") for p in scope.exclude] if scope else (),
+                            tags=scope.tags if scope else (),
+                        )
+                        result = kb.search(asked)
                         ms = (time.perf_counter() - t0) * 1000
                         if round_ == 0:
                             bad = [h for h in result.hits if scope and not scope.contains(h.path)]

@@ -34,6 +34,7 @@ from floor import floor
 
 from fisk_ls.knowledge import (
     Knowledge,
+    SearchRequest,
     Settings,
     index,
     resolve_settings,
@@ -231,7 +232,7 @@ def scaling(corpus: Path, work: Path, sizes: Sequence[int]) -> list[dict[str, An
         s = settings_for(root, work / f"scale-store-{want}")
         sec, stats = timed(lambda s=s: index(s))
         kb = Knowledge(s)
-        lat = latency(lambda q, kb=kb: kb.search(q), QUERIES, 3)
+        lat = latency(lambda q, kb=kb: kb.search(SearchRequest(q)), QUERIES, 3)
         kb.close()
         out.append({"chunks": stats.chunks, "files": picked, "cold_index_s": round(sec, 2), **lat})
         shutil.rmtree(root, ignore_errors=True)
@@ -248,7 +249,7 @@ def hybrid_latency(corpus: Path, work: Path, dim: int) -> dict[str, Any]:
     emb = InstantEmbedder(dim)
     sec, stats = timed(lambda: index(s, embedder=emb))
     kb = Knowledge(s, embedder=emb)
-    lat = latency(lambda q: kb.search(q), QUERIES, 3)
+    lat = latency(lambda q: kb.search(SearchRequest(q)), QUERIES, 3)
     kb.close()
     shutil.rmtree(work / f"hybrid-{dim}", ignore_errors=True)
     return {"dim": dim, "chunks": stats.chunks, "build_s": round(sec, 1), **lat}
@@ -295,10 +296,10 @@ def main() -> None:
         result["powershell_incremental"] = one_file_change(PS, s, work)
         kb = Knowledge(s)
         result["powershell_lexical_search"] = latency(
-            lambda q: kb.search(q), QUERIES, 5 if not args.quick else 2
+            lambda q: kb.search(SearchRequest(q)), QUERIES, 5 if not args.quick else 2
         )
         long_q = [" ".join(QUERIES) * 3]  # ~190 words, like ArguAna's queries
-        result["powershell_long_query"] = latency(lambda q: kb.search(q), long_q, 20)
+        result["powershell_long_query"] = latency(lambda q: kb.search(SearchRequest(q)), long_q, 20)
         kb.close()
         result["powershell_rss"] = rss_of_cold_index(PS, work)
         if OTEL.is_dir():

@@ -93,7 +93,7 @@ SLOW_FOLDERS = {("cli",), ("agent", "mcp"), ("reliability",), ("integration",)}
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
     for item in items:
-        parts = item.path.relative_to(here).parts
+        parts = item.path.relative_to(here).parts if here in item.path.parents else ()
         if any(parts[: len(f)] == f for f in SLOW_FOLDERS) or item.get_closest_marker("corpus"):
             item.add_marker(pytest.mark.slow)
 

@@ -18,10 +18,6 @@ from typing import Any
 import click
 
 from ..knowledge import (
-    ALSO,
-    SHOW_CONTEXT,
-    TAGS,
-    TOP_K,
     KnowledgeError,
     absolute_roots,
     bounded,
@@ -29,18 +25,13 @@ from ..knowledge import (
 from . import render
 from .options import (
     Context,
-    TopK,
-    check_also_option,
-    check_expansion,
-    check_query_argument,
     emit_json,
     knowledge_command,
     missing_mcp_message,
-    project_option,
-    search_scope,
     shared_options,
     state,
 )
+from .search import search_cmd, show_cmd
 
 WAIT_SECONDS = 600.0
 
@@ -65,6 +56,8 @@ def knowledge() -> None:
 
 cli.add_command(knowledge)
 cli.add_command(knowledge, name="rag")
+knowledge.add_command(search_cmd)
+knowledge.add_command(show_cmd)
 
 
 def _json_requested(args: list[str]) -> bool:
@@ -184,140 +177,6 @@ def watch_cmd(obj: Context, paths: tuple[Path, ...], debounce: str, no_initial: 
     roots = absolute_roots([str(p) for p in paths]) if paths else None
     with obj.project() as project:
         run_watch(project, roots, debounce, no_initial, as_json=obj.as_json)
-
-
-@knowledge.command("search")
-@click.argument("query", callback=check_query_argument)
-@click.option(
-    "--top-k",
-    type=TopK(),
-    default=None,
-    help=f"Hits, {TOP_K.limits().removeprefix('an integer ')} (default: configured).",
-)
-@click.option(
-    "--also",
-    "also",
-    multiple=True,
-    metavar="TEXT",
-    callback=check_also_option,
-    help=(
-        f"Another search string, fused with QUERY (repeatable, at most {ALSO.max_items}):"
-        " keywords in the docs' words, a short hypothetical answer, a rephrasing."
-    ),
-)
-@click.option(
-    "--expand",
-    is_flag=True,
-    help="Ask the language model configured under harness.knowledge.expansion in agent.yaml for "
-    "extra search strings when the plain results are weak (the question is sent to it).",
-)
-@click.option("--full", is_flag=True, help="Print whole chunks, not snippets.")
-@click.option(
-    "--path",
-    "paths",
-    multiple=True,
-    metavar="PATH",
-    help="Only documents in this folder, file or glob (.gitignore-style, ** allowed), relative "
-    "to the current folder; repeatable (a union).",
-)
-@click.option(
-    "--exclude",
-    "excludes",
-    multiple=True,
-    metavar="PATH",
-    help="Leave out documents matching PATH (same syntax); repeatable.",
-)
-@click.option(
-    "--tag",
-    "tags",
-    multiple=True,
-    metavar="TAG",
-    help="Only documents whose front matter has this tag (case and a leading # ignored); "
-    f"repeatable (a union, at most {TAGS.max_items}), together with --path.",
-)
-@project_option
-@knowledge_command
-def search_cmd(
-    obj: Context,
-    query: str,
-    top_k: int | None,
-    also: tuple[str, ...],
-    expand: bool,
-    full: bool,
-    paths: tuple[str, ...],
-    excludes: tuple[str, ...],
-    tags: tuple[str, ...],
-    projects: tuple[Path, ...],
-) -> None:
-    """Search the index for QUERY (within --path, minus --exclude, with a --tag, when given).
-
-    With --project DIR (repeatable) the projects DIR belong to are searched as one: their hits
-    merged by score, each citation naming its project (NAME:relpath#ordinal, which `show
-    --project ...` opens); --path is then relative to each project's root."""
-    if projects:
-        if excludes:
-            raise click.UsageError("--exclude does not combine with --project (use --path)")
-        with obj.projects(projects) as group:
-            if expand:
-                check_expansion(group.projects[0].settings)
-            result = group.search(query, top_k, also=also, paths=paths, tags=tags, expand=expand)
-    else:
-        scoped = paths or excludes or tags
-        scope = search_scope(obj.settings(), paths, excludes, tags=tags) if scoped else None
-        with obj.project() as project:
-            if expand:
-                check_expansion(project.settings)
-            result = project.search(query, top_k, also=also, scope=scope, expand=expand)
-    if obj.as_json:
-        emit_json(render.search_json(result))
-    else:
-        bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        click.echo(render.tier_text(result.tier), err=True)
-        if result.expansion is not None:
-            click.echo(render.expansion_text(result.expansion), err=True)
-        if note := render.search_note(result):
-            click.echo(f"note: {note}", err=True)
-        click.echo(render.search_text(result, full=full, bold=bold))
-
-
-@knowledge.command("show")
-@click.argument("citation")
-@click.option(
-    "--context",
-    "context",
-    type=click.IntRange(int(SHOW_CONTEXT.minimum or 0), int(SHOW_CONTEXT.maximum or 0)),
-    default=0,
-    metavar="N",
-    help="Also print N chunks of the same document before and after it (0-5).",
-)
-@project_option
-@knowledge_command
-def show_cmd(obj: Context, citation: str, context: int, projects: tuple[Path, ...]) -> None:
-    """Print the chunk a CITATION (relpath#ordinal; NAME:relpath#ordinal with --project)
-    points at."""
-    if projects:
-        with obj.projects(projects) as group:
-            found = group.around(citation, context) if context else group.show(citation)
-        chunks = found[1] if isinstance(found[1], list) else [found[1]]
-    elif context:
-        _, chunks = obj.read(lambda kb: kb.around(citation, context))
-    else:
-        chunks = [obj.read(lambda kb: kb.show(citation))[1]]
-    if context:
-        if obj.as_json:
-            emit_json(render.around_json(chunks, citation))
-        else:
-            for note in dict.fromkeys(render.stale_note(c) for c in chunks if c.stale):
-                click.echo(note, err=True)
-            click.echo(render.around_text(chunks, citation))
-        return
-    chunk = chunks[0]
-    if obj.as_json:
-        emit_json(render.show_json(chunk))
-    else:
-        if chunk.stale:
-            click.echo(render.stale_note(chunk), err=True)
-        click.echo(render.show_text(chunk))
 
 
 @knowledge.command("sources")

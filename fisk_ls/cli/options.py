@@ -1,8 +1,9 @@
 """The CLI's shared options and argument checks.
 
 ``--config``, ``--store-dir`` and ``--json`` may be given on ``fisk-ai``, on ``knowledge`` and on
-each subcommand; their callbacks fill one :class:`Context` (the last one given wins). ``--top-k``
-and the query are checked against the core's settings contract (a usage error naming the limit).
+each subcommand; their callbacks fill one :class:`Context` (the last one given wins). A search's
+arguments are checked by the core's one check of a request (``check_request``), in the command's
+own words (a usage error naming the limit).
 """
 
 from __future__ import annotations
@@ -21,21 +22,19 @@ from ..knowledge import (
     TOP_K,
     Cancelled,
     KnowledgeError,
-    SettingError,
+    RequestError,
+    SearchRequest,
     Settings,
+    Spelling,
     bounded,
-    check_also,
-    check_query,
-    check_scope,
-    check_tags,
-    check_top_k,
+    check_request,
     resolve_settings,
     shown,
     store_error,
 )
 
 if TYPE_CHECKING:
-    from ..knowledge import Knowledge, Project, ProjectSet, Scope
+    from ..knowledge import Knowledge, Project, ProjectSet
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -183,69 +182,58 @@ def fail(obj: Context, message: str, code: int = 1) -> None:
 
 
 class TopK(click.ParamType[int]):
-    """--top-k: the settings contract's range, a usage error naming the limit otherwise."""
+    """--top-k: an integer (its range is the request's to check: :func:`search_request`)."""
 
     name = "integer"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int):
-            number = value
-        else:
-            try:
-                number = int(str(value).strip())
-            except ValueError:
-                self.fail(f"expected {TOP_K.limits()}, got {shown(value)}", param, ctx)
+            return value
         try:
-            checked = check_top_k(number, "--top-k")
-        except SettingError as exc:
-            self.fail(str(exc).removeprefix("--top-k: "), param, ctx)
-        assert checked is not None
-        return checked
+            return int(str(value).strip())
+        except ValueError:
+            self.fail(f"expected {TOP_K.limits()}, got {shown(value)}", param, ctx)
 
 
-def check_query_argument(ctx: click.Context, param: click.Parameter, value: str) -> str:
+SPELLING = Spelling(
+    query="QUERY",
+    top_k="--top-k",
+    also="--also",
+    paths="--path",
+    excludes="--exclude",
+    tags="--tag",
+    expand="--expand",
+)
+"""The search command's names of a request's fields."""
+
+_PARAMETERS = {"query": "query", "top_k": "top_k", "also": "also"}
+"""The request's fields whose errors are click's own (``Invalid value for '--top-k': ...``)."""
+
+
+def search_request(obj: Context, values: dict[str, Any], here: bool) -> SearchRequest:
+    """The search command's request (the core's one check, ``check_request``); with ``here``
+    its paths are relative to the current folder, in the project of ``--config`` (else to each
+    ``--project``'s root). A bad query, --top-k or --also is click's BadParameter, a bad --tag
+    a usage error, a bad --path or --exclude a usage error naming the project root."""
+    scoped = any(values.get(name) for name in ("paths", "excludes", "tags"))
+    root = os.path.realpath(obj.settings().project_root) if here and scoped else None
     try:
-        return check_query(value, "QUERY")
-    except SettingError as exc:
-        raise click.BadParameter(str(exc).removeprefix("QUERY: "), ctx, param) from None
+        return check_request(values, SPELLING, cwd=Path.cwd() if here else None, root=root)
+    except RequestError as exc:
+        raise _usage_error(exc, root) from None
 
 
-def search_scope(
-    settings: Settings,
-    paths: tuple[str, ...],
-    excludes: tuple[str, ...],
-    cwd: Path | None = None,
-    *,
-    tags: tuple[str, ...] = (),
-) -> Scope | None:
-    """``--path`` / ``--exclude`` / ``--tag`` as the core's scope: each path relative to the
-    current folder (an absolute path is taken relative to the project root, as every front end
-    does), which must lead inside the project root; a usage error naming the flag otherwise
-    (also for a tag past the limits)."""
-    from ..knowledge import Scope
-
-    here = os.path.realpath(cwd or Path.cwd())
-    root = os.path.realpath(settings.project_root)
-    base = os.path.relpath(here, root).replace(os.sep, "/")
-    try:
-        check_tags(list(tags), "--tag")
-    except SettingError as exc:
-        raise click.UsageError(str(exc)) from None
-    try:
-        check_scope(list(paths), "--path")
-        check_scope(list(excludes), "--exclude")
-        return Scope.build(
-            paths,
-            excludes,
-            "" if base == "." else base,
-            tags=tags,
-            names=("--path", "--exclude"),
-            tag_name="--tag",
-            root=root,
-        )
-    except SettingError as exc:
-        where = "" if root in str(exc) else f" (project root: {root})"
-        raise click.UsageError(f"{exc}{where}") from None
+def _usage_error(exc: RequestError, root: str | None) -> click.UsageError:
+    """The click error for a request's bad field (see :func:`search_request`)."""
+    ctx = click.get_current_context()
+    param = _PARAMETERS.get(exc.field)
+    if param is not None:
+        found = next(p for p in ctx.command.params if p.name == param)
+        spelled = SPELLING.of(exc.field)
+        return click.BadParameter(str(exc).removeprefix(f"{spelled}: "), ctx, found)
+    if exc.field == "tags" or root is None or root in str(exc):
+        return click.UsageError(str(exc))
+    return click.UsageError(f"{exc} (project root: {root})")
 
 
 def check_expansion(settings: Settings) -> None:
@@ -258,15 +246,6 @@ def check_expansion(settings: Settings) -> None:
             f"{where} (base_url and model of an OpenAI-compatible chat server, e.g. "
             "{base_url: http://127.0.0.1:11434/v1, model: llama3.2} for Ollama)"
         )
-
-
-def check_also_option(
-    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
-) -> tuple[str, ...]:
-    try:
-        return check_also(list(value), "--also")
-    except SettingError as exc:
-        raise click.BadParameter(str(exc).removeprefix("--also: "), ctx, param) from None
 
 
 def missing_mcp_message(exc: ImportError) -> str:

@@ -1,8 +1,8 @@
 """The knowledge core's public API, the only module the front ends import: ``Project`` (one
 project opened once: its reader, writer side, embedder and their lifetimes; project.py), the
 operations under it (operations.py), the reader ``Knowledge`` (reader.py), the named errors, the
-settings contract's limits and checks (settings_schema.py) and the types and helpers front ends
-render with.
+settings contract's limits (settings_schema.py) and checks (settings_checks.py) and the types
+and helpers front ends render with.
 
 Adapters (CLI, language server, agent tool / MCP) call these and never assemble core parts
 themselves (tests/test_layering.py). Nothing in here imports the language server, MCP,
@@ -51,7 +51,6 @@ if TYPE_CHECKING:
         Expansion,
         ExpansionFailed,
     )
-    from .fts import is_long_query
     from .index.backfill import BackfillReporter
     from .index.files import read_document
     from .index.ignore import IgnoreRules
@@ -69,13 +68,11 @@ if TYPE_CHECKING:
         Merged,
         ProjectSet,
         first_with,
-        scopes,
         search_projects,
     )
     from .reader import Knowledge, Source, StoreStats, tier_of
-    from .sanitize import bounded, one_line, strip_controls
-    from .scope import Scope
-    from .search import (
+    from .request import RequestError, SearchRequest, Spelling, check_request
+    from .results import (
         INDEX_EMPTY,
         INDEX_NOT_BUILT,
         NO_TERMS,
@@ -84,6 +81,18 @@ if TYPE_CHECKING:
         Location,
         SearchResult,
         tier_line,
+    )
+    from .sanitize import bounded, one_line, strip_controls
+    from .scope import Scope
+    from .settings_checks import (
+        SettingError,
+        check_context,
+        check_scope,
+        check_tags,
+        check_value,
+        rule_needs,
+        rule_problems,
+        shown,
     )
     from .settings_schema import (
         ALSO,
@@ -101,18 +110,6 @@ if TYPE_CHECKING:
         TOOL_CONTEXT,
         TOP_K,
         Setting,
-        SettingError,
-        check_also,
-        check_context,
-        check_query,
-        check_scope,
-        check_tags,
-        check_top_k,
-        check_value,
-        resolve_top_k,
-        rule_needs,
-        rule_problems,
-        shown,
     )
     from .vectors.backlog import Coverage
     from .vectors.providers import make_embedder
@@ -141,7 +138,6 @@ _LAZY = {
     "ExpansionFailed": ".expansion",
     "parse_duration": ".config",
     "Check": ".doctor",
-    "is_long_query": ".fts",
     "BackfillReporter": ".index.backfill",
     "IgnoreRules": ".index.ignore",
     "QueueHooks": ".index.queue",
@@ -158,7 +154,6 @@ _LAZY = {
     "Merged": ".projects",
     "ProjectSet": ".projects",
     "first_with": ".projects",
-    "scopes": ".projects",
     "search_projects": ".projects",
     "PackRefused": ".pack",
     "ignore_rules": ".operations",
@@ -168,6 +163,10 @@ _LAZY = {
     "Project": ".project",
     "store_error": ".project",
     "Knowledge": ".reader",
+    "RequestError": ".request",
+    "SearchRequest": ".request",
+    "Spelling": ".request",
+    "check_request": ".request",
     "Source": ".reader",
     "StoreStats": ".reader",
     "tier_of": ".reader",
@@ -175,14 +174,14 @@ _LAZY = {
     "bounded": ".sanitize",
     "strip_controls": ".sanitize",
     "Scope": ".scope",
-    "INDEX_EMPTY": ".search",
-    "INDEX_NOT_BUILT": ".search",
-    "NO_TERMS": ".search",
-    "OK": ".search",
-    "Hit": ".search",
-    "Location": ".search",
-    "SearchResult": ".search",
-    "tier_line": ".search",
+    "INDEX_EMPTY": ".results",
+    "INDEX_NOT_BUILT": ".results",
+    "NO_TERMS": ".results",
+    "OK": ".results",
+    "Hit": ".results",
+    "Location": ".results",
+    "SearchResult": ".results",
+    "tier_line": ".results",
     "ALSO": ".settings_schema",
     "EDITOR_SETTINGS": ".settings_schema",
     "EMBEDDINGS": ".settings_schema",
@@ -198,18 +197,14 @@ _LAZY = {
     "TOOL_CONTEXT": ".settings_schema",
     "TOP_K": ".settings_schema",
     "Setting": ".settings_schema",
-    "SettingError": ".settings_schema",
-    "check_also": ".settings_schema",
-    "check_context": ".settings_schema",
-    "check_query": ".settings_schema",
-    "check_scope": ".settings_schema",
-    "check_tags": ".settings_schema",
-    "check_top_k": ".settings_schema",
-    "check_value": ".settings_schema",
-    "resolve_top_k": ".settings_schema",
-    "rule_needs": ".settings_schema",
-    "rule_problems": ".settings_schema",
-    "shown": ".settings_schema",
+    "SettingError": ".settings_checks",
+    "check_context": ".settings_checks",
+    "check_scope": ".settings_checks",
+    "check_tags": ".settings_checks",
+    "check_value": ".settings_checks",
+    "rule_needs": ".settings_checks",
+    "rule_problems": ".settings_checks",
+    "shown": ".settings_checks",
     "Coverage": ".vectors.backlog",
     "make_embedder": ".vectors.providers",
     "validate_base_url": ".vectors.url",
@@ -280,32 +275,32 @@ __all__ = [
     "ProjectSet",
     "QueueHooks",
     "Removal",
+    "RequestError",
     "RunReporter",
     "Scope",
     "SearchCancelled",
+    "SearchRequest",
     "SearchResult",
     "Setting",
     "SettingError",
     "Settings",
     "Source",
+    "Spelling",
     "Spot",
     "StoreError",
     "StoreStats",
     "VectorSpaceMismatch",
     "absolute_roots",
     "bounded",
-    "check_also",
     "check_context",
-    "check_query",
+    "check_request",
     "check_scope",
     "check_tags",
-    "check_top_k",
     "check_value",
     "expansion_problem",
     "first_with",
     "ignore_rules",
     "index",
-    "is_long_query",
     "make_embedder",
     "one_line",
     "open_writer",
@@ -315,10 +310,8 @@ __all__ = [
     "remove",
     "reset",
     "resolve_settings",
-    "resolve_top_k",
     "rule_needs",
     "rule_problems",
-    "scopes",
     "search_notice",
     "search_projects",
     "shown",

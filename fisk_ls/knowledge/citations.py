@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from .display import display_text
 from .errors import CitationError
-from .settings_schema import shown
+from .settings_checks import shown
 
 EXAMPLE = "docs/guide.md#3"
 

@@ -15,7 +15,7 @@ from typing import Any
 from . import settings_schema as contract
 from .errors import ConfigError
 from .regular import read_regular
-from .settings_schema import shown
+from .settings_checks import check_value, rule_problems, shown
 from .vectors.url import validate_base_url
 
 DEFAULT_TOP_K: int = contract.TOP_K.default
@@ -44,9 +44,8 @@ _EMBEDDINGS_KEYS = {s.name for s in (*contract.EMBEDDINGS, *contract.AGENT_ONLY_
 _EXPANSION_KEYS = {s.name for s in contract.EXPANSION}
 
 
-PROVIDERS = ("openai", "builtin")
-"""``openai``: any OpenAI-compatible ``/v1/embeddings`` server at ``base_url``; ``builtin``: an
-ONNX model run in this process (the ``fisk-ls[embed]`` extra)."""
+_YAML_NAMES = {s.wire: s.name for s in contract.EMBEDDINGS}
+"""The embeddings' wire names as agent.yaml spells them (baseUrl: base_url)."""
 DEFAULT_BUILTIN_MODEL = "all-MiniLM-L6-v2"
 
 
@@ -123,7 +122,7 @@ def parse_duration(value: object, key: str, setting: contract.Setting | None = N
         raise ConfigError(f"{key}: expected a duration such as 30s or 500ms, got {shown(value)}")
     if seconds <= 0:
         raise ConfigError(f"{key}: must be greater than zero, got {shown(value)}")
-    if setting is not None and contract.check_value(setting, seconds):
+    if setting is not None and check_value(setting, seconds):
         raise ConfigError(f"{key}: expected {setting.limits()} seconds, got {shown(value)}")
     return seconds
 
@@ -165,7 +164,7 @@ def _int(block: dict[str, Any], setting: contract.Setting, key: str) -> int:
     value = block.get(setting.name)
     if value is None:
         return int(setting.default)
-    if problem := contract.check_value(setting, value):
+    if problem := check_value(setting, value):
         raise ConfigError(f"{key}.{setting.name}: {problem}")
     assert isinstance(value, int)
     return value
@@ -182,28 +181,21 @@ def parse_embeddings(raw: object, key: str = "harness.knowledge.embeddings") -> 
     block = _mapping(raw, key)
     _unknown(block, _EMBEDDINGS_KEYS, key)
     provider = _string(block, "provider", key, "openai").strip() or "openai"
-    if provider not in PROVIDERS:
-        raise ConfigError(
-            f"{key}.provider: expected one of {', '.join(PROVIDERS)}, got {shown(provider)}"
-        )
+    if problem := check_value(contract.PROVIDER, provider):
+        raise ConfigError(f"{key}.provider: {problem}")
     base_url = _string(block, "base_url", key).strip()
     model = _string(block, "model", key).strip()
     model_path = _string(block, "model_path", key).strip()
+    given = {"provider": provider, "baseUrl": base_url, "model": model}
+    for field_name, problem in rule_problems(contract.EMBEDDINGS_RULE, given, _YAML_NAMES):
+        where = f"{key}.{field_name}" if field_name else key
+        raise ConfigError(
+            f"{where}: {problem} (base_url: an OpenAI-compatible server such as "
+            "http://127.0.0.1:8080/v1; provider: builtin runs a model in this process)"
+        )
     if provider == "builtin":
         model = model or DEFAULT_BUILTIN_MODEL
-        if base_url:
-            raise ConfigError(
-                f"{key}.base_url is not used with provider builtin (the model runs in this "
-                "process); remove it, or set provider: openai"
-            )
     else:
-        if not base_url:
-            raise ConfigError(
-                f"{key}.base_url is required (for example http://127.0.0.1:8080/v1), or set "
-                "provider: builtin to run a model in this process"
-            )
-        if not model:
-            raise ConfigError(f"{key}.model is required")
         for name in ("model_path", "threads", "max_tokens"):
             if block.get(name) is not None:
                 raise ConfigError(f"{key}.{name} is only used with provider: builtin")
@@ -251,7 +243,7 @@ def parse_expansion(
     block = _mapping(raw, key)
     _unknown(block, _EXPANSION_KEYS, key)
     provider = _string(block, "provider", key, "openai").strip() or "openai"
-    if problem := contract.check_value(contract.EXPANSION_PROVIDER, provider):
+    if problem := check_value(contract.EXPANSION_PROVIDER, provider):
         raise ConfigError(f"{key}.provider: {problem}")
     base_url = _string(block, "base_url", key).strip()
     model = _string(block, "model", key).strip()

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from .fts import cjk_bigrams, cjk_runs, has_cjk, search_terms
+from .fts import cjk_bigrams, cjk_runs, has_cjk
+from .question import Asked
 from .sanitize import CONTROLS as _CONTROLS
 from .schema import FTS_TOKENIZER
 
@@ -181,11 +182,11 @@ def fts_tokenizer(conn: Any) -> Tokenizer:
 
 def query_tokens(query: str, tokenize: Tokenizer) -> tuple[set[str], set[str]]:
     """(stemmed tokens, CJK bigrams) of a query, as the index would match them."""
-    return terms_tokens(search_terms(query), tokenize)
+    return terms_tokens(Asked.of(query).search_terms(), tokenize)
 
 
 def terms_tokens(terms: Sequence[str], tokenize: Tokenizer) -> tuple[set[str], set[str]]:
-    """(stemmed tokens, CJK bigrams) of search terms (``fts.search_terms``, parsed once:
+    """(stemmed tokens, CJK bigrams) of search terms (``Asked.search_terms``, parsed once:
     query.py), as the index would match them."""
     stems: set[str] = set()
     grams: set[str] = set()

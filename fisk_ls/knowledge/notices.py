@@ -1,7 +1,7 @@
 """The sentences of a search's soft outcomes, one definition each, for every front end (the
 CLI's text and ``--json``, the language server's search result, the agent tool and MCP).
 
-A search answers ``status`` (search.py) and, beside it, whether an index run is going on
+A search answers ``status`` (results.py) and, beside it, whether an index run is going on
 (``SearchResult.indexing``); :func:`search_notice` turns the two into the one sentence a person
 or an agent reads. "No words to search for" is said only of a query with no words at all
 (punctuation, symbols, spaces; a query of stop words alone searches for them); a query whose
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .search import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS
+from .results import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS
 
 if TYPE_CHECKING:
-    from .search import SearchResult
+    from .results import SearchResult
 
 NOT_BUILT_SENTENCE = "the knowledge index is not built yet; run `fisk-ai knowledge index`"
 EMPTY_SENTENCE = (

@@ -30,7 +30,6 @@ from .location import Settings, resolve_settings
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from .deadline import Deadline
     from .doctor import Check
     from .expansion import Expander
     from .index.queue import QueueHooks, UpdateQueue
@@ -40,8 +39,8 @@ if TYPE_CHECKING:
     from .pack import PackStats
     from .progress import IndexRun
     from .reader import Knowledge
-    from .scope import Scope
-    from .search import SearchResult
+    from .request import SearchRequest
+    from .results import SearchResult
     from .vectors.models import Progress
     from .vectors.providers import Embedder
 
@@ -175,39 +174,29 @@ class Project:
                 self._expander_made = True
             return self._expander
 
-    def search(
-        self,
-        query: str,
-        top_k: int | None = None,
-        *,
-        also: tuple[str, ...] = (),
-        scope: Scope | None = None,
-        reader_language: str | None = None,
-        expand: bool = False,
-        deadline: Deadline | None = None,
-    ) -> SearchResult:
-        """A search of the live index (``Knowledge.search``); with ``expand``, the configured
-        expander's strings join ``also`` when the plain results are weak (expansion.py), and the
-        result's ``expansion`` says what happened. The gate reads at least ``FLAT_DEPTH`` hits,
-        so a search for fewer asks for that many and keeps its own count. ``deadline``: when
-        the search (each of its runs) must stop (deadline.py; SearchCancelled)."""
+    def search(self, request: SearchRequest) -> SearchResult:
+        """A search of the live index for a checked ``request`` (request.py): its scope and
+        count resolved for this project, its strings parsed once (``Knowledge.search``). With
+        ``request.expand``, the configured expander's strings join ``also`` when the plain
+        results are weak (expansion.py), and the result's ``expansion`` says what happened; the
+        gate reads at least ``FLAT_DEPTH`` hits, so a search for fewer asks for that many and
+        keeps its own count. SearchCancelled past the request's deadline."""
         import dataclasses
 
         from .expansion import FLAT_DEPTH, expanded
-        from .settings_schema import resolve_top_k
 
-        k = resolve_top_k(top_k, self.settings.top_k)
-        wide = max(k, FLAT_DEPTH) if expand else k
+        k = request.count(self.settings.top_k)
+        wide = max(k, FLAT_DEPTH) if request.expand else k
 
         def run(strings: tuple[str, ...]) -> SearchResult:
-            return self.reader.search(
-                query, wide, reader_language, strings, scope=scope, deadline=deadline
-            )
+            return self.reader.search(dataclasses.replace(request, also=strings, top_k=wide))
 
         with self.errors():
-            if not expand:
-                return run(also)
-            result, expansion = expanded(run, query, self.expander, searched_scores, also)
+            if not request.expand:
+                return run(tuple(request.also))
+            result, expansion = expanded(
+                run, request.query, self.expander, searched_scores, request.also
+            )
             return dataclasses.replace(result, hits=result.hits[:k], expansion=expansion)
 
     def tier(self) -> str:
@@ -439,7 +428,7 @@ class Project:
 def searched_scores(result: SearchResult) -> list[float] | None:
     """The scores of a search's hits, best first; None when the index could not answer (not
     built, empty), where no extra string would help."""
-    from .search import INDEX_EMPTY, INDEX_NOT_BUILT
+    from .results import INDEX_EMPTY, INDEX_NOT_BUILT
 
     return (
         None if result.status in (INDEX_NOT_BUILT, INDEX_EMPTY) else [h.score for h in result.hits]

@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from .errors import CitationError, KnowledgeError, SearchCancelled
 from .progress import IndexRun
 from .project import Project
-from .search import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS, OK, SearchResult
+from .request import RequestError, SearchRequest
+from .results import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS, OK, SearchResult
+from .settings_checks import shown
 
 if TYPE_CHECKING:
     from .citations import CitedChunk
-    from .deadline import Deadline
     from .expansion import Expander, Expansion
     from .reader import Knowledge
-    from .scope import Scope
-    from .search import Hit
+    from .results import Hit
 
 P = TypeVar("P", bound=Project)
 T = TypeVar("T")
@@ -82,27 +82,21 @@ def merged_scores(merged: Merged[P]) -> list[float] | None:
     return [f.hit.score for f in merged.found]
 
 
-def merge_search(
-    searched: Sequence[tuple[P, Scope | None]],
-    query: str,
-    k: int,
-    also: tuple[str, ...] = (),
-    language: str | None = None,
-    deadline: Deadline | None = None,
-) -> Merged[P]:
-    """Each project's best ``k`` hits (in its scope), merged by score. A project whose store
-    fails is named in the reason and the others still answer; when all fail, the first
-    failure is raised. A search past ``deadline`` (SearchCancelled) stops the whole search."""
+def merge_search(searched: Sequence[tuple[P, SearchRequest]], k: int) -> Merged[P]:
+    """Each project's best ``k`` hits for its own request (``scopes``), merged by score. A
+    project whose store fails is named in the reason and the others still answer; when all
+    fail, the first failure is raised. A search past its deadline (SearchCancelled) or a bad
+    path (RequestError) stops the whole search."""
     merged: Merged[P] = Merged(INDEX_NOT_BUILT, "")
     statuses: list[str] = []
     tiers: list[str] = []
     reasons: list[str] = []
     failures: list[KnowledgeError] = []
     runs: list[IndexRun | None] = []
-    for project, scope in searched:
+    for project, request in searched:
         try:
-            result = project.read(partial(_search, query, k, language, also, scope, deadline))
-        except SearchCancelled:
+            result = project.read(partial(_search, request))
+        except (SearchCancelled, RequestError):
             raise  # the whole search stops, not just this project's
         except KnowledgeError as exc:  # a broken store: the other projects still answer
             failures.append(exc)
@@ -129,28 +123,25 @@ def merge_search(
 
 
 def search_projects(
-    searched: Sequence[tuple[P, Scope | None]],
-    query: str,
-    k: int,
-    also: tuple[str, ...] = (),
-    *,
-    language: str | None = None,
-    expand: bool = False,
-    expander: Expander | None = None,
-    deadline: Deadline | None = None,
+    projects: Sequence[P], request: SearchRequest, expander: Expander | None = None
 ) -> Merged[P]:
-    """``merge_search``; with ``expand``, ``expander``'s strings join ``also`` when the plain
-    results are weak (the core's ``expanded``), once for all projects."""
+    """``request`` in every project it belongs to (``scopes``), merged by score
+    (``merge_search``), for the first project's count. With ``request.expand``, ``expander``'s
+    strings join ``also`` when the plain results are weak (the core's ``expanded``), once for
+    all projects."""
     from .expansion import FLAT_DEPTH, expanded
 
-    wide = max(k, FLAT_DEPTH) if expand else k  # the gate reads at least FLAT_DEPTH hits
+    searched = scopes(projects, request)
+    k = request.count(projects[0].settings.top_k)
+    wide = max(k, FLAT_DEPTH) if request.expand else k  # the gate reads at least FLAT_DEPTH
 
     def run(strings: tuple[str, ...]) -> Merged[P]:
-        return merge_search(searched, query, wide, strings, language, deadline)
+        asked = [(p, dataclasses.replace(r, also=strings, top_k=wide)) for p, r in searched]
+        return merge_search(asked, wide)
 
-    if not expand:
-        return run(also)
-    merged, expansion = expanded(run, query, expander, merged_scores, also)
+    if not request.expand:
+        return run(tuple(request.also))
+    merged, expansion = expanded(run, request.query, expander, merged_scores, request.also)
     merged.expansion = expansion
     del merged.found[k:]
     return merged
@@ -178,23 +169,20 @@ def first_with(
     raise CitationError(f"no chunk matches {citation.strip()} in any {where}")
 
 
-def scopes(
-    projects: Sequence[P], paths: Sequence[str], tags: Sequence[str] = ()
-) -> list[tuple[P, Scope | None]]:
-    """Each project's scope for a search's ``paths`` and ``tags``: a relative path is relative
-    to every project's root; an absolute one (an editor's folder) belongs to the projects whose
-    root holds it, and a project none of the paths belong to is left out (with no paths, every
-    project, kept to the tags). SettingError for a path outside every project or one that
-    leaves the root (``../x``)."""
-    from .scope import Scope
-    from .settings_schema import SettingError, shown
-
+def scopes(projects: Sequence[P], request: SearchRequest) -> list[tuple[P, SearchRequest]]:
+    """Each project's own request for ``request``'s paths: a relative path is relative to every
+    project's root; an absolute one (an editor's folder) belongs to the projects whose root
+    holds it, taken relative to it, and a project none of the paths belong to is left out
+    (with no paths, every project). RequestError for a path outside every project; each
+    project's search refuses one that leaves its root (``../x``)."""
+    if not request.paths:
+        return [(project, request) for project in projects]
     claimed: set[str] = set()
-    out: list[tuple[P, Scope | None]] = []
+    out: list[tuple[P, SearchRequest]] = []
     for project in projects:
         root = os.path.realpath(project.root)
         mine: list[str] = []
-        for p in paths:
+        for p in request.paths:
             if not os.path.isabs(p):
                 mine.append(p)
                 continue
@@ -202,24 +190,19 @@ def scopes(
             if rel != ".." and not rel.startswith("../"):
                 mine.append(rel)
                 claimed.add(p)
-        if mine or not paths:
-            out.append((project, Scope.build(mine, tags=tags)))
-    if stray := [p for p in paths if os.path.isabs(p) and p not in claimed]:
+        if mine:
+            out.append((project, dataclasses.replace(request, paths=tuple(mine))))
+    if stray := [p for p in request.paths if os.path.isabs(p) and p not in claimed]:
         roots = ", ".join(os.path.realpath(p.root) for p in projects[:4])
-        raise SettingError(f"paths: {shown(stray[0])} is outside the project root(s) {roots}")
+        name = request.spelling.paths
+        raise RequestError(
+            "paths", f"{name}: {shown(stray[0])} is outside the project root(s) {roots}"
+        )
     return out
 
 
-def _search(
-    query: str,
-    k: int,
-    language: str | None,
-    also: tuple[str, ...],
-    scope: Scope | None,
-    deadline: Deadline | None,
-    kn: Knowledge,
-) -> SearchResult:
-    return kn.search(query, k, language, also, scope=scope, deadline=deadline)
+def _search(request: SearchRequest, kn: Knowledge) -> SearchResult:
+    return kn.search(request)
 
 
 def unique_names(roots: Iterable[Path]) -> list[str]:
@@ -281,37 +264,12 @@ class ProjectSet:
     def several(self) -> bool:
         return len(self.projects) > 1
 
-    def search(
-        self,
-        query: str,
-        top_k: int | None = None,
-        *,
-        also: tuple[str, ...] = (),
-        paths: Sequence[str] = (),
-        tags: Sequence[str] = (),
-        expand: bool = False,
-        deadline: Deadline | None = None,
-    ) -> SearchResult:
-        """Every project's best hits merged by score; each hit names its project."""
-        from .settings_schema import resolve_top_k
-
+    def search(self, request: SearchRequest) -> SearchResult:
+        """Every project's best hits for ``request`` merged by score; each hit names its
+        project."""
         first = self.projects[0]
-        k = resolve_top_k(top_k, first.settings.top_k)
-        searched = (
-            scopes(self.projects, paths, tags)
-            if paths or tags
-            else [(p, None) for p in self.projects]
-        )
-        merged = search_projects(
-            searched,
-            query,
-            k,
-            also,
-            expand=expand,
-            expander=first.expander if expand else None,
-            deadline=deadline,
-        )
-        return merged.as_result(qualify=True)
+        expander = first.expander if request.expand else None
+        return search_projects(self.projects, request, expander).as_result(qualify=True)
 
     def locate(self, citation: str) -> tuple[list[Project], str]:
         """The projects to look in for ``citation`` and the citation inside them: the named

@@ -1,17 +1,20 @@
-"""A search request, parsed once where it enters the core (``Knowledge.search``): each search
-string's terms, phrases, heading words and stop words, the hit count resolved against the
-configured default, the reader's language, the scope. The arms, the fusion and the match
-location read these fields; none of them derives them from the text again."""
+"""A search request (request.py), parsed once where it enters the core (``Knowledge.search``):
+each search string's terms, phrases, heading words and stop words, the hit count resolved
+against the configured default, the reader's language, the scope. The arms, the fusion and the
+match location read these fields; none of them derives them from the text again."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .fts import Asked, heading_key
+from .fts import heading_key
 from .languages import locale_language
-from .scope import Scope
-from .settings_schema import TOP_K, check_also, resolve_top_k
+from .question import Asked
+
+if TYPE_CHECKING:
+    from .request import SearchRequest
+    from .scope import Scope
 
 
 def string_name(i: int) -> str:
@@ -27,11 +30,11 @@ class SearchString:
     text: str
     name: str
     terms: tuple[str, ...]
-    """``fts.search_terms``: the query's terms, then the compound words a short one spells."""
+    """````Asked.search_terms``: the query's terms, then the compound words a short one spells."""
     phrases: tuple[str, ...]
-    """``fts.query_phrases``: identifiers and a short query as a whole."""
+    """``Asked.phrases``: identifiers and a short query as a whole."""
     heading: tuple[str, ...]
-    """``fts.heading_terms``: the words a section heading would be (the heading boost)."""
+    """``Asked.heading_terms``: the words a section heading would be (the heading boost)."""
     heading_key: tuple[str, ...]
     """``fts.heading_key`` of those words: what a heading's own key must equal."""
     stop: frozenset[str]
@@ -67,27 +70,22 @@ class Query:
         return self.strings[0].text
 
     @classmethod
-    def parse(
+    def of(
         cls,
-        text: str,
-        top_k: int | None = None,
-        *,
-        default_top_k: int = int(TOP_K.default),
-        reader_language: str | None = None,
-        default_language: str | None = None,
-        also: Sequence[str] = (),
+        request: SearchRequest,
+        top_k: int,
         scope: Scope | None = None,
+        default_language: str | None = None,
     ) -> Query:
-        """Check and parse a request (SettingError past a limit): ``top_k`` or the configured
-        ``default_top_k``; ``reader_language`` a locale or language tag ("ja_JP.UTF-8",
-        "pt-BR"), else ``default_language`` (a base code: the process's locale's); ``also`` up
-        to four extra strings (blank ones dropped). The query's own length is the front ends'
-        to check (``settings_schema.check_query``): the core searches any text within its cost
-        bounds."""
-        texts = (text, *check_also(list(also)))
+        """The parsed form of a checked ``request`` (request.py) for ``top_k`` hits in
+        ``scope``: its query and its ``also`` strings (blank ones find nothing and are
+        dropped); the reader's language is the request's (a locale or language tag,
+        "ja_JP.UTF-8", "pt-BR"), else ``default_language`` (a base code: the process's
+        locale's)."""
+        texts = (request.query, *(t for t in request.also if t.strip()))
         return cls(
             strings=tuple(SearchString.parse(t, string_name(i)) for i, t in enumerate(texts)),
-            top_k=resolve_top_k(top_k, default_top_k),
-            reader_language=locale_language(reader_language) or default_language,
+            top_k=top_k,
+            reader_language=locale_language(request.reader_language) or default_language,
             scope=scope,
         )

@@ -22,25 +22,19 @@ from .citations import (
     format_citation,
     parse_citation,
 )
-from .deadline import Deadline, check
+from .deadline import check
 from .errors import CitationError
 from .languages import environment_language
+from .lexical import TermStats
 from .location import Settings
 from .notices import NOT_BUILT_SENTENCE
 from .progress import IndexRun, recorded_run
 from .query import Query
-from .scope import Scope
-from .search import (
-    QueryEmbedder,
-    QueryVector,
-    SearchResult,
-    TermStats,
-    embed_queries,
-    embed_query,
-    run_search,
-    tier_line,
-)
-from .settings_schema import shown
+from .query_vectors import QueryEmbedder, QueryVector, embed_queries, embed_query
+from .request import SearchRequest
+from .results import SearchResult, tier_line
+from .search import run_search
+from .settings_checks import shown
 from .store import Snapshot, Store, scalar
 from .vectors.backlog import Coverage, coverage, incomplete
 from .vectors.knn import CoarseIndex
@@ -127,38 +121,24 @@ class Knowledge:
                 return None
             return coverage(snap.conn, snap.tables)
 
-    def search(
-        self,
-        query: str,
-        top_k: int | None = None,
-        reader_language: str | None = None,
-        also: Sequence[str] = (),
-        *,
-        scope: Scope | None = None,
-        deadline: Deadline | None = None,
-    ) -> SearchResult:
-        """Search the live index. With embeddings configured, the query is embedded first,
-        outside the read transaction (optimistically: whether the index holds vectors is known
-        only inside it), then the vector space and dimension are checked against that snapshot.
-        ``reader_language``: the asker's language when the front end knows it (a locale or
-        language tag, "ja_JP.UTF-8", "pt-BR"; an editor's display language), else the
-        process's locale (``LC_ALL`` / ``LC_MESSAGES`` / ``LANG``), for a query whose words
-        name none. ``also``: up
-        to four extra search strings (``settings_schema.check_also``; SettingError past the
-        limits), searched beside the query and fused with it; the query and they are embedded
-        in one model call, and each hit's ``found_by`` names the strings that found it.
-        ``scope``: only the documents in it (``Scope.build``; the best hits inside it).
-        ``deadline``: when to stop (deadline.py): a search past it raises SearchCancelled,
-        its running statement interrupted."""
-        q = Query.parse(
-            query,
-            top_k,
-            default_top_k=self.settings.top_k,
-            reader_language=reader_language,
-            default_language=environment_language(os.environ),
-            also=also,
-            scope=scope,
+    def search(self, request: SearchRequest) -> SearchResult:
+        """Search the live index for a checked ``request`` (request.py): its scope resolved
+        against this project's root (RequestError for a path outside it), its count against the
+        configured one, its strings parsed once (query.py). With embeddings configured, the
+        query and its ``also`` strings are embedded first, in one model call, outside the read
+        transaction (optimistically: whether the index holds vectors is known only inside it),
+        then the vector space and dimension are checked against that snapshot; each hit's
+        ``found_by`` names the strings that found it. The reader's language is the request's,
+        else the process's locale (``LC_ALL`` / ``LC_MESSAGES`` / ``LANG``), for a query whose
+        words name none. Past the request's ``deadline`` (deadline.py) it raises
+        SearchCancelled, its running statement interrupted."""
+        q = Query.of(
+            request,
+            request.count(self.settings.top_k),
+            request.scope(self.settings.project_root),
+            environment_language(os.environ),
         )
+        deadline = request.deadline
         space = self.vector_space()
         vectors: Sequence[QueryVector | None] = ()
         check(deadline)
@@ -167,7 +147,7 @@ class Knowledge:
             if len(texts) > 1:
                 vectors = embed_queries(self.embedder, texts)
             else:
-                vectors = [embed_query(self.embedder, query)]
+                vectors = [embed_query(self.embedder, q.text)]
         with self.store.snapshot(deadline) as snap:
             if snap is not None and space is not None and snap.manifest.hybrid:
                 self.store.ensure_vec(snap.conn)

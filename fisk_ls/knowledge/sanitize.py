@@ -39,7 +39,7 @@ def bounded(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     without a space (a huge value, never a real path or word) becomes its start and its length,
     and a message still over ``limit`` characters keeps its start and its end (where the fix
     is). Every front end passes its errors through this, after quoting values with
-    ``settings_schema.shown`` where it builds them."""
+    ``settings_checks.shown`` where it builds them."""
     short = _LONG_RUN.sub(
         lambda m: f"{m.group(0)[:40]}... ({len(m.group(0)):,} characters)", message
     )

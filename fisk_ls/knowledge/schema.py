@@ -127,7 +127,7 @@ def generation_ddl(generation: int) -> str:
     Japanese are searchable with the unicode61 tokenizer; see fts.py. ``documents.doc`` holds
     what names the whole document (title, front-matter description, path), indexed with each
     of its chunks, so words that name a page rank its chunks (BM25 weights in search.py).
-    ``tags`` holds each document's front-matter tags (normalised: settings_schema.normal_tag),
+    ``tags`` holds each document's front-matter tags (normalised: settings_checks.normal_tag),
     keyed by tag first, so a tag filter reads only its documents; removing a document removes
     its tags (the foreign key).
     ``chunk_rows.embedded`` is set in the same transaction that writes the chunk's vec0 row (the

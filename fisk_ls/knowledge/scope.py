@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .deadline import CHECK_EVERY
 from .errors import IndexOutdated
-from .settings_schema import SettingError, check_tags, shown
+from .settings_checks import SettingError, check_tags, shown
 from .wildmatch import Globs, parse
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def _prefix(pattern: str) -> str:
 @dataclass(frozen=True)
 class Scope:
     """Root-anchored include and exclude patterns (build one with :meth:`build`), compiled once,
-    and tags (normalised: ``settings_schema.check_tags``).
+    and tags (normalised: ``settings_checks.check_tags``).
 
     ``include`` empty means every document, ``tags`` empty any tags or none; a scope that
     matches no document is valid and answers no hits."""

@@ -1,39 +1,21 @@
 """The settings contract: every setting, its limits and default, defined once.
 
 agent.yaml (``config.py``), the language server's options (``lsp/options.py``), the CLI's flags,
-the ``knowledge_search`` tool and MCP all read their limits from here, and
-``settings.schema.json`` beside this file is generated from it (``python -m
-fisk_ls.knowledge.settings_schema --write``; a test fails when the checked-in file is stale) for
-the VS Code ``package.json`` and the Neovim plugin, whose own copies of the limits
-(``schema.generated.ts``, ``schema.lua``) ``scripts/editor_contracts.py`` generates from it.
-
-One behaviour per boundary for a value out of range:
-
-- a *request* (CLI flag, LSP command argument, tool/MCP argument): :class:`SettingError`, a
-  clear error naming the limit (:func:`check_top_k`, :func:`check_query`);
-- *agent.yaml*: a :class:`ConfigError` naming the file, the key and the limit;
-- the language server's *initializationOptions / configuration*: the field keeps its default
-  and one message names every bad field (:func:`check_value` returns the problem, the caller
-  collects them).
+the ``knowledge_search`` tool and MCP all read their limits from here. ``settings_checks.py``
+checks a value against a setting (one behaviour per boundary, described there);
+``settings_json.py`` exports the contract as ``settings.schema.json`` beside this file (``python -m
+fisk_ls.knowledge.settings_schema --write``; a test fails when the checked-in file is stale), which
+VS Code's ``package.json`` states for its settings editor (``scripts/editor_contracts.py`` checks
+that the two agree). The editors validate nothing of it: they send their settings and show the
+language server's message.
 """
 
 from __future__ import annotations
 
-import json
-import reprlib
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
-from .errors import ConfigError
-
 Kind = Literal["integer", "number", "string", "boolean", "array"]
-SCHEMA_FILE = Path(__file__).with_name("settings.schema.json")
-
-
-class SettingError(ConfigError):
-    """A request argument is out of the contract's range (the message names the limit)."""
 
 
 @dataclass(frozen=True)
@@ -295,8 +277,9 @@ EMBEDDINGS_RULE: dict[str, Any] = {
     },
 }
 """The embeddings' provider rule as JSON Schema ``if``/``then``/``else``, the one place it is
-written: the schema file carries it, :func:`rule_problems` applies it for the language server and
-the editors apply the generated copy the same way, with the same messages."""
+written: the schema file carries it (VS Code's settings editor shows it) and
+``settings_checks.rule_problems`` applies it to the language server's options and to agent.yaml
+(``config.py``), each in its own spelling."""
 
 # -- question expansion (a language model's search strings for a person's question) -----------
 EXPANSION_PROVIDER = Setting(
@@ -366,237 +349,7 @@ AGENT_ONLY_EMBEDDINGS: tuple[Setting, ...] = (MAX_TOKENS,)
 """Settings only agent.yaml has (the tool's budget means nothing to an editor)."""
 
 
-# -- checks -------------------------------------------------------------------------------------
+if __name__ == "__main__":  # pragma: no cover - ``python -m fisk_ls.knowledge.settings_schema``
+    from .settings_json import main
 
-
-def check_value(setting: Setting, value: object) -> str | None:
-    """None when ``value`` fits ``setting``, else what is wrong ("expected …, got …")."""
-    ok: bool
-    if setting.kind == "integer":
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif setting.kind == "number":
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-    elif setting.kind == "boolean":
-        ok = isinstance(value, bool)
-    elif setting.kind == "string":
-        ok = isinstance(value, str)
-    else:
-        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
-    if ok and isinstance(value, int | float):
-        if setting.minimum is not None and value < setting.minimum:
-            ok = False
-        if setting.maximum is not None and value > setting.maximum:
-            ok = False
-    if ok and isinstance(value, str) and setting.max_length is not None:
-        ok = len(value) <= setting.max_length
-    if ok and setting.choices is not None:
-        ok = value in setting.choices
-    if ok:
-        return None
-    return f"expected {setting.limits()}, got {shown(value)}"
-
-
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 2, 60, 60
-_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
-
-
-def shown(value: object) -> str:
-    """``value`` as an error message may quote it: a long string as its length, anything else a
-    short repr (at most 2 levels, 4 items, 60 characters a string), so no message echoes a huge
-    or deeply nested input back whole."""
-    if isinstance(value, str) and len(value) > 80:
-        return f"{len(value):,} characters"
-    try:
-        return _REPR.repr(value)[:100]
-    except RecursionError:  # pragma: no cover - reprlib stops at maxlevel
-        return type(value).__name__
-
-
-def rule_condition(rule: dict[str, Any]) -> str:
-    """The ``if`` of a rule in words: "provider builtin"."""
-    return " and ".join(f"{k} {p['const']}" for k, p in rule["if"]["properties"].items())
-
-
-def rule_needs(rule: dict[str, Any]) -> str:
-    """What the ``else`` branch requires, or the condition: "baseUrl and model, or provider
-    builtin"."""
-    return f"{' and '.join(rule['else']['required'])}, or {rule_condition(rule)}"
-
-
-def rule_problems(rule: dict[str, Any], value: dict[str, Any]) -> list[tuple[str | None, str]]:
-    """What ``value`` (an object's given fields, wire names) breaks of ``rule``, as (field or
-    None for the whole object, problem) pairs.
-
-    The subset of JSON Schema the rule uses: ``if`` holds ``const`` properties that must all be
-    given; ``then`` holds ``const ""`` properties (not used under the condition); ``else``
-    holds ``required`` properties with ``minLength`` 1.
-    """
-    condition = rule["if"]
-    if all(k in value for k in condition.get("required", ())) and all(
-        value.get(k) == p["const"] for k, p in condition["properties"].items() if k in value
-    ):
-        unused = rule["then"].get("properties", {})
-        return [
-            (k, f"not used with {rule_condition(rule)}")
-            for k, p in unused.items()
-            if value.get(k) not in (None, p["const"])
-        ]
-    if any(value.get(k) in (None, "") for k in rule["else"].get("required", ())):
-        needed = " and ".join(rule["else"]["required"])
-        return [(None, f"{needed} are required, or {rule_condition(rule)}")]
-    return []
-
-
-def check_top_k(value: object, flag: str = "top_k") -> int | None:
-    """A requested hit count: None (use the configured one) or 1–20; SettingError otherwise."""
-    if value is None:
-        return None
-    if problem := check_value(TOP_K, value):
-        raise SettingError(f"{flag}: {problem}")
-    assert isinstance(value, int)
-    return value
-
-
-def check_query(value: object, name: str = "query") -> str:
-    """A query string of at most 2,000 characters; SettingError otherwise.
-
-    A blank query is allowed here (the search answers ``no_terms``); the model-facing tool
-    additionally refuses it, so a model learns to send words.
-    """
-    if not isinstance(value, str):
-        raise SettingError(f"{name}: expected a string")
-    if problem := check_value(QUERY, value):
-        raise SettingError(f"{name}: {problem}; shorten it")
-    return value
-
-
-def check_strings(
-    setting: Setting, value: object, name: str, noun: str = "string", *, nul: bool = False
-) -> tuple[str, ...]:
-    """A request's list of strings (``setting``'s ``max_items`` and ``item_max_length``): None
-    or a list; SettingError otherwise, naming the limit (``noun``: what one item is; ``nul``:
-    a NUL byte is refused too, as agent.yaml refuses it in a path or name)."""
-    if value is None:
-        return ()
-    most, longest = setting.max_items, setting.item_max_length
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise SettingError(f"{name}: expected a list of at most {most} strings, got {shown(value)}")
-    if most is not None and len(value) > most:
-        raise SettingError(f"{name}: at most {most} {noun}s, got {len(value)}")
-    for i, text in enumerate(value):
-        if longest is not None and len(text) > longest:
-            raise SettingError(
-                f"{name}[{i}]: expected a {noun} of at most {longest:,} characters, got "
-                f"{len(text):,} characters; shorten it"
-            )
-        if nul and "\0" in text:
-            raise SettingError(f"{name}[{i}]: contains a NUL byte (\\0), which no {noun} may hold")
-    return tuple(value)
-
-
-def check_also(value: object, name: str = "also") -> tuple[str, ...]:
-    """Extra search strings: at most 4 of at most 2,000 characters each (blank ones are
-    dropped: they find nothing)."""
-    return tuple(v for v in check_strings(ALSO, value, name) if v.strip())
-
-
-def check_scope(value: object, name: str = "paths") -> tuple[str, ...]:
-    """A search's scope patterns: at most 16 of at most 1,000 characters each (an empty list
-    is no scope)."""
-    return check_strings(SCOPE, value, name, "path", nul=True)
-
-
-def normal_tag(text: str) -> str:
-    """A tag as the index stores it and a filter compares it: no leading ``#``, inner whitespace
-    collapsed, case-folded ("#Getting Started" and "getting started" are one tag)."""
-    return " ".join(text.strip().lstrip("#").split()).casefold()
-
-
-def check_tags(value: object, name: str = "tags") -> tuple[str, ...]:
-    """A search's tag filter: at most 16 tags of at most 100 characters each, returned as the
-    index stores them (no leading ``#``, case-folded, blank ones and repeats dropped; an empty
-    list is no filter)."""
-    tags = [normal_tag(t) for t in check_strings(TAGS, value, name, "tag", nul=True)]
-    return tuple(dict.fromkeys(t for t in tags if t))
-
-
-def check_context(value: object, setting: Setting = SHOW_CONTEXT, name: str = "context") -> int:
-    """A neighbour count (``setting``: the CLI's 0-5 or the tool's 0-2); None is 0."""
-    if value is None:
-        return 0
-    if problem := check_value(setting, value):
-        raise SettingError(f"{name}: {problem}")
-    assert isinstance(value, int)
-    return value
-
-
-def resolve_top_k(value: int | None, default: int = TOP_K.default) -> int:
-    """The hit count to use: ``value`` when given (checked), else ``default``."""
-    checked = check_top_k(value)
-    return default if checked is None else checked
-
-
-# -- the JSON Schema ----------------------------------------------------------------------------
-
-
-def json_schema() -> dict[str, Any]:
-    """The editors' ``fisk`` settings object as JSON Schema (draft 2020-12), camelCase names."""
-    props: dict[str, Any] = {s.wire: s.json_schema() for s in EDITOR_SETTINGS}
-    props["embeddings"] = {
-        "type": "object",
-        "description": "The optional vector tier; without it search is lexical (BM25) only.",
-        "properties": {s.wire: s.json_schema() for s in EMBEDDINGS},
-        **EMBEDDINGS_RULE,
-    }
-    props["expansion"] = {
-        "type": "object",
-        "description": "Question expansion: a language model writes extra search strings for a "
-        "person's question (palette and picker searches, CLI --expand).",
-        "properties": {s.wire: s.json_schema() for s in EXPANSION},
-        **EXPANSION_RULE,
-    }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "fisk-ls settings",
-        "description": (
-            "The language server's `fisk` settings (initializationOptions and "
-            "workspace/configuration). Generated from fisk_ls/knowledge/settings_schema.py; "
-            "do not edit by hand. $defs holds the request limits and agent.yaml-only settings."
-        ),
-        "type": "object",
-        "properties": props,
-        "$defs": {
-            "query": QUERY.json_schema(),
-            "also": ALSO.json_schema(),
-            "scope": SCOPE.json_schema(),
-            "tags": TAGS.json_schema(),
-            "showContext": SHOW_CONTEXT.json_schema(),
-            "toolContext": TOOL_CONTEXT.json_schema(),
-            **{s.wire: s.json_schema() for s in AGENT_ONLY},
-        },
-    }
-
-
-def render_schema() -> str:
-    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``--write`` regenerates settings.schema.json; ``--check`` exits 1 when it is stale."""
-    args = sys.argv[1:] if argv is None else argv
-    text = render_schema()
-    if args == ["--write"]:
-        SCHEMA_FILE.write_text(text, encoding="utf-8")
-        return 0
-    if args == ["--check"]:
-        stale = not SCHEMA_FILE.is_file() or SCHEMA_FILE.read_text(encoding="utf-8") != text
-        if stale:
-            print(f"{SCHEMA_FILE} is stale: python -m fisk_ls.knowledge.settings_schema --write")
-        return 1 if stale else 0
-    sys.stdout.write(text)
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())

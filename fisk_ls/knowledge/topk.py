@@ -35,7 +35,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .fts import MAX_PHRASES, Asked, or_expression
+from .fts import or_expression
+from .question import MAX_PHRASES, Asked
 
 if TYPE_CHECKING:
     from .store import Snapshot
@@ -93,7 +94,7 @@ class Plan:
 
 
 def plan_of(text: str) -> Plan:
-    """The plan of ``text`` before term statistics: its search terms (``fts.search_terms``) and
+    """The plan of ``text`` before term statistics: its search terms (``Asked.search_terms``) and
     phrases, uncounted. ``TermStats.plan`` prunes and bounds it against an index."""
     asked = Asked.of(text)
     return Plan.uncounted(asked.phrases(), asked.search_terms())

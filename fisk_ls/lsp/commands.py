@@ -8,7 +8,6 @@ with the core's message (which says how to fix it).
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -22,16 +21,12 @@ from ..knowledge import (
     Deadline,
     IndexStats,
     KnowledgeError,
-    Scope,
     SearchCancelled,
     SettingError,
+    Spelling,
     bounded,
-    check_also,
     check_context,
-    check_query,
-    check_scope,
-    check_tags,
-    check_top_k,
+    check_request,
     shown,
 )
 from . import results
@@ -54,32 +49,29 @@ def register(ls: FiskLanguageServer) -> None:
     ls.command(REINDEX)(reindex)
 
 
+WIRE = {"query": "query", "topK": "top_k", "also": "also", "paths": "paths"}
+WIRE |= {"tags": "tags", "expand": "expand"}
+"""The search command's arguments → the request's fields."""
+
+SPELLING = Spelling(top_k="topK")
+
+
 async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     """Arguments are checked on the event loop, so an over-long query is refused at once and
     never occupies a worker thread; the search itself runs on a thread of its lane (a long
-    query never holds up a short one: lanes.py)."""
-    params = one_object(SEARCH, args, {"query", "topK", "also", "paths", "tags", "expand"})
+    request never holds up a short one: lanes.py)."""
+    params = one_object(SEARCH, args, set(WIRE))
+    deadline = Deadline()
     try:
-        query = check_query(params.get("query"), "query")
-        top_k = check_top_k(params.get("topK"), "topK")
-        also = check_also(params.get("also"), "also")
-        paths = check_scope(params.get("paths"), "paths")
-        tags = check_tags(params.get("tags"), "tags")
-        expand = params.get("expand", False)
-        if not isinstance(expand, bool):
-            raise SettingError(f"expand: expected true or false, got {shown(expand)}")
-        Scope.build([p for p in paths if not os.path.isabs(p)])  # traversal refused at once
+        values = {WIRE[key]: value for key, value in params.items()}
+        request = check_request(values, SPELLING, deadline=deadline)
     except SettingError as exc:
         raise invalid(SEARCH, str(exc)) from None
 
-    deadline = Deadline()
-
     def scoped() -> Merged:
         try:
-            return ls.projects.search(
-                query, top_k, also, paths, tags, expand=expand, deadline=deadline
-            )
-        except SettingError as exc:  # an absolute path in no open project
+            return ls.projects.search(request)
+        except SettingError as exc:  # a path outside every open project, or its root
             raise invalid(SEARCH, str(exc)) from None
 
     def run() -> dict[str, Any]:
@@ -90,8 +82,7 @@ async def search(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:
     # $/cancelRequest stops the search itself (its running statement is interrupted), not
     # just the reply: the thread is free for the next search at once.
     with cancel_hook(ls, deadline.cancel):
-        # Extra strings (a hypothetical answer is a sentence or two) make it a long search.
-        return await ls.search_lanes.run(max((query, *also), key=len), run)
+        return await ls.search_lanes.run(request.long, run)
 
 
 def show(ls: FiskLanguageServer, *args: Any) -> dict[str, Any]:

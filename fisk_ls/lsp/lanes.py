@@ -2,10 +2,10 @@
 
 Every query is bounded (``lexical.TermStats.bound``), but a client can still send many long
 ones at once (an agent pasting paragraphs, a fuzzer): in one shared pool they take every worker
-thread and a plain search waits behind all of them. Here a query with more than
-``fts.SHORT_QUERY_TERMS`` words (``fts.is_long_query``: counted on the event loop, cheaply)
-runs in the long lane (``LONG_THREADS`` threads, the rest
-queue there); every other query has the short lane's threads to itself.
+thread and a plain search waits behind all of them. Here a long request (the core's rule,
+``SearchRequest.long``: counted on the event loop, cheaply) runs in the long lane
+(``LONG_THREADS`` threads, the rest queue there); every other one has the short lane's threads
+to itself.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
-
-from ..knowledge import is_long_query
 
 T = TypeVar("T")
 
@@ -28,12 +26,10 @@ class SearchLanes:
         self.short = ThreadPoolExecutor(short, thread_name_prefix="fisk-search")
         self.long = ThreadPoolExecutor(long, thread_name_prefix="fisk-search-long")
 
-    def lane(self, query: str) -> ThreadPoolExecutor:
-        return self.long if is_long_query(query) else self.short
-
-    async def run(self, query: str, fn: Callable[[], T]) -> T:
-        """``fn`` (the search of ``query``) on a thread of the query's lane."""
-        return await asyncio.get_running_loop().run_in_executor(self.lane(query), fn)
+    async def run(self, long: bool, fn: Callable[[], T]) -> T:
+        """``fn`` (a search, ``long`` or not) on a thread of its lane."""
+        lane = self.long if long else self.short
+        return await asyncio.get_running_loop().run_in_executor(lane, fn)
 
     def close(self) -> None:
         """Queued searches are dropped; running ones finish (each is bounded)."""

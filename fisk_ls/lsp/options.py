@@ -39,7 +39,7 @@ SECTION = "fisk"
 
 
 @dataclass(frozen=True)
-class Embeddings:
+class EmbeddingsOptions:
     base_url: str = ""
     model: str = ""
     api_key_env: str = ""
@@ -67,7 +67,7 @@ class Embeddings:
 
 
 @dataclass(frozen=True)
-class Expansion:
+class ExpansionOptions:
     provider: str = "none"
     base_url: str = ""
     model: str = ""
@@ -93,8 +93,8 @@ class Options:
     paths: tuple[str, ...] | None = None
     exclude: tuple[str, ...] | None = None
     top_k: int | None = None
-    embeddings: Embeddings | None = None
-    expansion: Expansion | None = None
+    embeddings: EmbeddingsOptions | None = None
+    expansion: ExpansionOptions | None = None
     watch: bool = True
     workspace_symbols: bool = True
     prebuilt: str | None = None
@@ -196,7 +196,7 @@ def _embeddings(value: object, key: str, errors: list[str]) -> object:
     if problems := rule_problems(EMBEDDINGS_RULE, given):
         errors += [f"{key}{'.' + f if f else ''} ({problem})" for f, problem in problems]
         return _BAD
-    return Embeddings(**fields)
+    return EmbeddingsOptions(**fields)
 
 
 def _expansion(value: object, key: str, errors: list[str]) -> object:
@@ -206,7 +206,7 @@ def _expansion(value: object, key: str, errors: list[str]) -> object:
     fields = _given(EXPANSION, value, key, errors)
     if fields is None:
         return _BAD
-    options = Expansion(**fields)
+    options = ExpansionOptions(**fields)
     if problem := expansion_problem(options.provider, options.base_url, options.model):
         errors.append(f"{key} ({problem.replace('base_url', 'baseUrl')})")
         return _BAD

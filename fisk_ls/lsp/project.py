@@ -7,24 +7,22 @@ searches across roots by score and resolves a citation in the first root that ha
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
 from ..knowledge import (
     INDEX_NOT_BUILT,
     CitedChunk,
-    Deadline,
     Expander,
     Knowledge,
     QueueHooks,
-    Scope,
+    SearchRequest,
     Settings,
     first_with,
     resolve_settings,
-    resolve_top_k,
-    scopes,
     search_projects,
 )
 from ..knowledge import Found as CoreFound
@@ -121,39 +119,20 @@ class Projects:
         paths = list(paths)
         return sum(p.add(paths) for p in self)
 
-    def search(
-        self,
-        query: str,
-        top_k: int | None,
-        also: tuple[str, ...] = (),
-        paths: Sequence[str] = (),
-        tags: Sequence[str] = (),
-        *,
-        expand: bool = False,
-        deadline: Deadline | None = None,
-    ) -> Merged:
-        """The best hits of every project, merged by score; ``paths`` and ``tags`` (see
-        :func:`scopes`) keep each project's search to them. With ``expand``, the first
-        project's expander adds its strings when the plain results are weak (the core's
-        ``expanded``), once for all projects. ``deadline``: when it must stop (the client's
-        ``$/cancelRequest``): SearchCancelled."""
+    def search(self, request: SearchRequest) -> Merged:
+        """The best hits of every project for ``request``, merged by score (the core's
+        ``search_projects``: its paths keep each project's search to them). With
+        ``request.expand``, the first project's expander adds its strings when the plain
+        results are weak, once for all projects; the user's language is the request's
+        unless it names one. SearchCancelled past its deadline (the client's
+        ``$/cancelRequest``)."""
         projects = list(self)
         if not projects:
             return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
-        searched: list[tuple[Project, Scope | None]] = (
-            scopes(projects, paths, tags) if paths or tags else [(p, None) for p in projects]
-        )
-        k = resolve_top_k(top_k, projects[0].settings.top_k)
-        return search_projects(
-            searched,
-            query,
-            k,
-            also,
-            language=self.reader_language,
-            expand=expand,
-            expander=self.expander(projects[0]) if expand else None,
-            deadline=deadline,
-        )
+        if request.reader_language is None:
+            request = dataclasses.replace(request, reader_language=self.reader_language)
+        expander = self.expander(projects[0]) if request.expand else None
+        return search_projects(projects, request, expander)
 
     def expander(self, project: Project) -> Expander | None:
         """``project``'s question expander: the core's for a chat server, the client's model

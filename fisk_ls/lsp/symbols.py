@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..knowledge import QUERY, KnowledgeError
+from ..knowledge import QUERY, KnowledgeError, SearchRequest
 from .convert import Units, file_uri, first_line_range, selection_range, units
 from .project import Found
 from .server import FiskLanguageServer
@@ -28,7 +28,7 @@ def workspace_symbol(
     if not params.query.strip() or not any(p.options.workspace_symbols for p in ls.projects):
         return None
     try:
-        merged = ls.projects.search(params.query, None)
+        merged = ls.projects.search(SearchRequest(params.query))
     except KnowledgeError:
         return None
     count = units(ls.workspace.position_encoding)

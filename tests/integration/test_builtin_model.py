@@ -16,6 +16,7 @@ import pytest
 from fisk_ls.knowledge import (
     IndexReporter,
     Knowledge,
+    SearchRequest,
     Settings,
     VectorSpaceMismatch,
     index,
@@ -68,9 +69,9 @@ def test_a_paraphrase_with_no_shared_words_is_found(pets: Settings, minilm: Path
     kb = Knowledge(h)
     assert kb.stats().vectors == kb.stats().chunks == len(DOCS)
     for query, path in PARAPHRASES.items():
-        lex = lexical.search(query)
+        lex = lexical.search(SearchRequest(query))
         assert path not in [hit.path for hit in lex.hits]  # no word in common
-        res = kb.search(query, 3)
+        res = kb.search(SearchRequest(query, 3))
         assert res.status == "ok" and res.tier.startswith("hybrid:")
         assert "builtin:all-MiniLM-L6-v2@" in res.tier
         assert path in [hit.path for hit in res.hits], (query, [h.path for h in res.hits])
@@ -83,11 +84,11 @@ def test_the_index_answers_lexically_while_its_backlog_waits(pets: Settings, min
     stats = index(h, drain=False)
     assert stats.backlog == stats.chunks == len(DOCS)
     kb = Knowledge(h)
-    res = kb.search("knead the dough")
+    res = kb.search(SearchRequest("knead the dough"))
     assert res.hits[0].path == "food/bread.md" and res.hits[0].retrievers == {"lexical": 1}
     assert f"0 of {len(DOCS)} chunks embedded" in res.tier
     assert index(h).backlog == 0
-    res = kb.search("knead the dough")
+    res = kb.search(SearchRequest("knead the dough"))
     assert set(res.hits[0].retrievers) == {"lexical", "vector"}
     assert "chunks embedded" not in res.tier
     kb.close()

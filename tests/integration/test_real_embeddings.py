@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, Settings, index
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from tests.support.waiting import HANG_GUARD
 
@@ -80,7 +80,7 @@ def test_semantic_hit_that_lexical_misses(e5_url: str, settings: Settings, proje
         (project / rel).write_text(text)
     lexical = Knowledge(settings)
     index(settings, [project / "pets", project / "ops", project / "food"])
-    assert not lexical.search("feline").hits  # no shared word: BM25 cannot find it
+    assert not lexical.search(SearchRequest("feline")).hits  # no shared word: BM25 cannot find it
     hybrid = settings.with_overrides(
         embeddings=EmbeddingsConfig(
             base_url=e5_url, model="e5-small", timeout=60.0, query_timeout=30.0
@@ -88,9 +88,9 @@ def test_semantic_hit_that_lexical_misses(e5_url: str, settings: Settings, proje
     )
     index(hybrid, [project / "pets", project / "ops", project / "food"], rebuild=True)
     kb = Knowledge(hybrid)
-    res = kb.search("feline pet that purrs")
+    res = kb.search(SearchRequest("feline pet that purrs"))
     assert res.status == "ok" and not res.degraded
     assert res.hits[0].path == "pets/cat.md"
-    assert kb.search("feline").hits[0].path == "pets/cat.md"
+    assert kb.search(SearchRequest("feline")).hits[0].path == "pets/cat.md"
     assert kb.stats().dimension == 384 and kb.stats().vectors == kb.stats().chunks
     kb.close()

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, check_request, index, resolve_settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
-from fisk_ls.knowledge.search import fuse, fuse_strings
-from fisk_ls.knowledge.settings_schema import SettingError, check_also
+from fisk_ls.knowledge.fusion import fuse, fuse_strings
+from fisk_ls.knowledge.settings_checks import SettingError, check_also
 from tests.support.agent_strings import ALSO, KEYWORDS, QUESTION, write_site
 from tests.support.fake_embed_server import FakeEmbedServer
 
@@ -43,10 +43,10 @@ def hybrid(root: Path, store_base: Path, server: FakeEmbedServer) -> Knowledge:
 
 
 def test_an_agent_string_finds_what_the_question_s_words_miss(kb: Knowledge) -> None:
-    plain = kb.search(QUESTION, 3)
+    plain = kb.search(SearchRequest(QUESTION, 3))
     assert plain.hits and plain.hits[0].path == "docs/display.md"
     assert all(h.found_by == ("query",) for h in plain.hits)
-    helped = kb.search(QUESTION, 3, also=ALSO)
+    helped = kb.search(SearchRequest(QUESTION, 3, also=ALSO))
     assert helped.hits[0].path == "docs/naming.md"
     assert "also[0]" in helped.hits[0].found_by
     assert "also[0].lexical" in helped.hits[0].retrievers
@@ -61,9 +61,9 @@ def test_an_agent_string_finds_what_the_question_s_words_miss(kb: Knowledge) -> 
 
 def test_no_also_ranks_exactly_as_the_query_alone(kb: Knowledge) -> None:
     for q in (QUESTION, "sampling", "OTEL_SERVICE_NAME", "   "):
-        a, b = kb.search(q, 5), kb.search(q, 5, also=[])
+        a, b = kb.search(SearchRequest(q, 5)), kb.search(SearchRequest(q, 5, also=[]))
         assert a == b
-        assert kb.search(q, 5, also=["", "  "]) == a  # blank strings find nothing
+        assert kb.search(SearchRequest(q, 5, also=["", "  "])) == a  # blank strings find nothing
 
 
 def test_limits_name_the_contract() -> None:
@@ -79,9 +79,9 @@ def test_limits_name_the_contract() -> None:
         check_also([1, 2])
 
 
-def test_the_core_refuses_too_many_strings(kb: Knowledge) -> None:
-    with pytest.raises(SettingError, match="at most 4"):
-        kb.search(QUESTION, also=["a"] * 5)
+def test_the_core_refuses_too_many_strings() -> None:
+    with pytest.raises(SettingError, match="also: at most 4"):
+        check_request({"query": QUESTION, "also": ["a"] * 5})
 
 
 def test_every_string_is_embedded_in_one_request(
@@ -90,13 +90,15 @@ def test_every_string_is_embedded_in_one_request(
     k = hybrid(root, store_base, fake_embed)
     try:
         fake_embed.reset_stats()
-        result = k.search(QUESTION, 3, also=[KEYWORDS, "Set OTEL_SERVICE_NAME.", "rename app"])
+        result = k.search(
+            SearchRequest(QUESTION, 3, also=[KEYWORDS, "Set OTEL_SERVICE_NAME.", "rename app"])
+        )
         stats = fake_embed.stats()
         assert stats["requests"] == 1, stats
         assert result.hits and not result.degraded
         assert any(key.endswith("vector") for h in result.hits for key in h.retrievers)
         fake_embed.reset_stats()
-        k.search(QUESTION, 3)  # the query alone: one request of one input, as before
+        k.search(SearchRequest(QUESTION, 3))  # the query alone: one request of one input, as before
         assert fake_embed.stats()["requests"] == 1
     finally:
         k.close()
@@ -108,7 +110,7 @@ def test_a_failed_embedding_degrades_every_string_to_lexical(
     k = hybrid(root, store_base, fake_embed)
     try:
         fake_embed.set_mode("status", status=500)
-        result = k.search(QUESTION, 3, also=ALSO)
+        result = k.search(SearchRequest(QUESTION, 3, also=ALSO))
         assert result.degraded and result.hits[0].path == "docs/naming.md"
     finally:
         k.close()

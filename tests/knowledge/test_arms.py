@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import fisk_ls.knowledge.arms as arms
 import fisk_ls.knowledge.search as search
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, index, resolve_settings
 from fisk_ls.knowledge.arms import ArmPool
 from fisk_ls.knowledge.deadline import Deadline
 from fisk_ls.knowledge.location import Settings
@@ -87,7 +87,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, K
 def sequential(k: Knowledge, query: str, also: list[str]) -> Any:
     pool, k.arms = k.arms, None
     try:
-        return k.search(query, 10, also=also)
+        return k.search(SearchRequest(query, 10, also=also))
     finally:
         k.arms = pool
 
@@ -102,7 +102,7 @@ def test_side_by_side_ranks_as_one_after_another(
     site: tuple[Settings, Knowledge], query: str, also: list[str]
 ) -> None:
     _, k = site
-    assert k.search(query, 10, also=also) == sequential(k, query, also)
+    assert k.search(SearchRequest(query, 10, also=also)) == sequential(k, query, also)
 
 
 def test_workers_take_arms_when_nothing_changed(
@@ -126,7 +126,7 @@ def test_workers_take_arms_when_nothing_changed(
     want = sequential(k, "how is a span exported", also)
     monkeypatch.setattr(search, "lexical_arm", recorded)
     before = k.arms.fallbacks if k.arms else 0
-    got = k.search("how is a span exported", 10, also=also)
+    got = k.search(SearchRequest("how is a span exported", 10, also=also))
     assert got == want
     assert any(t.startswith("fisk-arm") for t in threads)
     assert k.arms is not None and k.arms.fallbacks == before
@@ -162,7 +162,7 @@ def test_a_worker_that_cannot_open_the_store_leaves_the_arms_to_the_search(
     fallbacks = k.arms.fallbacks
     monkeypatch.setattr(k.store, "snapshot", snapshot)
     monkeypatch.setattr(search, "lexical_arm", arm)
-    assert k.search(query, 10, also=also) == want
+    assert k.search(SearchRequest(query, 10, also=also)) == want
     assert k.arms.fallbacks > fallbacks
 
 
@@ -217,7 +217,7 @@ def test_a_commit_between_the_snapshots_falls_back_to_the_search_s_own(
     writer = threading.Thread(target=write)
     writer.start()
     try:
-        got = k.search(query, 10, also=also)
+        got = k.search(SearchRequest(query, 10, also=also))
     finally:
         go.set()
         writer.join(HANG_GUARD)
@@ -237,7 +237,7 @@ def test_close_ends_the_workers(tmp_path: Path) -> None:
     running = set(threading.enumerate())
     k = Knowledge(s)
     k.arms = ArmPool(k.store, workers=1, min_postings=0)
-    k.search("span", 5, also=["trace metric", "collector"])
+    k.search(SearchRequest("span", 5, also=["trace metric", "collector"]))
     assert [t for t in set(threading.enumerate()) - running if t.name.startswith("fisk-arm")]
     k.close()
     assert not [t for t in set(threading.enumerate()) - running if t.name.startswith("fisk-arm")]

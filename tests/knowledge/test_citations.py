@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from fisk_ls.knowledge import (
     CitationError,
     Knowledge,
+    SearchRequest,
     Settings,
     index,
 )
@@ -55,7 +56,7 @@ def test_leading_dot_slash_accepted() -> None:
 def test_show_and_stale(settings: Settings, project: Path) -> None:
     index(settings)
     kb = Knowledge(settings)
-    hit = kb.search("retries backoff jitter").hits[0]
+    hit = kb.search(SearchRequest("retries backoff jitter")).hits[0]
     shown = kb.show(hit.citation)
     assert not shown.stale and "jitter" in shown.text
     assert shown.current_lines == (hit.start_line, hit.end_line)

@@ -11,16 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, fts, index, resolve_settings
-from fisk_ls.knowledge.fts import (
-    COMPOUND_WORDS,
-    MAX_TERMS,
-    STOP_WORDS,
-    compound_terms,
-    query_terms,
-    search_terms,
-    stop_words,
-)
+from fisk_ls.knowledge import Knowledge, SearchRequest, index, question, resolve_settings
+from fisk_ls.knowledge.fts import MAX_TERMS, STOP_WORDS, stop_words
+from fisk_ls.knowledge.question import COMPOUND_WORDS
+from tests.support.question import compound_terms, query_terms, search_terms
 
 
 @pytest.mark.parametrize(
@@ -120,12 +114,16 @@ def test_words_reach_the_parameter_they_name(
     knowledge: Knowledge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     try:
-        top = knowledge.search("prefix length", top_k=3).hits[0]
+        top = knowledge.search(SearchRequest("prefix length", top_k=3)).hits[0]
         assert top.path == "New-NetIPAddress.md"
         assert top.section.endswith("-PrefixLength")
         assert top.match is not None and "PrefixLength" in top.match.terms  # shown as matched
         # Without the compound the words alone rank the guides first.
-        monkeypatch.setattr(fts.Asked, "compounds", lambda self: [])
-        assert knowledge.search("prefix length", top_k=3).hits[0].path.startswith("routing-")
+        monkeypatch.setattr(question.Asked, "compounds", lambda self: [])
+        assert (
+            knowledge.search(SearchRequest("prefix length", top_k=3))
+            .hits[0]
+            .path.startswith("routing-")
+        )
     finally:
         knowledge.close()

@@ -8,16 +8,26 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Cancelled, Knowledge, SearchCancelled, index, resolve_settings, store
+from fisk_ls.knowledge import (
+    Cancelled,
+    Knowledge,
+    SearchCancelled,
+    SearchRequest,
+    index,
+    resolve_settings,
+    store,
+)
 from fisk_ls.knowledge.arms import ArmPool
 from fisk_ls.knowledge.deadline import Deadline
 from fisk_ls.knowledge.location import Settings
 from fisk_ls.knowledge.scope import Scope
 from tests.support.big_corpus import make_corpus
+from tests.support.restricted import scoped_request
 from tests.support.waiting import HANG_GUARD
 
 COSTLY = "lorem ipsum dolor sit amet consectetur adipiscing elit tempor"
@@ -58,9 +68,11 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings,
 def looks(k: Knowledge, query: str, also: list[str] | None = None) -> int:
     """How many looks at its deadline a whole search takes (its term counts cached first, as
     for the searches that follow)."""
-    k.search(query, 10, also=also or [])
+    k.search(SearchRequest(query, 10, also=also or []))
     ticks = Ticks()
-    result = k.search(query, 10, also=also or [], deadline=Deadline(float("inf"), clock=ticks))
+    result = k.search(
+        SearchRequest(query, 10, also=also or [], deadline=Deadline(float("inf"), clock=ticks))
+    )
     assert result.status == "ok" and result.hits
     return ticks.now
 
@@ -89,10 +101,13 @@ def test_a_costly_search_is_interrupted_mid_statement(
     assert whole > 20  # the progress handler looks many times during one search
     ticks = Ticks()
     with pytest.raises(SearchCancelled, match="time limit"):
-        k.search(COSTLY, 10, deadline=Deadline(whole // 2, clock=ticks))
+        k.search(SearchRequest(COSTLY, 10, deadline=Deadline(whole // 2, clock=ticks)))
     assert ticks.now == whole // 2  # stopped at the first look past it: no tick after
     # The reader's connection is left clean: the next search answers in full.
-    assert k.search(COSTLY, 10).hits == k.search(COSTLY, 10, deadline=Deadline()).hits
+    assert (
+        k.search(SearchRequest(COSTLY, 10)).hits
+        == k.search(SearchRequest(COSTLY, 10, deadline=Deadline())).hits
+    )
 
 
 def test_a_search_cancelled_from_another_thread_ends(corpus: tuple[Settings, Knowledge]) -> None:
@@ -112,7 +127,7 @@ def test_a_search_cancelled_from_another_thread_ends(corpus: tuple[Settings, Kno
 
     def run() -> None:
         try:
-            k.search(COSTLY, 10, deadline=deadline)
+            k.search(SearchRequest(COSTLY, 10, deadline=deadline))
             outcome.append(None)
         except BaseException as exc:
             outcome.append(exc)
@@ -137,13 +152,13 @@ def test_the_arm_pool_workers_stop_too(corpus: tuple[Settings, Knowledge]) -> No
         for stop in (1, 3, whole // 3, whole // 2, whole * 3 // 4):  # whole varies by a few
             ticks = Ticks()
             with pytest.raises(SearchCancelled):
-                k.search(COSTLY, 10, also=ALSO, deadline=Deadline(stop, clock=ticks))
+                k.search(SearchRequest(COSTLY, 10, also=ALSO, deadline=Deadline(stop, clock=ticks)))
             # No connection looked again once it had passed (the other two threads may each
             # have been looking at that very moment).
             assert stop <= ticks.now <= stop + 2
         # Workers and connections are fine afterwards: the same ranking as before.
-        want = k.search(COSTLY, 10, also=ALSO)
-        assert k.search(COSTLY, 10, also=ALSO, deadline=Deadline()) == want
+        want = k.search(SearchRequest(COSTLY, 10, also=ALSO))
+        assert k.search(SearchRequest(COSTLY, 10, also=ALSO, deadline=Deadline())) == want
     finally:
         k.close()
 
@@ -158,8 +173,8 @@ def test_a_scope_over_many_documents_checks_the_deadline(
     d = Deadline()
     d.cancel()
     with pytest.raises(SearchCancelled):
-        k.search(COSTLY, 10, scope=scope, deadline=d)
-    assert k.search(COSTLY, 10, scope=scope).hits
+        k.search(replace(scoped_request(COSTLY, 10, scope), deadline=d))
+    assert k.search(scoped_request(COSTLY, 10, scope)).hits
 
 
 def test_a_deadline_already_passed_reads_nothing(tmp_path: Path) -> None:
@@ -170,7 +185,7 @@ def test_a_deadline_already_passed_reads_nothing(tmp_path: Path) -> None:
         d = Deadline()
         d.cancel()
         with pytest.raises(SearchCancelled):
-            k.search("lorem", deadline=d)
-        assert k.search("lorem").hits
+            k.search(SearchRequest("lorem", deadline=d))
+        assert k.search(SearchRequest("lorem")).hits
     finally:
         k.close()

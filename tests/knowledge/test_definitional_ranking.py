@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
-from fisk_ls.knowledge.fts import heading_key, question_text, singular
+from fisk_ls.knowledge import Knowledge, SearchRequest, index, resolve_settings
+from fisk_ls.knowledge.fts import heading_key, singular
 from fisk_ls.knowledge.lexical import started_headings
+from tests.support.question import question_text
 
 GLOSSARY = """\
     ---
@@ -110,13 +111,13 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
 
 
 def test_the_glossary_entries_share_one_chunk(knowledge: Knowledge) -> None:
-    hits = knowledge.search("serialize deserialize", top_k=5).hits
+    hits = knowledge.search(SearchRequest("serialize deserialize", top_k=5)).hits
     glossary = [h for h in hits if h.path == "docs/concepts/glossary.md"]
     assert glossary and glossary[0].section.endswith("OTLP; Propagators")
 
 
 def test_what_is_a_propagator_reaches_the_glossary_entry(knowledge: Knowledge) -> None:
-    hits = knowledge.search("what is a propagator", top_k=5).hits
+    hits = knowledge.search(SearchRequest("what is a propagator", top_k=5)).hits
     assert hits[0].path == "docs/concepts/glossary.md"
     assert "Used to serialize and deserialize" in hits[0].text
 
@@ -124,13 +125,13 @@ def test_what_is_a_propagator_reaches_the_glossary_entry(knowledge: Knowledge) -
 def test_what_does_otlp_stand_for_reaches_the_glossary_entry(knowledge: Knowledge) -> None:
     # The OTLP exporter section is headed "OTLP" too and may come first; its continuations
     # may not come before the definition.
-    hits = knowledge.search("what does OTLP stand for", top_k=5).hits
+    hits = knowledge.search(SearchRequest("what does OTLP stand for", top_k=5)).hits
     glossary = [h for h in hits[:2] if h.path == "docs/concepts/glossary.md"]
     assert glossary and "Short for OpenTelemetry Protocol" in glossary[0].text
 
 
 def test_a_long_section_counts_its_heading_once(knowledge: Knowledge) -> None:
-    hits = knowledge.search("what does OTLP stand for", top_k=10).hits
+    hits = knowledge.search(SearchRequest("what does OTLP stand for", top_k=10)).hits
     table = [h for h in hits if h.path == "docs/zero-code/dotnet/configuration.md"]
     assert len(table) > 1  # the table is cut into several chunks, all labelled "... > OTLP"
     assert all(h.section.endswith("Exporters > OTLP") for h in table)
@@ -152,7 +153,7 @@ def test_started_headings_skip_a_continued_section() -> None:
 
 def test_a_word_sharing_only_a_stem_is_not_the_defined_term(knowledge: Knowledge) -> None:
     # "Propagation" and "propagator" are both "propag" to the Porter stemmer.
-    hits = knowledge.search("what is a propagator", top_k=10).hits
+    hits = knowledge.search(SearchRequest("what is a propagator", top_k=10)).hits
     first_propagation = next(i for i, h in enumerate(hits) if h.path.endswith("propagation.md"))
     assert first_propagation > 0
 
@@ -186,7 +187,7 @@ def test_question_text_drops_the_frame_of_a_definition() -> None:
 
 
 def test_a_long_text_is_no_definitional_question() -> None:
-    from fisk_ls.knowledge.fts import heading_terms
+    from tests.support.question import heading_terms
 
     pasted = (
         "Definition of a large scale cyber attack is extremely vague. Armed acts of aggression "
@@ -275,6 +276,6 @@ def test_a_page_titled_by_the_term_comes_before_a_list_that_names_it(
 ) -> None:
     # The module page's "New-Widget" entry is a heading that is the term; so is the cmdlet
     # page's title, whose section its first chunk begins (SYNOPSIS; SYNTAX).
-    hits = cmdlets.search(query, top_k=5).hits
+    hits = cmdlets.search(SearchRequest(query, top_k=5)).hits
     assert hits[0].path == "New-Widget.md"
     assert "Creates a widget." in hits[0].text

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, index, resolve_settings
 
 FILLER = (
     "OpenTelemetry is an observability framework and toolkit designed to create and manage "
@@ -278,11 +278,11 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
 
 
 def paths(k: Knowledge, query: str, top: int = 5) -> list[str]:
-    return [h.path for h in k.search(query, top_k=top).hits]
+    return [h.path for h in k.search(SearchRequest(query, top_k=top)).hits]
 
 
 def test_what_is_a_span_reaches_the_defining_section_first(knowledge: Knowledge) -> None:
-    hits = knowledge.search("what is a span", top_k=5).hits
+    hits = knowledge.search(SearchRequest("what is a span", top_k=5)).hits
     assert hits[0].path == "docs/concepts/signals/traces.md"
     assert "A **span** represents" in hits[0].text
     assert "Spans" in hits[0].section
@@ -291,7 +291,7 @@ def test_what_is_a_span_reaches_the_defining_section_first(knowledge: Knowledge)
 def test_a_definitional_question_with_context_reaches_the_defined_term(
     knowledge: Knowledge,
 ) -> None:
-    hits = knowledge.search("what is a connector in the collector", top_k=5).hits
+    hits = knowledge.search(SearchRequest("what is a connector in the collector", top_k=5)).hits
     assert hits[0].path == "docs/collector/architecture.md"
     assert "A connector joins two pipelines" in hits[0].text
 
@@ -307,13 +307,13 @@ def test_collector_exporter_batch_processor_finds_the_configuration_page(
 def test_an_environment_variable_finds_the_page_that_explains_it_first(
     knowledge: Knowledge,
 ) -> None:
-    hits = knowledge.search("OTEL_EXPORTER_OTLP_ENDPOINT", top_k=5).hits
+    hits = knowledge.search(SearchRequest("OTEL_EXPORTER_OTLP_ENDPOINT", top_k=5)).hits
     assert hits[0].path == "docs/languages/sdk-configuration/otlp-exporter.md"
     assert "A base endpoint URL" in hits[0].text
 
 
 def test_tail_sampling_how_to_brings_the_yaml_with_its_introduction(knowledge: Knowledge) -> None:
-    hits = knowledge.search("how do I configure tail sampling", top_k=5).hits
+    hits = knowledge.search(SearchRequest("how do I configure tail sampling", top_k=5)).hits
     top = hits[0]
     assert top.path == "docs/demo/sample-configurations/tail-sampling.md"
     assert "add the following" in top.text
@@ -323,7 +323,7 @@ def test_tail_sampling_how_to_brings_the_yaml_with_its_introduction(knowledge: K
 def test_merged_sections_are_labelled_and_shown_whole(knowledge: Knowledge) -> None:
     hit = next(
         h
-        for h in knowledge.search("context propagation", top_k=5).hits
+        for h in knowledge.search(SearchRequest("context propagation", top_k=5)).hits
         if h.path == "docs/concepts/signals/traces.md"
     )
     assert hit.section == "Traces > Context Propagation; Spans"
@@ -347,7 +347,7 @@ def test_one_document_index_answers_its_topic(tmp_path: Path) -> None:
     index(settings)
     k = Knowledge(settings)
     try:
-        hits = k.search("how does backpressure work").hits
+        hits = k.search(SearchRequest("how does backpressure work")).hits
         assert hits and all(h.path == "README.md" for h in hits)
     finally:
         k.close()

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Project, resolve_settings
+from fisk_ls.knowledge import Project, SearchRequest, resolve_settings
 from fisk_ls.knowledge.chat import ChatModel
 from fisk_ls.knowledge.config import ExpansionConfig, parse_expansion
 from fisk_ls.knowledge.errors import ConfigError
@@ -363,12 +363,12 @@ def test_project_search_with_expansion(tmp_path: Path, chat: tuple[FakeChatServe
     settings = resolve_settings(cwd=tmp_path, store_base=tmp_path / "stores")
     with Project(settings) as project:
         project.index()
-        plain = project.search(QUESTION)
+        plain = project.search(SearchRequest(QUESTION))
         assert plain.expansion is None and plain.hits == []
-        result = project.search(QUESTION, expand=True)
+        result = project.search(SearchRequest(QUESTION, expand=True))
         assert result.expansion is not None and result.expansion.status == USED
         assert result.hits and result.hits[0].section.startswith("Retries")
         assert result.hits[0].found_by != ("query",)
-        again = project.search(QUESTION, expand=True)
+        again = project.search(SearchRequest(QUESTION, expand=True))
         assert again.expansion is not None and again.expansion.status == CACHED
     assert server.calls == 1

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index, resolve_settings
 from fisk_ls.knowledge.collapse import FOLD_MIN_WORDS, paragraph_key
 from tests.support.repeated import (
     COMMANDS,
@@ -38,7 +38,7 @@ def test_a_paragraph_in_three_documents_is_one_hit_with_two_under_also(
     k = Knowledge(resolve_settings(cwd=root, store_base=store_base, discover=False))
     try:
         index(k.settings)
-        hits = k.search(QUERY).hits
+        hits = k.search(SearchRequest(QUERY)).hits
     finally:
         k.close()
     option = [h for h in hits if h.path in PAGES]
@@ -70,7 +70,7 @@ def test_folded_hits_do_not_count_toward_top_k(tmp_path: Path, store_base: Path)
     s = make(tmp_path / "p", store_base, docs)
     k = Knowledge(s)
     try:
-        hits = k.search("registry client stores tarball cache folder", top_k=6).hits
+        hits = k.search(SearchRequest("registry client stores tarball cache folder", top_k=6)).hits
     finally:
         k.close()
     assert len(hits) == 6, "top_k counts the hits shown, not the copies folded into them"
@@ -95,8 +95,8 @@ def test_a_short_paragraph_or_another_heading_does_not_fold(
     s = make(tmp_path / "p", store_base, docs)
     k = Knowledge(s)
     try:
-        short = k.search("frobnicators default").hits
-        headed = k.search("copy of every gizmo").hits
+        short = k.search(SearchRequest("frobnicators default")).hits
+        headed = k.search(SearchRequest("copy of every gizmo")).hits
     finally:
         k.close()
     assert len([h for h in short if h.path.startswith("short/")]) == 3

@@ -9,9 +9,6 @@ from hypothesis import strategies as st
 
 from fisk_ls.knowledge import schema
 from fisk_ls.knowledge.fts import (
-    _IDENTIFIER,
-    MAX_PHRASE_WORDS,
-    MAX_PHRASES,
     MAX_QUERY_CHARS,
     MAX_TERMS,
     STOP_WORDS,
@@ -19,17 +16,16 @@ from fisk_ls.knowledge.fts import (
     cjk_column,
     fold_clitics,
     heading_key,
-    heading_terms,
     may_have_key,
-    query_phrases,
-    query_terms,
     words,
 )
 from fisk_ls.knowledge.fts import _unicode_words as unicode_words
 from fisk_ls.knowledge.index.examine import ChunkRow
 from fisk_ls.knowledge.index.rows import insert_chunks
+from fisk_ls.knowledge.question import _IDENTIFIER, MAX_PHRASE_WORDS, MAX_PHRASES
 from fisk_ls.knowledge.schema import body_key
 from fisk_ls.knowledge.topk import plan_of
+from tests.support.question import heading_terms, query_phrases, query_terms
 
 
 def match(text: str) -> str:
@@ -192,7 +188,7 @@ def test_identifier_pattern_is_linear() -> None:
     import sys
 
     code = (
-        "from fisk_ls.knowledge.fts import _IDENTIFIER as p\n"
+        "from fisk_ls.knowledge.question import _IDENTIFIER as p\n"
         "t = 'x' * 400_000 + ' a-b ' + 'y_' * 100_000\n"
         "print(sum(1 for _ in p.finditer(t)))\n"
     )
@@ -218,8 +214,6 @@ def test_the_core_cut_is_the_front_ends_limit() -> None:
 
 
 def test_heading_terms_of_definitional_questions() -> None:
-    from fisk_ls.knowledge.fts import heading_terms
-
     assert heading_terms("what is a span") == ["span"]
     assert heading_terms("what is a connector in the collector") == ["connector"]
     assert heading_terms("What does OTLP stand for?") == ["otlp"]

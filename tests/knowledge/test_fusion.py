@@ -1,4 +1,4 @@
-"""Fusing the lexical and vector candidate lists (search.fuse; search.rrf kept for comparison)."""
+"""Fusing the lexical and vector candidate lists (fusion.fuse)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge.search import LEXICAL_WEIGHT, fuse, rrf
-
-
-def test_rrf_is_the_reference_rule() -> None:
-    # The reference's own test: 1 and 3 tie above 2, the tie goes to the smaller id.
-    assert [cid for cid, _ in rrf([[1, 2, 3], [3, 2, 1]])] == [1, 3, 2]
+from fisk_ls.knowledge.fusion import LEXICAL_WEIGHT, fuse
 
 
 def test_lexical_alone_is_bm25_relative_to_the_best() -> None:
@@ -29,11 +24,10 @@ def test_vector_alone_is_rescaled_over_its_candidates() -> None:
 
 def test_a_flat_vector_list_cannot_outvote_a_clear_lexical_order() -> None:
     # An English-only model on a Japanese query: every cosine within 0.01, so its order is
-    # noise; RRF would count it as much as the lexical ranks, the score fusion barely does.
+    # noise; ranks would count it as much as the lexical ranks, the score fusion barely does.
     lexical = [(1, -9.0), (2, -3.0), (3, -2.0)]
     vector = [(3, 0.310), (2, 0.305), (9, 0.300)]
     assert fuse(lexical, vector)[0][0] == 1
-    assert rrf([[1, 2, 3], [3, 2, 9]])[0][0] != 1
 
 
 def test_a_strong_semantic_match_lifts_a_weak_lexical_one() -> None:

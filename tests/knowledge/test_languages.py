@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, index, languages, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, index, languages, resolve_settings
 from fisk_ls.knowledge.languages import (
     NEAR_TIE,
     OTHER_LANGUAGE,
@@ -181,30 +181,40 @@ def test_search_answers_an_english_question_from_the_english_copy(
     index(settings)
     k = Knowledge(settings)
     try:
-        english = k.search("how do I configure the OTLP exporter endpoint", top_k=5).hits
+        english = k.search(
+            SearchRequest("how do I configure the OTLP exporter endpoint", top_k=5)
+        ).hits
         assert english[0].path == "content/en/docs/exporter.md"
-        portuguese = k.search("como configurar o endpoint do exporter OTLP", top_k=5).hits
+        portuguese = k.search(
+            SearchRequest("como configurar o endpoint do exporter OTLP", top_k=5)
+        ).hits
         assert portuguese[0].path == "content/pt/docs/exporter.md"
         # An identifier says nothing of its asker: the Portuguese copy scores a little higher
         # (shorter), and the copy in the language most candidates are in wins the near-tie.
         monkeypatch.setattr(languages, "NEAR_TIE", 1.0)
-        bare = [h.path for h in k.search("OTEL_EXPORTER_OTLP_ENDPOINT", top_k=5).hits]
+        bare = [
+            h.path for h in k.search(SearchRequest("OTEL_EXPORTER_OTLP_ENDPOINT", top_k=5)).hits
+        ]
         assert bare[:2] == ["content/pt/docs/exporter.md", "content/en/docs/exporter.md"]
         monkeypatch.undo()
-        bare = [h.path for h in k.search("OTEL_EXPORTER_OTLP_ENDPOINT", top_k=5).hits]
+        bare = [
+            h.path for h in k.search(SearchRequest("OTEL_EXPORTER_OTLP_ENDPOINT", top_k=5)).hits
+        ]
         assert bare[:2] == ["content/en/docs/exporter.md", "content/pt/docs/exporter.md"]
         # Asked from a Portuguese desktop (a locale tag, as LANG or an editor gives it), the
         # identifier is the reader's Portuguese: its page first, the English ones at half.
-        pt = k.search("OTEL_EXPORTER_OTLP_ENDPOINT", 5, "pt_BR.UTF-8").hits
+        pt = k.search(SearchRequest("OTEL_EXPORTER_OTLP_ENDPOINT", 5, "pt_BR.UTF-8")).hits
         assert pt[0].path == "content/pt/docs/exporter.md"
         assert pt[1].path == "content/en/docs/exporter.md"
         assert pt[1].score <= OTHER_LANGUAGE * pt[0].score + 1e-4  # x0.5, not the near-tie's
         assert (
-            k.search("OTEL_EXPORTER_OTLP_ENDPOINT", 5, "C.UTF-8").hits
-            == k.search("OTEL_EXPORTER_OTLP_ENDPOINT", 5).hits
+            k.search(SearchRequest("OTEL_EXPORTER_OTLP_ENDPOINT", 5, "C.UTF-8")).hits
+            == k.search(SearchRequest("OTEL_EXPORTER_OTLP_ENDPOINT", 5)).hits
         )
         # The question's own language still wins over the reader's.
-        en = k.search("how do I configure the OTLP exporter endpoint", 5, "pt_BR").hits
+        en = k.search(
+            SearchRequest("how do I configure the OTLP exporter endpoint", 5, "pt_BR")
+        ).hits
         assert en[0].path == "content/en/docs/exporter.md"
     finally:
         k.close()
@@ -257,13 +267,16 @@ def test_a_search_without_a_reader_language_takes_the_locales(
     index(settings)
     k = Knowledge(settings)
     try:
-        given = k.search(IDENTIFIER, 5, "pt_BR.UTF-8").hits
+        given = k.search(SearchRequest(IDENTIFIER, 5, "pt_BR.UTF-8")).hits
         monkeypatch.setenv("LANG", "pt_BR.UTF-8")
-        assert k.search(IDENTIFIER, 5).hits == given
+        assert k.search(SearchRequest(IDENTIFIER, 5)).hits == given
         assert given[0].path.startswith(PORTUGUESE)
         monkeypatch.setenv("LC_ALL", "C")  # says nothing: as no reader language
-        assert k.search(IDENTIFIER, 5).hits == k.search(IDENTIFIER, 5, "C").hits
+        assert (
+            k.search(SearchRequest(IDENTIFIER, 5)).hits
+            == k.search(SearchRequest(IDENTIFIER, 5, "C")).hits
+        )
         # An editor's display language wins over the locale.
-        assert k.search(IDENTIFIER, 5, "en-US").hits[0].path.startswith(ENGLISH)
+        assert k.search(SearchRequest(IDENTIFIER, 5, "en-US")).hits[0].path.startswith(ENGLISH)
     finally:
         k.close()

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index, resolve_settings
 from fisk_ls.knowledge.match import fts_tokenizer, locate
 
 TOKENIZE = fts_tokenizer(apsw.Connection(":memory:"))
@@ -46,7 +46,7 @@ def search(tmp_path: Path, docs: dict[str, str], query: str) -> list:  # type: i
     index(s)
     kb = Knowledge(s)
     try:
-        return kb.search(query).hits
+        return kb.search(SearchRequest(query)).hits
     finally:
         kb.close()
 

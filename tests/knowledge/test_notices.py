@@ -14,6 +14,7 @@ from fisk_ls.knowledge import (
     IndexRun,
     Knowledge,
     Scope,
+    SearchRequest,
     SearchResult,
     Settings,
     index,
@@ -26,10 +27,11 @@ from fisk_ls.knowledge.notices import (
     NO_TERMS_SENTENCE,
     NOT_BUILT_SENTENCE,
 )
+from tests.support.restricted import scoped_request
 
 
 def result(status: str, hits: int = 0, **fields: object) -> SearchResult:
-    from fisk_ls.knowledge.search import Hit
+    from fisk_ls.knowledge.results import Hit
 
     found = [Hit(i, "a.md", i, "", "text", 1, 1, 1.0) for i in range(hits)]
     return SearchResult(status, "lexical", found, **fields)  # type: ignore[arg-type]
@@ -80,17 +82,17 @@ def test_searchable_words_no_document_holds_are_not_no_terms(settings: Settings)
     index(settings)
     kb = Knowledge(settings)
     try:
-        missing = kb.search("zeppelin")
+        missing = kb.search(SearchRequest("zeppelin"))
         assert (missing.status, missing.hits) == (OK, [])
         assert search_notice(missing) == NO_MATCH
         for query in ("?!", "--- ***", "   "):
-            only = kb.search(query)
+            only = kb.search(SearchRequest(query))
             assert only.status == NO_TERMS, query
             assert search_notice(only) == NO_TERMS_SENTENCE
-        scoped = kb.search("zeppelin", scope=Scope.build(["docs"]))
+        scoped = kb.search(scoped_request("zeppelin", scope=Scope.build(["docs"])))
         assert (scoped.status, scoped.scoped) == (OK, True)
         assert search_notice(scoped) == NO_MATCH_IN_SCOPE
-        assert search_notice(kb.search("backpressure")) is None
+        assert search_notice(kb.search(SearchRequest("backpressure"))) is None
     finally:
         kb.close()
 
@@ -100,7 +102,7 @@ def test_the_not_built_sentence_is_the_one_show_raises(settings: Settings) -> No
 
     kb = Knowledge(settings)
     try:
-        assert search_notice(kb.search("queue")) == NOT_BUILT_SENTENCE
+        assert search_notice(kb.search(SearchRequest("queue"))) == NOT_BUILT_SENTENCE
         with pytest.raises(CitationError) as err:
             kb.show("a.md#0")
         assert str(err.value) == NOT_BUILT_SENTENCE

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Project, resolve_settings
+from fisk_ls.knowledge import Project, SearchRequest, resolve_settings
 from fisk_ls.knowledge.location import Settings
 from fisk_ls.knowledge.pack import PackRefused, write_pack
 from fisk_ls.knowledge.unpack import key_problem, open_pack
@@ -103,7 +103,7 @@ QUERIES = [f"{a} {b}" for a, b in zip(WORDS[::2], WORDS[1::2], strict=False)][:2
 
 def top5(settings: Settings) -> dict[str, list[str]]:
     with Project(settings, coarse_knn=False) as project:
-        return {q: [h.citation for h in project.search(q, 5).hits] for q in QUERIES}
+        return {q: [h.citation for h in project.search(SearchRequest(q, 5)).hits] for q in QUERIES}
 
 
 @pytest.fixture
@@ -221,7 +221,7 @@ def test_a_lexical_project_adopts_the_lexical_part(
     settings = configure(b, None)
     with Project(settings) as project:
         stats = project.index(pack=pack)
-        assert project.search("rollback canary", 3).hits
+        assert project.search(SearchRequest("rollback canary", 3)).hits
     assert stats.adopted is not None and stats.adopted["documents"] == 40
     assert any("no embeddings are configured" in n for n in stats.notes)
 
@@ -408,7 +408,9 @@ def test_a_pack_refused_mid_adoption_rolls_back_every_write(
     with Project(settings) as project:
         project.index()
         before = {s.path: s.chunks for s in project.reader.sources() or []}
-        answers = {q: [h.citation for h in project.search(q, 5).hits] for q in QUERIES}
+        answers = {
+            q: [h.citation for h in project.search(SearchRequest(q, 5)).hits] for q in QUERIES
+        }
     for page, text in pages.items():
         page.write_text(text)  # back to the pack's bytes: every file would be adopted
     late = _edit(
@@ -424,7 +426,9 @@ def test_a_pack_refused_mid_adoption_rolls_back_every_write(
             project.index(pack=bad)
         with Project(settings) as project:
             assert {s.path: s.chunks for s in project.reader.sources() or []} == before
-            assert {q: [h.citation for h in project.search(q, 5).hits] for q in QUERIES} == answers
+            assert {
+                q: [h.citation for h in project.search(SearchRequest(q, 5)).hits] for q in QUERIES
+            } == answers
     with Project(settings) as project:
         stats = project.index(pack=pack)
     assert stats.adopted is not None and stats.adopted["documents"] == 40

@@ -13,6 +13,7 @@ import pytest
 from fisk_ls.knowledge import (
     KnowledgeError,
     Project,
+    SearchRequest,
     Settings,
     StoreError,
     index,
@@ -51,7 +52,7 @@ def test_open_finds_the_project_and_reads_it(project: Path, store_base: Path) ->
         assert opened.root == project.resolve()
         stats = opened.index()
         assert stats.files > 0
-        assert opened.read(lambda kn: kn.search("backpressure").hits)
+        assert opened.read(lambda kn: kn.search(SearchRequest("backpressure")).hits)
 
 
 def test_writer_side_runs_and_closes_with_the_project(settings: Settings) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import CitationError, Project, ProjectSet, resolve_settings
+from fisk_ls.knowledge import CitationError, Project, ProjectSet, SearchRequest, resolve_settings
 from fisk_ls.knowledge.projects import unique_names
 from tests.conftest import write_docs
 
@@ -29,7 +29,7 @@ def test_hits_are_merged_by_score_and_citations_name_their_project(
     web = _project(tmp_path / "web", store_base, "# Deploy\n\nDeploy the web app with helm.\n")
     api = _project(tmp_path / "api", store_base, "# Deploy\n\nDeploy the api, deploy it well.\n")
     with ProjectSet([web, api]) as group:
-        result = group.search("deploy", 5)
+        result = group.search(SearchRequest("deploy", 5))
         assert {h.project for h in result.hits} == {"web", "api"}
         scores = [h.score for h in result.hits]
         assert scores == sorted(scores, reverse=True)

@@ -11,7 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, lexical, remove, resolve_settings
+from fisk_ls.knowledge import (
+    Knowledge,
+    SearchRequest,
+    Settings,
+    index,
+    lexical,
+    remove,
+    resolve_settings,
+)
 from fisk_ls.knowledge.lexical import TermStats, indexed_rows, varint
 from fisk_ls.knowledge.store import Snapshot, scalar
 from fisk_ls.knowledge.topk import Plan
@@ -129,7 +137,7 @@ def test_a_query_of_common_words_only_keeps_some(knowledge: Knowledge) -> None:
             )
             mp.setattr(lexical, "POSTING_BUDGET", 10)
             assert TermStats().bound(snap, ["w30", "w40"], []) == (["w30"], [])
-    assert knowledge.search("w40 w39").hits
+    assert knowledge.search(SearchRequest("w40 w39")).hits
 
 
 def test_the_deep_read_is_one_scan(knowledge: Knowledge, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,7 +154,7 @@ def test_the_deep_read_is_one_scan(knowledge: Knowledge, monkeypatch: pytest.Mon
         return real(snap, plan, limit, within)
 
     monkeypatch.setattr(search, "bm25_ids", spy)
-    assert knowledge.search("filler", top_k=20).hits
+    assert knowledge.search(SearchRequest("filler", top_k=20)).hits
     assert calls == [search.FANOUT * search.DEEPER]
 
 

@@ -15,9 +15,16 @@ from typing import Any
 
 import pytest
 
-from fisk_ls.knowledge import EmbeddingsError, Knowledge, Settings, index, update_paths
+from fisk_ls.knowledge import (
+    EmbeddingsError,
+    Knowledge,
+    SearchRequest,
+    Settings,
+    index,
+    update_paths,
+)
 from fisk_ls.knowledge.config import EmbeddingsConfig
-from fisk_ls.knowledge.search import QueryVector, embed_query
+from fisk_ls.knowledge.query_vectors import QueryVector, embed_query
 from tests.support.fake_embed_server import FakeEmbedServer, fake_embedding
 
 DEGRADING = [
@@ -64,7 +71,7 @@ def test_every_query_fault_degrades(
     kb: Knowledge, fake_embed: FakeEmbedServer, mode: str, options: dict[str, Any]
 ) -> None:
     fake_embed.set_mode(mode, **options)
-    res = kb.search("backpressure producers")
+    res = kb.search(SearchRequest("backpressure producers"))
     assert res.status == "ok" and res.degraded and res.hits
     assert res.hits[0].path == "docs/design.md" and set(res.hits[0].retrievers) == {"lexical"}
     assert res.reason and "\n" not in res.reason and len(res.reason) <= 120
@@ -72,7 +79,7 @@ def test_every_query_fault_degrades(
     assert res.tier.startswith("degraded:")
     # the breaker remembers the failure: the next search does not ask the server again
     before = fake_embed.stats()["requests"]
-    assert kb.search("backpressure").degraded
+    assert kb.search(SearchRequest("backpressure")).degraded
     assert fake_embed.stats()["requests"] == before
 
 
@@ -82,19 +89,19 @@ def test_misconfiguration_stays_loud(
 ) -> None:
     fake_embed.set_mode(mode, **options)
     with pytest.raises(EmbeddingsError) as caught:
-        kb.search("backpressure producers")
+        kb.search(SearchRequest("backpressure producers"))
     assert caught.value.kind == kind and caught.value.misconfigured
     with pytest.raises(EmbeddingsError):  # every time, not hidden by the breaker
-        kb.search("backpressure producers")
+        kb.search(SearchRequest("backpressure producers"))
 
 
 def test_recovers_when_the_server_does(kb: Knowledge, fake_embed: FakeEmbedServer) -> None:
     fake_embed.set_mode("html")
-    assert kb.search("backpressure").degraded
+    assert kb.search(SearchRequest("backpressure")).degraded
     fake_embed.set_mode("ok")
     breaker = kb.embedder._breaker  # type: ignore[union-attr]
     breaker.reset()  # stands in for the cool-down passing (the clock test is in test_embeddings)
-    res = kb.search("backpressure")
+    res = kb.search(SearchRequest("backpressure"))
     assert not res.degraded and "vector" in res.hits[0].retrievers
 
 
@@ -124,7 +131,7 @@ def test_a_broken_provider_degrades(
     h = hybrid(settings, fake_embed)
     index(h)
     kb = Knowledge(h, embedder=Provider(behaviour))
-    res = kb.search("backpressure")
+    res = kb.search(SearchRequest("backpressure"))
     kb.close()
     assert res.degraded and res.hits and res.reason and "\n" not in res.reason
 
@@ -164,7 +171,7 @@ def test_the_query_is_embedded_before_the_snapshot_opens(
     kb = Knowledge(h, embedder=SnapshotProbe(h, project))
     # The probe writes a new file while the query is embedded. Embedded inside the snapshot,
     # the search would not see it (and would pin a WAL snapshot for the embedding's duration).
-    res = kb.search("zeppelin hangar")
+    res = kb.search(SearchRequest("zeppelin hangar"))
     assert res.hits and res.hits[0].path == "docs/late.md"
     kb.close()
     if emb is not None:

@@ -12,17 +12,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, index, resolve_settings
-from fisk_ls.knowledge.fts import (
-    STOP_WORDS,
-    heading_key,
-    heading_terms,
-    query_phrases,
-    query_terms,
-    question_text,
-    stop_words,
-)
+from fisk_ls.knowledge import Knowledge, SearchRequest, index, resolve_settings
+from fisk_ls.knowledge.fts import STOP_WORDS, heading_key, stop_words
 from fisk_ls.knowledge.languages import language_stop_words, query_language
+from tests.support.question import heading_terms, query_phrases, query_terms, question_text
 
 
 @pytest.mark.parametrize(
@@ -265,7 +258,7 @@ def knowledge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Knowledge]:
 def test_a_what_is_question_reaches_the_section_headed_by_its_term(
     knowledge: Knowledge, query: str, lang: str
 ) -> None:
-    top = knowledge.search(query, top_k=3).hits[0]
+    top = knowledge.search(SearchRequest(query, top_k=3)).hits[0]
     assert top.path == f"{lang}/docs/concepts/traces.md"
     assert top.section.endswith(LANGS[lang]["spans"])
     assert LANGS[lang]["span_def"] in top.text

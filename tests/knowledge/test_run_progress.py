@@ -23,6 +23,7 @@ from fisk_ls.knowledge import (
     Project,
     QueueHooks,
     RunReporter,
+    SearchRequest,
     Settings,
     index,
     search_notice,
@@ -69,7 +70,7 @@ def test_a_scheduled_run_is_known_before_its_walk(settings: Settings) -> None:
         assert project.indexing() is None
         project.request_full()  # scheduled; the queue is not even started
         assert project.indexing() == IndexRun()
-        found = project.reader.search("backpressure")
+        found = project.reader.search(SearchRequest("backpressure"))
         assert found.status == INDEX_NOT_BUILT and found.indexing == IndexRun()
         assert search_notice(found) == "still indexing: counting files; nothing is searchable yet"
 
@@ -81,13 +82,13 @@ def test_the_first_run_says_how_far_it_got_instead_of_not_built(
         project.updates(QueueHooks(reporter=hold), watch=False)
         done = project.start()
         assert hold.reached.wait(HANG_GUARD)
-        found = project.reader.search("backpressure")
+        found = project.reader.search(SearchRequest("backpressure"))
         assert found.status == INDEX_EMPTY  # the store exists; nothing is written yet
         assert found.indexing == IndexRun(0, 3)
         assert search_notice(found) == "still indexing: 0 of 3 files; nothing is searchable yet"
         hold.release.set()
         assert done is not None and done.result(HANG_GUARD).files == 3
-        after = project.reader.search("backpressure")
+        after = project.reader.search(SearchRequest("backpressure"))
         assert after.status == OK and after.hits and after.indexing is None
         assert search_notice(after) is None
 
@@ -101,11 +102,11 @@ def test_a_search_during_a_run_answers_the_results_so_far(
         project.updates(QueueHooks(reporter=hold), watch=False)
         project.start()
         assert hold.reached.wait(HANG_GUARD)
-        found = project.reader.search("backpressure")
+        found = project.reader.search(SearchRequest("backpressure"))
         assert found.status == OK and [h.path for h in found.hits] == ["docs/design.md"]
         assert found.indexing == IndexRun(2, 3)
         assert search_notice(found) == "still indexing: 2 of 3 files; these are the results so far"
-        missing = project.reader.search("zeppelin")
+        missing = project.reader.search(SearchRequest("zeppelin"))
         assert search_notice(missing) == (
             "no document indexed so far contains these words (still indexing: 2 of 3 files)"
         )
@@ -130,12 +131,12 @@ def test_another_writers_run_is_read_from_its_record(settings: Settings, hold: t
     try:
         assert hold.reached.wait(HANG_GUARD)
         assert run_path(settings.store_dir).is_file()
-        assert kb.search("backpressure").indexing == IndexRun(0, 3)
+        assert kb.search(SearchRequest("backpressure")).indexing == IndexRun(0, 3)
         hold.release.set()
         thread.join(HANG_GUARD)
         assert not failures
         assert not run_path(settings.store_dir).exists()  # removed at the run's end
-        assert kb.search("backpressure").indexing is None
+        assert kb.search(SearchRequest("backpressure")).indexing is None
     finally:
         hold.release.set()
         thread.join(HANG_GUARD)

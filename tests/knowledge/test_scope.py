@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index, resolve_settings
 from fisk_ls.knowledge.scope import Scope, documents
-from fisk_ls.knowledge.settings_schema import SettingError
-from tests.support.restricted import scoped_and_restricted
+from fisk_ls.knowledge.settings_checks import SettingError
+from tests.support.restricted import scoped_and_restricted, scoped_request
 
 WORDS = ("span", "trace", "metric", "exporter", "sampler", "collector", "baggage", "resource")
 
@@ -128,18 +128,20 @@ def test_the_lexical_arm_is_the_full_ranking_restricted_to_the_scope(
 def test_a_scoped_search_is_the_unscoped_ranking_restricted_to_the_scope(
     corpus: Knowledge, scope: Scope | None, query: str, top_k: int
 ) -> None:
-    full = corpus.search(query, 20)  # the corpus has fewer chunks: every match is here
-    scoped = corpus.search(query, top_k, scope=scope)
+    full = corpus.search(
+        SearchRequest(query, 20)
+    )  # the corpus has fewer chunks: every match is here
+    scoped = corpus.search(scoped_request(query, top_k, scope))
     assert scoped.status == "ok"
     want = [h.citation for h in full.hits if _in(scope, h.path)][:top_k]
     assert [h.citation for h in scoped.hits] == want
 
 
 def test_an_empty_scope_answers_no_hits_and_no_error(corpus: Knowledge) -> None:
-    result = corpus.search("span", 5, scope=Scope.build(["nowhere"]))
+    result = corpus.search(scoped_request("span", 5, Scope.build(["nowhere"])))
     assert (result.status, result.hits) == ("ok", [])
     everything = Scope.build(["guide"], ["guide"])
-    assert corpus.search("span", 5, scope=everything).hits == []
+    assert corpus.search(scoped_request("span", 5, everything)).hits == []
 
 
 def test_a_folder_scope_reads_only_its_documents(corpus: Knowledge) -> None:
@@ -166,7 +168,7 @@ def test_a_folder_named_like_a_glob_is_literal(tmp_path: Path, store_base: Path)
     index(s)
     k = Knowledge(s)
     try:
-        hits = k.search("span", 5, scope=Scope.build(["*.md"], base="[draft]")).hits
+        hits = k.search(scoped_request("span", 5, Scope.build(["*.md"], base="[draft]"))).hits
         assert [h.path for h in hits] == ["[draft]/a.md"]
     finally:
         k.close()

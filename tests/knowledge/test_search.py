@@ -11,9 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, resolve_settings, update_paths
+from fisk_ls.knowledge import (
+    Knowledge,
+    SearchRequest,
+    Settings,
+    index,
+    resolve_settings,
+    update_paths,
+)
 from fisk_ls.knowledge.collapse import normalised, text_key
-from fisk_ls.knowledge.search import TermStats, query_expression
+from fisk_ls.knowledge.query import SearchString
+from fisk_ls.knowledge.search import TermStats, query_plan
 
 
 def make(root: Path, store_base: Path, docs: dict[str, str]) -> Settings:
@@ -41,7 +49,7 @@ def test_one_document_index_answers_when_every_term_is_common(
     s = make(tmp_path / "p", store_base, {"README.md": "# Backpressure\n\n" + BACKPRESSURE})
     k = Knowledge(s)
     try:
-        result = k.search("how does backpressure work")
+        result = k.search(SearchRequest("how does backpressure work"))
         assert result.status == "ok"
         assert result.hits, "a one-document index must answer a question about its topic"
         assert all(h.path == "README.md" for h in result.hits)
@@ -64,7 +72,7 @@ def test_pruning_drops_common_terms_only_when_a_rarer_matching_term_remains(
             assert stats.prune(snap, ["queue", "backpressure"]) == ["backpressure"]
             # "zebra" matches nothing, so it cannot stand in for the common term.
             assert stats.prune(snap, ["queue", "zebra"]) == ["queue", "zebra"]
-            expr = query_expression(snap, "queue zebra", stats)
+            expr = query_plan(snap, SearchString.parse("queue zebra"), stats).expression()
             assert '"queue"' in expr
     finally:
         k.close()
@@ -179,7 +187,7 @@ def test_copies_of_a_page_collapse_into_one_hit_and_top_k_stays_filled(
     s = make(tmp_path / "p", store_base, docs)
     k = Knowledge(s)
     try:
-        result = k.search("frobnicator widgets", top_k=10)
+        result = k.search(SearchRequest("frobnicator widgets", top_k=10))
         assert len(result.hits) == 10
         keys = [(h.section, h.text) for h in result.hits]
         assert len(set(keys)) == 10, "no two hits show the same text"
@@ -198,7 +206,7 @@ def test_json_output_lists_the_other_locations(tmp_path: Path, store_base: Path)
     s = make(tmp_path / "p", store_base, docs)
     k = Knowledge(s)
     try:
-        hits = k.search("gizmos").hits
+        hits = k.search(SearchRequest("gizmos")).hits
         assert len(hits) == 1
         out = hit_json(hits[0])
         assert [a["path"] for a in out["also"]] == ["v2/page.md"]
@@ -214,7 +222,7 @@ def test_text_output_names_the_other_copies(tmp_path: Path, store_base: Path) ->
     s = make(tmp_path / "p", store_base, docs)
     k = Knowledge(s)
     try:
-        text = search_text(k.search("gizmos"))
+        text = search_text(k.search(SearchRequest("gizmos")))
     finally:
         k.close()
     assert "Also in 4 files: v2/page.md#0, v3/page.md#0, v4/page.md#0, and 1 more" in text

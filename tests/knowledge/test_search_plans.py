@@ -9,7 +9,7 @@ from pathlib import Path
 
 import apsw
 
-from fisk_ls.knowledge import Knowledge, Settings, index
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index
 from fisk_ls.knowledge.store import db_path
 
 QUERIES = [
@@ -35,7 +35,7 @@ def _statements(settings: Settings) -> list[tuple[str, apsw.Bindings | None]]:
         kb = Knowledge(settings)
         try:
             for q in QUERIES:
-                kb.search(q, top_k=5)
+                kb.search(SearchRequest(q, top_k=5))
         finally:
             kb.close()
     finally:

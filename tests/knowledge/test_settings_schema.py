@@ -10,18 +10,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fisk_ls.knowledge import settings_json
 from fisk_ls.knowledge import settings_schema as contract
-from fisk_ls.knowledge.config import parse_agent_config
+from fisk_ls.knowledge.config import parse_agent_config, parse_embeddings
 from fisk_ls.knowledge.errors import ConfigError
-from fisk_ls.knowledge.settings_schema import (
-    SCHEMA_FILE,
+from fisk_ls.knowledge.settings_checks import (
     SettingError,
     check_query,
     check_top_k,
-    json_schema,
-    render_schema,
     resolve_top_k,
 )
+from fisk_ls.knowledge.settings_json import SCHEMA_FILE, json_schema, render_schema
 from fisk_ls.lsp.options import parse_options
 
 
@@ -30,7 +29,7 @@ def test_checked_in_schema_is_fresh() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == render_schema(), (
         "settings.schema.json is stale: python -m fisk_ls.knowledge.settings_schema --write"
     )
-    assert contract.main(["--check"]) == 0
+    assert settings_json.main(["--check"]) == 0
 
 
 def test_schema_is_valid_draft_2020_12_with_camel_case_names() -> None:
@@ -133,3 +132,23 @@ def test_embeddings_schema_and_server_agree_on_provider_rules(embeddings: dict[s
     """builtin needs no baseUrl (and refuses one); openai needs baseUrl and model."""
     valid = jsonschema.Draft202012Validator(json_schema()).is_valid({"embeddings": embeddings})
     assert valid == (parse_options({"embeddings": embeddings}).errors == [])
+    yaml = {s.name: embeddings[s.wire] for s in contract.EMBEDDINGS if s.wire in embeddings}
+    try:
+        parse_embeddings(yaml)
+        yaml_ok = True
+    except ConfigError:
+        yaml_ok = False
+    assert yaml_ok == valid, "agent.yaml applies the schema's provider rule"
+
+
+def test_agent_yaml_names_the_rule_in_its_own_spelling() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_embeddings({"model": "m"})
+    assert str(info.value).startswith(
+        "harness.knowledge.embeddings: base_url and model are required, or provider builtin"
+    )
+    with pytest.raises(ConfigError) as info:
+        parse_embeddings({"provider": "builtin", "base_url": "http://x/v1"})
+    assert str(info.value).startswith(
+        "harness.knowledge.embeddings.base_url: not used with provider builtin"
+    )

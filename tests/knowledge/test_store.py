@@ -12,6 +12,7 @@ import pytest
 from fisk_ls.knowledge import (
     IndexLocked,
     Knowledge,
+    SearchRequest,
     Settings,
     StoreError,
     index,
@@ -26,7 +27,7 @@ def test_index_and_search(settings: Settings) -> None:  # 18
     assert stats.added == 3 and stats.chunks >= 3
     kb = Knowledge(settings)
     assert kb.built
-    result = kb.search("how does backpressure work in the client")
+    result = kb.search(SearchRequest("how does backpressure work in the client"))
     assert result.status == "ok"
     assert result.hits[0].path == "docs/design.md"
     assert re.fullmatch(r"docs/design\.md#\d+", result.hits[0].citation)
@@ -39,7 +40,7 @@ def test_index_and_search(settings: Settings) -> None:  # 18
 def test_not_built_is_soft(settings: Settings) -> None:  # 19
     kb = Knowledge(settings)
     assert not kb.built
-    assert kb.search("anything").status == "index_not_built"
+    assert kb.search(SearchRequest("anything")).status == "index_not_built"
     assert kb.sources() is None
 
 
@@ -48,7 +49,9 @@ def test_reconcile_removes_deleted(settings: Settings, project: Path) -> None:  
     (project / "notes.txt").unlink()
     stats = index(settings)
     assert stats.removed == 1 and stats.skipped == 2
-    assert all(h.path != "notes.txt" for h in Knowledge(settings).search("cats dogs").hits)
+    assert all(
+        h.path != "notes.txt" for h in Knowledge(settings).search(SearchRequest("cats dogs")).hits
+    )
 
 
 def test_reconcile_only_under_walked_roots(settings: Settings, project: Path) -> None:  # 21, better
@@ -72,7 +75,7 @@ def test_modes_even_under_umask_000(settings: Settings) -> None:  # 23, extended
     try:
         index(settings)
         kb = Knowledge(settings)
-        kb.search("queue")  # a reader creates -shm/-wal as needed
+        kb.search(SearchRequest("queue"))  # a reader creates -shm/-wal as needed
         for suffix in ("", "-wal", "-shm"):
             p = Path(f"{db_path(settings.store_dir)}{suffix}")
             if p.exists():
@@ -105,12 +108,12 @@ def test_symlinked_store_dir_refused(settings: Settings, tmp_path: Path) -> None
 
 def test_reader_opened_before_index_sees_it(settings: Settings, project: Path) -> None:  # 24, 31
     kb = Knowledge(settings)
-    assert kb.search("queue").status == "index_not_built"
+    assert kb.search(SearchRequest("queue")).status == "index_not_built"
     index(settings)
-    assert kb.search("queue").status == "ok"
+    assert kb.search(SearchRequest("queue")).status == "ok"
     (project / "new.md").write_text("# Fresh\n\nzebra crossings everywhere\n")
     index(settings)
-    assert kb.search("zebra").hits[0].path == "new.md"
+    assert kb.search(SearchRequest("zebra")).hits[0].path == "new.md"
 
 
 def test_rm_and_reset(settings: Settings) -> None:  # 25–28
@@ -127,7 +130,7 @@ def test_rm_and_reset(settings: Settings) -> None:  # 25–28
         ]
         w.reset()
         assert w.counts() == (0, 0)
-    assert Knowledge(settings).search("queue").status == "index_empty"
+    assert Knowledge(settings).search(SearchRequest("queue")).status == "index_empty"
 
 
 @pytest.mark.slow
@@ -145,11 +148,11 @@ def test_reset_shrinks_file(settings: Settings, project: Path) -> None:  # 29
 def test_rebuild_keeps_readers_answering(settings: Settings) -> None:
     index(settings)
     kb = Knowledge(settings)
-    before = kb.search("backpressure").hits
+    before = kb.search(SearchRequest("backpressure")).hits
     assert before
     stats = index(settings, rebuild=True)
     assert stats.added == 3
-    assert kb.search("backpressure").hits[0].path == before[0].path
+    assert kb.search(SearchRequest("backpressure")).hits[0].path == before[0].path
 
 
 def test_interrupted_rebuild_leaves_old_index(settings: Settings) -> None:
@@ -164,7 +167,7 @@ def test_interrupted_rebuild_leaves_old_index(settings: Settings) -> None:
     with pytest.raises(RuntimeError):
         index(settings, rebuild=True, reporter=Boom())
     kb = Knowledge(settings)
-    assert kb.search("backpressure").hits
+    assert kb.search(SearchRequest("backpressure")).hits
     stats = index(settings)
     assert stats.skipped == 3  # the live generation is intact and leftovers were dropped
 
@@ -176,7 +179,7 @@ def test_format_too_new_refused(settings: Settings) -> None:
     with open_writer(settings.store_dir) as w, w.transaction() as c:
         c.execute("UPDATE rag_meta SET value='99' WHERE key='format_version'")
     with pytest.raises(FormatTooNew, match="upgrade"):
-        Knowledge(settings).search("x")
+        Knowledge(settings).search(SearchRequest("x"))
 
 
 def test_scores_and_ties_are_deterministic(settings: Settings, project: Path) -> None:
@@ -188,7 +191,7 @@ def test_scores_and_ties_are_deterministic(settings: Settings, project: Path) ->
     def shown() -> list[str]:  # identical chunks are one hit carrying the other locations
         return [
             c
-            for h in kb.search("identical words").hits
+            for h in kb.search(SearchRequest("identical words")).hits
             for c in (h.citation, *(a.citation for a in h.also))
         ]
 
@@ -199,7 +202,7 @@ def test_scores_and_ties_are_deterministic(settings: Settings, project: Path) ->
 
 def test_status_no_terms(settings: Settings) -> None:
     index(settings)
-    assert Knowledge(settings).search("?!").status == "no_terms"
+    assert Knowledge(settings).search(SearchRequest("?!")).status == "no_terms"
 
 
 def test_cjk_search(settings: Settings, project: Path) -> None:
@@ -207,8 +210,8 @@ def test_cjk_search(settings: Settings, project: Path) -> None:
     (project / "ja.md").write_text("# トレース\n\nトレースはリクエストの経路を示します。\n")
     index(settings)
     kb = Knowledge(settings)
-    assert kb.search("采样率").hits[0].path == "zh.md"
-    assert kb.search("リクエスト").hits[0].path == "ja.md"
+    assert kb.search(SearchRequest("采样率")).hits[0].path == "zh.md"
+    assert kb.search(SearchRequest("リクエスト")).hits[0].path == "ja.md"
 
 
 def test_very_common_terms_are_pruned_without_changing_the_top(
@@ -225,8 +228,8 @@ def test_very_common_terms_are_pruned_without_changing_the_top(
         assert snap is not None
         assert TermStats().prune(snap, ["ubiquitous", "platypus"]) == ["platypus"]
         assert TermStats().prune(snap, ["ubiquitous"]) == ["ubiquitous"]
-    assert kb.search("ubiquitous platypus").hits[0].path == "rare.md"
-    assert kb.search("ubiquitous").hits
+    assert kb.search(SearchRequest("ubiquitous platypus")).hits[0].path == "rare.md"
+    assert kb.search(SearchRequest("ubiquitous")).hits
 
 
 def test_an_older_format_is_rebuilt_by_the_next_writer(tmp_path: Path) -> None:
@@ -242,7 +245,7 @@ def test_an_older_format_is_rebuilt_by_the_next_writer(tmp_path: Path) -> None:
         assert w.outdated
     kb = Knowledge(settings)
     try:
-        assert kb.search("marmalade").hits  # still readable before the rebuild
+        assert kb.search(SearchRequest("marmalade")).hits  # still readable before the rebuild
     finally:
         kb.close()
     stats = update_paths(settings, [tmp_path / "a.md"])

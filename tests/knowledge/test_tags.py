@@ -12,14 +12,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, remove, resolve_settings, schema
+from fisk_ls.knowledge import (
+    Knowledge,
+    SearchRequest,
+    Settings,
+    index,
+    remove,
+    resolve_settings,
+    schema,
+)
 from fisk_ls.knowledge.errors import IndexOutdated
 from fisk_ls.knowledge.index.chunker import chunk_document
 from fisk_ls.knowledge.scope import Scope
-from fisk_ls.knowledge.settings_schema import SettingError, check_tags
+from fisk_ls.knowledge.settings_checks import SettingError, check_tags
 from fisk_ls.knowledge.store import db_path
 from fisk_ls.knowledge.writer import open_writer
-from tests.support.restricted import scoped_and_restricted
+from tests.support.restricted import scoped_and_restricted, scoped_request
 
 WORDS = ("span", "trace", "metric", "exporter", "sampler", "collector")
 TAGS = ("api", "guide", "go", "java", "beta")
@@ -184,8 +192,8 @@ def test_the_lexical_arm_is_the_full_ranking_restricted_to_the_tags(
 def test_a_tagged_search_is_the_unscoped_ranking_restricted_to_the_tags(
     corpus: Knowledge, scope: Scope | None, query: str, top_k: int
 ) -> None:
-    full = corpus.search(query, 20)  # fewer chunks than 20: every match is here
-    scoped = corpus.search(query, top_k, scope=scope)
+    full = corpus.search(SearchRequest(query, 20))  # fewer chunks than 20: every match is here
+    scoped = corpus.search(scoped_request(query, top_k, scope))
     assert scoped.status == "ok"
     assert [h.citation for h in scoped.hits] == [
         h.citation for h in full.hits if _in(scope, h.path)
@@ -193,7 +201,7 @@ def test_a_tagged_search_is_the_unscoped_ranking_restricted_to_the_tags(
 
 
 def test_a_tag_no_document_has_answers_no_hits_and_no_error(corpus: Knowledge) -> None:
-    result = corpus.search("span", 5, scope=Scope.build(tags=["nothing"]))
+    result = corpus.search(scoped_request("span", 5, Scope.build(tags=["nothing"])))
     assert (result.status, result.hits) == ("ok", [])
 
 
@@ -205,7 +213,9 @@ def _project(tmp_path: Path, store_base: Path, files: dict[str, str]) -> Setting
 
 
 def _tag_paths(k: Knowledge, tag: str) -> list[str]:
-    return sorted(h.path for h in k.search("span", 20, scope=Scope.build(tags=[tag])).hits)
+    return sorted(
+        h.path for h in k.search(scoped_request("span", 20, Scope.build(tags=[tag]))).hits
+    )
 
 
 def test_re_indexing_a_file_replaces_its_tags_and_removing_it_drops_them(
@@ -249,10 +259,12 @@ def test_a_format_4_store_answers_until_rebuilt_and_a_tag_filter_says_why_not(
     _as_format_4(s)
     k = Knowledge(s)
     try:
-        assert sorted(h.path for h in k.search("span", 5).hits) == ["a.md", "b.md"]
-        assert [h.path for h in k.search("span", 5, scope=Scope.build(["b.md"])).hits] == ["b.md"]
+        assert sorted(h.path for h in k.search(SearchRequest("span", 5)).hits) == ["a.md", "b.md"]
+        assert [
+            h.path for h in k.search(scoped_request("span", 5, Scope.build(["b.md"]))).hits
+        ] == ["b.md"]
         with pytest.raises(IndexOutdated, match=r"built before tags.*format 4.*knowledge index"):
-            k.search("span", 5, scope=Scope.build(tags=["go"]))
+            k.search(scoped_request("span", 5, Scope.build(tags=["go"])))
         stats = index(s)  # the next writer rebuilds the older layout whole
         assert stats.first_build
         with open_writer(s.store_dir) as w:

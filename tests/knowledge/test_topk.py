@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, Settings, index, topk
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index, topk
 from fisk_ls.knowledge.schema import FTS_TOKENIZER
 from fisk_ls.knowledge.search import BM25_WEIGHTS
 from fisk_ls.knowledge.topk import Plan, best, scored
@@ -149,10 +149,10 @@ def test_search_takes_the_split_on_a_real_index(
     seen = _expressions(monkeypatch)
     kb = Knowledge(settings)
     try:
-        split = kb.search("run printer driver", top_k=4)
+        split = kb.search(SearchRequest("run printer driver", top_k=4))
         assert any(" AND " in e for e in seen), seen
         monkeypatch.setattr(topk, "WORTH", float("inf"))  # never split
-        plain = kb.search("run printer driver", top_k=4)
+        plain = kb.search(SearchRequest("run printer driver", top_k=4))
     finally:
         kb.close()
     assert split.hits

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from fisk_ls.knowledge import IgnoreRules
 from fisk_ls.knowledge.scope import Scope
-from fisk_ls.knowledge.settings_schema import SettingError
+from fisk_ls.knowledge.settings_checks import SettingError
 from fisk_ls.knowledge.wildmatch import Glob, Globs, parse
 from tests.support.git_repo import git, needs_git, touch
 

@@ -9,13 +9,18 @@ import threading
 
 import pytest
 
-from fisk_ls.knowledge.fts import SHORT_QUERY_TERMS, is_long_query
+from fisk_ls.knowledge import SearchRequest
+from fisk_ls.knowledge.question import SHORT_QUERY_TERMS
 from fisk_ls.lsp.lanes import SearchLanes
 from tests.support.waiting import HANG_GUARD
 
 from .conftest import citations, lsp_session, search, wait_indexed
 
 LONG = " ".join(f"word{i}-pair{i}" for i in range(100))  # 1,379 characters: accepted
+
+
+def is_long_query(text: str) -> bool:
+    return SearchRequest(text).long
 
 
 def test_what_counts_as_long() -> None:
@@ -42,10 +47,10 @@ async def test_short_searches_run_while_long_ones_hold_every_long_thread() -> No
         return "long"
 
     try:
-        longs = [asyncio.ensure_future(lanes.run(LONG, long_search)) for _ in range(6)]
+        longs = [asyncio.ensure_future(lanes.run(True, long_search)) for _ in range(6)]
         for _ in range(2):  # both long threads are taken
             assert await asyncio.to_thread(inside.acquire, timeout=HANG_GUARD)
-        short = await asyncio.wait_for(lanes.run("tail sampling", lambda: "short"), HANG_GUARD)
+        short = await asyncio.wait_for(lanes.run(False, lambda: "short"), HANG_GUARD)
         assert short == "short"
         assert len(entered) == 2 and not any(f.done() for f in longs)  # the rest queue
         release.set()

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from fisk_ls.knowledge import Settings
-from fisk_ls.knowledge.settings_schema import EMBEDDINGS_RULE, json_schema
-from fisk_ls.lsp.options import Embeddings, Options, parse_options
+from fisk_ls.knowledge.settings_json import json_schema
+from fisk_ls.knowledge.settings_schema import EMBEDDINGS_RULE
+from fisk_ls.lsp.options import EmbeddingsOptions, Options, parse_options
 
 
 def test_empty_and_missing_are_defaults() -> None:
@@ -32,7 +33,7 @@ def test_full_object() -> None:
     assert parsed.options == Options(
         paths=("docs", "README.md"),
         top_k=7,
-        embeddings=Embeddings(base_url="http://e/v1", model="m", query_prefix="q: "),
+        embeddings=EmbeddingsOptions(base_url="http://e/v1", model="m", query_prefix="q: "),
         watch=False,
         workspace_symbols=False,
     )
@@ -44,7 +45,7 @@ def test_builtin_provider_needs_only_its_name() -> None:
     )
     assert parsed.errors == []
     emb = parsed.options.embeddings
-    assert emb == Embeddings(provider="builtin", model_path="/m", threads=1)
+    assert emb == EmbeddingsOptions(provider="builtin", model_path="/m", threads=1)
     cfg = emb.config()
     assert cfg.builtin and cfg.model == "all-MiniLM-L6-v2" and cfg.model_path == "/m"
 
@@ -130,8 +131,8 @@ def test_prebuilt_is_relative_to_the_project_root(settings: Settings, project: P
 def test_the_provider_rule_comes_from_the_schema_with_one_message(
     embeddings: object, message: str
 ) -> None:
-    """The if/then/else the schema file (and the editors' generated copies) carry is the rule the
-    server applies, and its messages are the ones the editors show."""
+    """The if/then/else the schema file carries is the rule the server applies; its one message
+    is what the editors show (they send their settings unchecked)."""
     embeddings_schema = json_schema()["properties"]["embeddings"]
     assert {k: embeddings_schema[k] for k in ("if", "then", "else")} == EMBEDDINGS_RULE
     assert parse_options({"embeddings": embeddings}).errors == [message]

@@ -14,6 +14,7 @@ import pytest
 from fisk_ls.knowledge import (
     IndexLocked,
     Knowledge,
+    SearchRequest,
     Settings,
     index,
     open_writer,
@@ -47,7 +48,7 @@ def test_readers_during_rebuilds(settings: Settings, project: Path) -> None:
         kb = Knowledge(settings)
         while not stop.is_set():
             try:
-                res = kb.search("steady anchor")
+                res = kb.search(SearchRequest("steady anchor"))
                 if res.status != "ok" or not res.hits:
                     empties.append(res.status)
                 counts[n] += 1

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, index, remove, resolve_settings, update_paths
+from fisk_ls.knowledge import (
+    Knowledge,
+    SearchRequest,
+    index,
+    remove,
+    resolve_settings,
+    update_paths,
+)
 
 SECRET = "outsidesecretword"
 
@@ -89,7 +96,7 @@ def test_saved_path_through_a_link_out_of_the_project_is_not_indexed(
     (project / "docs_link").symlink_to(outside)
     stats = update_paths(settings, [project / "docs_link" / "secret.md"])
     assert stats.added == 0
-    assert not Knowledge(settings).search(SECRET).hits
+    assert not Knowledge(settings).search(SearchRequest(SECRET)).hits
     removal = remove(settings, ["docs_link/secret.md"], cwd=project)
     assert removal is not None and removal.removed == []
 
@@ -106,4 +113,6 @@ def test_project_opened_through_a_link_keys_documents_by_the_real_root(
     (project / "docs" / "new.md").write_text("# New\n\nfreshly saved words\n")
     stats = update_paths(settings, [alias / "docs" / "new.md"])
     assert stats.added == 1
-    assert [h.path for h in Knowledge(settings).search("freshly saved").hits] == ["docs/new.md"]
+    assert [h.path for h in Knowledge(settings).search(SearchRequest("freshly saved")).hits] == [
+        "docs/new.md"
+    ]

@@ -16,6 +16,7 @@ import pytest
 
 from fisk_ls.knowledge import (
     Knowledge,
+    SearchRequest,
     Settings,
     index,
     resolve_settings,
@@ -119,7 +120,7 @@ def test_kill_minus_nine(tmp_path: Path, mode: str, fake_embed: FakeEmbedServer)
         run_and_kill(root, env, rng.uniform(0.3, 1.6), *(["--reindex"] if rebuild else []))
         check_sound(settings, allowed, hybrid=mode == "hybrid")
         kb = Knowledge(settings)
-        res = kb.search("marker")
+        res = kb.search(SearchRequest("marker"))
         assert res.status == "ok" and res.hits
         kb.close()
         # finish the run so the next round starts from a known state

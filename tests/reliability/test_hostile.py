@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.agent.tool import KnowledgeTool, ToolInputError
-from fisk_ls.knowledge import Knowledge, Settings, index
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index
 from tests.support.fake_embed_server import FakeEmbedServer
 
 SECRET = "sk-test-DO-NOT-LEAK-7f3a9"
@@ -45,7 +45,7 @@ HOSTILE = [
 def test_hostile_queries(settings: Settings, query: str, store_base: Path) -> None:
     index(settings)
     kb = Knowledge(settings)
-    assert kb.search(query).status in ("ok", "no_terms")
+    assert kb.search(SearchRequest(query)).status in ("ok", "no_terms")
     tool = KnowledgeTool(settings, kb)
     try:
         assert tool.call({"query": query[:2000]})["status"] in ("ok", "no_terms")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import ConfigError, index, resolve_settings
+from fisk_ls.knowledge import ConfigError, SearchRequest, index, resolve_settings
 from fisk_ls.knowledge.regular import NotRegular
 from fisk_ls.knowledge.vectors.models import check_model_dir, file_sha256
 
@@ -146,7 +146,7 @@ def test_a_model_file_swapped_for_a_fifo_after_its_check_degrades_search(
     monkeypatch.setattr(builtin, "check_model_dir", check_then_swap)
     kb = Knowledge(settings)
     try:
-        found = kb.search("backpressure")
+        found = kb.search(SearchRequest("backpressure"))
     finally:
         kb.close()
     assert found.status == "ok" and found.hits and found.degraded

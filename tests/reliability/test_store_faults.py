@@ -18,6 +18,7 @@ import pytest
 from fisk_ls.knowledge import (
     Knowledge,
     KnowledgeError,
+    SearchRequest,
     Settings,
     index,
     resolve_settings,
@@ -111,7 +112,7 @@ def test_reindex_and_reset_force_always_recover(
     aside = Path(note.split("moved to ", 1)[1].split(" and ", 1)[0])
     assert aside.read_bytes() == before  # nothing lost: the damaged file is kept aside
     if recovery[0] == "index":
-        hits = Knowledge(settings).search("backpressure").hits
+        hits = Knowledge(settings).search(SearchRequest("backpressure")).hits
         assert hits and hits[0].path == "docs/design.md"
     assert not [c for c in run_checks(settings) if c.broken]
 
@@ -132,7 +133,7 @@ def test_manifest_naming_missing_tables_drops_nothing(settings: Settings) -> Non
     assert doctor and "--reindex" in doctor[0].detail
     stats = index(settings, rebuild=True)
     assert any("moved to" in n for n in stats.notes)
-    assert Knowledge(settings).search("backpressure").hits
+    assert Knowledge(settings).search(SearchRequest("backpressure")).hits
 
 
 def test_manifest_naming_a_generation_without_its_triggers_drops_nothing(
@@ -175,14 +176,14 @@ def test_database_from_another_store_is_refused(
     assert other.store_dir != settings.store_dir
     shutil.copyfile(db_path(other.store_dir), db_path(settings.store_dir))
     with pytest.raises(KnowledgeError, match="does not belong to this store"):
-        Knowledge(settings).search("backpressure")
+        Knowledge(settings).search(SearchRequest("backpressure"))
     with pytest.raises(KnowledgeError, match="does not belong to this store"):
         index(settings)
     broken = [c for c in run_checks(settings) if c.broken]
     assert broken and broken[0].name == "store id"
     stats = index(settings, rebuild=True)
     assert any("moved to" in n for n in stats.notes)
-    assert Knowledge(settings).search("backpressure").hits
+    assert Knowledge(settings).search(SearchRequest("backpressure")).hits
 
 
 def _leave_a_wal(settings: Settings, write: Callable[[], object]) -> Path:
@@ -252,7 +253,7 @@ def test_foreign_wal_is_moved_aside_and_the_index_kept(
     before = (path.read_bytes(), Path(f"{path}-wal").read_bytes())
 
     with pytest.raises(KnowledgeError, match=r"does not belong.*moves the -wal aside"):
-        Knowledge(settings).search("backpressure")
+        Knowledge(settings).search(SearchRequest("backpressure"))
     broken = [c for c in run_checks(settings) if c.broken]
     assert [c.name for c in broken] == ["store id"]
     assert "`fisk-ai knowledge index`" in broken[0].detail
@@ -265,7 +266,9 @@ def test_foreign_wal_is_moved_aside_and_the_index_kept(
     assert aside.read_bytes() == before[1]
     assert stats.added == 0 and stats.skipped == len(before_sources)
     assert [s.path for s in Knowledge(settings).sources() or []] == before_sources
-    assert Knowledge(settings).search("backpressure").hits[0].path == "docs/design.md"
+    assert (
+        Knowledge(settings).search(SearchRequest("backpressure")).hits[0].path == "docs/design.md"
+    )
     assert not [c for c in run_checks(settings) if c.broken]
 
 
@@ -290,7 +293,7 @@ def test_database_and_wal_from_elsewhere_are_refused_whole(
     (note,) = [n for n in stats.notes if "moved to" in n]
     aside = Path(note.split("moved to ", 1)[1].split(" and ", 1)[0])
     assert (aside.read_bytes(), Path(f"{aside}-wal").read_bytes()) == before
-    assert Knowledge(settings).search("backpressure").hits
+    assert Knowledge(settings).search(SearchRequest("backpressure")).hits
 
 
 @contextlib.contextmanager
@@ -327,7 +330,7 @@ def test_read_only_media_can_be_searched_and_doctored(project: Path, tmp_path: P
             pytest.skip("cannot remount read-only here")
         assert not Path(f"{db_path(settings.store_dir)}-shm").exists()
         kb = Knowledge(settings)
-        hits = kb.search("backpressure").hits
+        hits = kb.search(SearchRequest("backpressure")).hits
         kb.close()
         assert hits and hits[0].path == "docs/design.md"
         checks = run_checks(settings)
@@ -382,7 +385,7 @@ def test_readers_turn_damage_into_knowledge_errors(settings: Settings, how: str)
     kb = Knowledge(settings)
     try:
         for call in (
-            lambda: kb.search("backpressure"),
+            lambda: kb.search(SearchRequest("backpressure")),
             lambda: kb.sources(),
             lambda: KnowledgeTool(settings, kb).call({"query": "retries backoff"}),
         ):
@@ -441,7 +444,7 @@ def test_anything_but_a_file_at_a_store_name_names_the_fix_and_reset_force_clear
         (aside,) = settings.store_dir.glob(f"{name}.damaged-*")
         assert (aside / "kept.txt").read_text() == "someone's file\n"
     assert cli(settings, "index", "--json").returncode == 0
-    hits = Knowledge(settings).search("backpressure").hits
+    hits = Knowledge(settings).search(SearchRequest("backpressure")).hits
     assert hits and hits[0].path == "docs/design.md"
     assert not [c for c in run_checks(settings) if c.broken]
 
@@ -457,7 +460,7 @@ def test_reindex_clears_anything_but_a_file_at_a_store_name(
     out = cli(settings, "index", "--reindex", "--json")
     assert out.returncode == 0, (out.stdout, out.stderr)
     assert any(f"{planted} was a FIFO" in n for n in json.loads(out.stdout)["notes"])
-    hits = Knowledge(settings).search("backpressure").hits
+    hits = Knowledge(settings).search(SearchRequest("backpressure")).hits
     assert hits and hits[0].path == "docs/design.md"
 
 
@@ -470,4 +473,4 @@ def test_a_database_deleted_by_hand_is_built_afresh(settings: Settings) -> None:
     assert (settings.store_dir / "knowledge.id").exists()
     stats = index(settings)
     assert stats.added == 3 and not stats.notes
-    assert Knowledge(settings).search("backpressure").hits
+    assert Knowledge(settings).search(SearchRequest("backpressure")).hits

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import Knowledge, KnowledgeError, index, resolve_settings
+from fisk_ls.knowledge import Knowledge, KnowledgeError, SearchRequest, index, resolve_settings
 from fisk_ls.knowledge.doctor import run_checks
 
 NOBODY = 65534
@@ -84,7 +84,7 @@ def test_store_folder_others_control_is_refused(
         assert out.returncode == 1, (command, out.stdout, out.stderr)
         assert expected in json.loads(out.stdout.strip())["error"]
     with pytest.raises(KnowledgeError, match=expected):
-        Knowledge(settings).search("backpressure")
+        Knowledge(settings).search(SearchRequest("backpressure"))
     broken = [c for c in run_checks(settings) if c.broken]
     assert [c.name for c in broken] == ["store folder"] and expected in broken[0].detail
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge import IndexReporter, IndexStats, Knowledge, Settings, index
+from fisk_ls.knowledge import IndexReporter, IndexStats, Knowledge, SearchRequest, Settings, index
 from fisk_ls.knowledge.index import files
 from fisk_ls.knowledge.index.walk import Candidate
 from tests.support.waiting import HANG_GUARD
@@ -109,7 +109,7 @@ def test_change_between_walk_and_read_is_a_skip_note(
     assert len(notes) == 1, stats.notes
     assert "skipping" in notes[0]
     # The other documents are indexed as usual.
-    hits = Knowledge(settings).search("restart the broker").hits
+    hits = Knowledge(settings).search(SearchRequest("restart the broker")).hits
     assert hits and hits[0].path == "docs/ops/runbook.md"
 
 
@@ -122,10 +122,10 @@ def test_indexed_version_survives_a_change_during_the_read(
     stats = run_guarded(settings, SwapAfterWalk(lambda: _grow(target)))
     assert any(files.CHANGED_NOTE in n for n in stats.notes)
     # The old version is kept until the next run reads a settled file.
-    assert Knowledge(settings).search("backpressure").hits
+    assert Knowledge(settings).search(SearchRequest("backpressure")).hits
     stats = index(settings)
     assert stats.updated == 1 and not stats.notes
-    assert Knowledge(settings).search("appended after the walk").hits
+    assert Knowledge(settings).search(SearchRequest("appended after the walk")).hits
 
 
 def test_read_document_never_blocks_on_a_fifo(tmp_path: Path) -> None:
@@ -182,7 +182,7 @@ def test_utf16_and_utf32_are_named(tmp_path: Path, data: bytes, name: str) -> No
 def test_utf8_bom_is_indexed(settings: Settings, project: Path) -> None:
     (project / "bom.md").write_bytes(b"\xef\xbb\xbf# Bommed heading\n\nzanzibar text\n")
     index(settings)
-    hits = Knowledge(settings).search("zanzibar").hits
+    hits = Knowledge(settings).search(SearchRequest("zanzibar")).hits
     assert hits and hits[0].section == "Bommed heading"
 
 
@@ -203,10 +203,10 @@ def test_control_characters_in_names_are_skipped_with_an_escaped_note(
     assert len(bad) == 2, stats.notes
     for note in bad:
         assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in note), note
-    assert not Knowledge(settings).search("quixotic").hits
+    assert not Knowledge(settings).search(SearchRequest("quixotic")).hits
     # The per-file path (didSave, watcher) applies the same rule.
     from fisk_ls.knowledge import update_paths
 
     stats = update_paths(settings, [project / name])
     assert any("control characters" in n for n in stats.notes)
-    assert not Knowledge(settings).search("quixotic").hits
+    assert not Knowledge(settings).search(SearchRequest("quixotic")).hits

@@ -15,9 +15,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from fisk_ls.knowledge.fts import cjk_bigrams, has_cjk, search_terms
+from fisk_ls.knowledge.fts import cjk_bigrams, has_cjk
 from fisk_ls.knowledge.match import Match, Spot
 from fisk_ls.knowledge.sanitize import CONTROLS as _CONTROLS
+from tests.support.question import search_terms
 
 Tokenizer = Callable[[str], list[tuple[int, int, str]]]
 """Text → (start byte, end byte, token) in UTF-8 byte offsets, as FTS5 tokenizes documents."""

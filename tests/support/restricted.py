@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fisk_ls.knowledge import Knowledge
+from fisk_ls.knowledge import Knowledge, SearchRequest
 from fisk_ls.knowledge.scope import Scope, documents
 from fisk_ls.knowledge.search import bm25_ids, query_plan
 
@@ -31,3 +31,19 @@ def scoped_and_restricted(
         scoped = bm25_ids(snap, plan, limit, docs)
         full = bm25_ids(snap, plan, len(paths))
     return scoped, [(cid, s) for cid, s in full if inside(paths[cid])][:limit]
+
+
+def scoped_request(
+    query: str, top_k: int | None = None, scope: Scope | None = None
+) -> SearchRequest:
+    """The request of a search kept to ``scope`` (a built one: its root-anchored patterns are
+    given back relative to the root, as a front end would send them)."""
+    if scope is None:
+        return SearchRequest(query, top_k)
+    return SearchRequest(
+        query,
+        top_k,
+        paths=[p.removeprefix("/") for p in scope.include],
+        excludes=[p.removeprefix("/") for p in scope.exclude],
+        tags=scope.tags,
+    )

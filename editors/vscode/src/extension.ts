@@ -60,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): FiskApi {
     },
     serverEnvironment: setup.environment.dir,
     onDidChangeServerState: fisk.onDidChangeState,
+    onDidShowServerMessage: fisk.onDidShowMessage,
     onDidSearch,
     statusBar: { snapshot: () => status.snapshot(), onDidChange: status.onDidChange },
     searchPicker: { onDidChange: onDidChangePicker },

@@ -25,7 +25,8 @@ from typing import Any
 
 from ..display import display_text
 from ..sanitize import one_line
-from ..settings_schema import TAGS, normal_tag
+from ..settings_checks import normal_tag
+from ..settings_schema import TAGS
 from .blocks import MAX_HEADING_CHARS, Block, Heading, clean_heading, label_text, scan
 
 TARGET_CHARS = 1200
@@ -70,7 +71,7 @@ class Document:
     description: str = ""
     """The front matter's ``description`` (a one-line summary many doc sites keep)."""
     tags: tuple[str, ...] = ()
-    """The front matter's ``tags``, normalised (``settings_schema.normal_tag``): a search
+    """The front matter's ``tags``, normalised (``settings_checks.normal_tag``): a search
     filter."""
     problem: str = ""
     """What of the front matter could not be read and was dropped ("" when all of it was): the

@@ -14,7 +14,7 @@ damaged ``model.onnx``) is a fault, not another vector space: ``require_match`` 
 ``verify`` before it calls a model difference a switch, and the load error degrades a search.
 
 Normalisation happens once, in the provider: every :class:`~.tier.DocumentEmbedder` /
-:class:`~fisk_ls.knowledge.search.QueryEmbedder` returns unit vectors (the OpenAI-compatible
+:class:`~fisk_ls.knowledge.query_vectors.QueryEmbedder` returns unit vectors (the OpenAI-compatible
 client L2-normalises what the server sends, because servers disagree). Callers only *check*
 with :func:`require_unit` (a sum of squares, no rescaling), so a provider that breaks the
 contract fails with a clear error instead of silently skewing every distance.

@@ -20,7 +20,7 @@ from mcp import Client
 
 from fisk_ls.agent.mcp import build_server
 from fisk_ls.agent.tool import NAME, KnowledgeTool
-from fisk_ls.knowledge import Deadline, SearchCancelled, index, resolve_settings
+from fisk_ls.knowledge import Deadline, SearchCancelled, SearchRequest, index, resolve_settings
 from tests.support.waiting import HANG_GUARD
 
 from .conftest import error_text, outcome
@@ -44,12 +44,13 @@ class HeldTool:
         self.ended = threading.Event()
         self.deadline: Deadline | None = None
 
-    def call(
-        self, raw: Mapping[str, Any] | str | None, deadline: Deadline | None = None
-    ) -> dict[str, Any]:
-        assert isinstance(raw, Mapping)
-        if raw.get("query") != HELD:
-            return self.real.call(raw, deadline)
+    def parse(self, raw: Mapping[str, Any], deadline: Deadline | None = None) -> SearchRequest:
+        return self.real.parse(raw, deadline)
+
+    def search(self, request: SearchRequest) -> dict[str, Any]:
+        if request.query != HELD:
+            return self.real.search(request)
+        deadline = request.deadline
         assert deadline is not None
         self.deadline = deadline
         self.inside.set()

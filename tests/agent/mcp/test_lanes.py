@@ -19,8 +19,7 @@ import httpx
 
 from fisk_ls.agent.mcp import MAX_CONCURRENT_LONG, MCP_PATH, build_server, http_app
 from fisk_ls.agent.tool import NAME, KnowledgeTool
-from fisk_ls.knowledge import Deadline, index, resolve_settings
-from fisk_ls.knowledge.fts import is_long_query
+from fisk_ls.knowledge import SearchRequest, index, resolve_settings
 from tests.support.waiting import HANG_GUARD
 
 from .conftest import HEADERS
@@ -45,15 +44,15 @@ class GatedTool:
         self.inside = threading.Semaphore(0)
         self.entered = 0
 
-    def call(
-        self, raw: Mapping[str, Any] | str | None, deadline: Deadline | None = None
-    ) -> dict[str, Any]:
-        assert isinstance(raw, Mapping)
-        if is_long_query(str(raw.get("query", ""))):
+    def parse(self, raw: Mapping[str, Any], deadline: Any = None) -> SearchRequest:
+        return self.real.parse(raw, deadline)
+
+    def search(self, request: SearchRequest) -> dict[str, Any]:
+        if request.long:
             self.entered += 1
             self.inside.release()
             assert self.release.wait(HANG_GUARD)
-        return self.real.call(raw, deadline)
+        return self.real.search(request)
 
     def close(self) -> None:
         self.real.close()

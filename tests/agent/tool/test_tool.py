@@ -20,7 +20,7 @@ from fisk_ls.agent.tool import (
     trace,
 )
 from fisk_ls.knowledge import Settings, index, resolve_settings
-from fisk_ls.knowledge.search import Hit, SearchResult
+from fisk_ls.knowledge.results import Hit, SearchResult
 from tests.support.translated_site import ENGLISH, IDENTIFIER, PORTUGUESE, write_site
 
 

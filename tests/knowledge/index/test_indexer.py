@@ -10,6 +10,7 @@ import pytest
 
 from fisk_ls.knowledge import (
     Knowledge,
+    SearchRequest,
     Settings,
     index,
     update_paths,
@@ -79,8 +80,8 @@ def test_changed_file_updates(settings: Settings, project: Path) -> None:
     (project / "notes.txt").write_text("Now about parrots.\n")
     stats = index(settings)
     assert stats.updated == 1
-    assert Knowledge(settings).search("parrots").hits[0].path == "notes.txt"
-    assert not Knowledge(settings).search("cats").hits
+    assert Knowledge(settings).search(SearchRequest("parrots")).hits[0].path == "notes.txt"
+    assert not Knowledge(settings).search(SearchRequest("cats")).hits
 
 
 BAD_FILES: dict[str, bytes] = {
@@ -115,7 +116,7 @@ def test_hard_documents_are_indexed(settings: Settings, project: Path) -> None:
     stats = index(settings)
     assert stats.added == 3 + len(hard), stats.notes
     kb = Knowledge(settings)
-    assert kb.search("H49999").hits[0].path == "headings.md"
+    assert kb.search(SearchRequest("H49999")).hits[0].path == "headings.md"
 
 
 def test_odd_file_names(settings: Settings, project: Path) -> None:
@@ -194,7 +195,10 @@ def test_update_paths_handles_change_create_delete_rename(
 def test_dry_run_writes_nothing(settings: Settings) -> None:
     stats = index(settings, dry_run=True)
     assert stats.added == 3 and stats.dry_run
-    assert Knowledge(settings).search("queue").status in ("index_empty", "index_not_built")
+    assert Knowledge(settings).search(SearchRequest("queue")).status in (
+        "index_empty",
+        "index_not_built",
+    )
 
 
 def test_root_outside_project_is_refused(settings: Settings, tmp_path: Path) -> None:
@@ -218,7 +222,7 @@ def test_parallel_path_matches_inline(
         (project / "many" / f"f{i:04}.md").write_text(f"# File {i}\n\nunique{i} words\n")
     stats = index(settings)
     assert stats.added == examine.PARALLEL_MIN_FILES + 13
-    assert Knowledge(settings).search("unique123").hits[0].path == "many/f0123.md"
+    assert Knowledge(settings).search(SearchRequest("unique123")).hits[0].path == "many/f0123.md"
 
 
 def test_a_no_change_run_reads_nothing_and_starts_no_worker(

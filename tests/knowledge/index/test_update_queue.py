@@ -13,6 +13,7 @@ import pytest
 from fisk_ls.knowledge import (
     IndexStats,
     Knowledge,
+    SearchRequest,
     Settings,
     index,
     open_writer,
@@ -28,7 +29,7 @@ from tests.support.waiting import HANG_GUARD, wait_until
 def hits(settings: Settings, query: str) -> list[str]:
     knowledge = Knowledge(settings)
     try:
-        return [h.citation for h in knowledge.search(query).hits]
+        return [h.citation for h in knowledge.search(SearchRequest(query)).hits]
     finally:
         knowledge.close()
 

@@ -11,6 +11,7 @@ from fisk_ls.knowledge import (
     IndexStats,
     Knowledge,
     KnowledgeError,
+    SearchRequest,
     Settings,
     index,
     open_writer,
@@ -91,7 +92,7 @@ def test_create_change_delete(settings: Settings, project: Path) -> None:  # 49,
         (project / "new.md").write_text("# New\n\nwombat facts\n")
         wait_until(lambda: "new.md" in docs(settings))
         (project / "new.md").write_text("# New\n\nquokka facts\n")
-        wait_until(lambda: bool(Knowledge(settings).search("quokka").hits))
+        wait_until(lambda: bool(Knowledge(settings).search(SearchRequest("quokka")).hits))
         (project / "new.md").unlink()
         wait_until(lambda: "new.md" not in docs(settings))
         (project / "docs").rename(project / "moved")

@@ -14,6 +14,7 @@ from fisk_ls.knowledge import (
     IndexReporter,
     Knowledge,
     KnowledgeError,
+    SearchRequest,
     Settings,
     index,
     update_paths,
@@ -76,7 +77,7 @@ def test_files_are_searchable_before_their_vectors(
     assert first.backlog == first.chunks > 0 and first.embeddings == 0
     assert fake_embed.stats()["inputs"] == 1  # only the dimension probe
     kb = Knowledge(h)
-    res = kb.search("backpressure producers")
+    res = kb.search(SearchRequest("backpressure producers"))
     assert res.status == "ok" and res.hits[0].path == "docs/design.md"
     assert all(set(hit.retrievers) == {"lexical"} for hit in res.hits)  # no vectors yet
     assert f"0 of {first.chunks} chunks embedded" in res.tier
@@ -84,7 +85,7 @@ def test_files_are_searchable_before_their_vectors(
     assert kb.coverage() is not None and kb.coverage().backlog == first.chunks  # type: ignore[union-attr]
     second = index(h)  # the CLI's run: returns once the backlog is empty
     assert second.embeddings == first.chunks and second.backlog == 0 and second.skipped == 3
-    res = kb.search("backpressure producers")
+    res = kb.search(SearchRequest("backpressure producers"))
     assert "chunks embedded" not in res.tier and "lexical" in res.hits[0].retrievers
     assert "vector" in res.hits[0].retrievers
     assert kb.stats().vectors == first.chunks
@@ -102,7 +103,7 @@ def test_an_embedder_failure_keeps_the_lexical_part_and_the_backlog(
     with pytest.raises(EmbeddingsError, match="went away"):
         index(h, embedder=emb)
     kb = Knowledge(h)
-    assert kb.search("restart the broker").hits[0].path == "docs/ops/runbook.md"
+    assert kb.search(SearchRequest("restart the broker")).hits[0].path == "docs/ops/runbook.md"
     chunks, vecs, _ = vec_rows(h)
     assert chunks and vecs == []
     emb.fail = False
@@ -169,7 +170,7 @@ def test_a_lexical_index_rebuilt_hybrid_switches_first(
     assert stats.backlog == chunks  # searchable (lexically) in the new generation at once
     kb = Knowledge(h)
     assert kb.stats().model == "fake-embed" and kb.stats().vectors == 0
-    assert kb.search("backpressure").hits
+    assert kb.search(SearchRequest("backpressure")).hits
     index(h)
     assert kb.stats().vectors == chunks
     kb.close()

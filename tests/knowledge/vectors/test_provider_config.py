@@ -37,7 +37,7 @@ def test_builtin_needs_no_url_and_defaults_its_model() -> None:
     [
         ({"provider": "builtin", "base_url": "http://x/v1"}, "not used with provider builtin"),
         ({"provider": "onnx"}, "expected one of openai, builtin"),
-        ({"model": "m"}, "base_url is required"),
+        ({"model": "m"}, "base_url and model are required, or provider builtin"),
         ({"base_url": "http://x/v1", "model": "m", "model_path": "/m"}, "only used with"),
         ({"provider": "builtin", "threads": -1}, "from 0 to 256"),
         ({"provider": "builtin", "threads": 10_000}, "from 0 to 256, got 10000"),

@@ -11,6 +11,7 @@ from fisk_ls.knowledge import (
     EmbeddingsError,
     IndexStats,
     Knowledge,
+    SearchRequest,
     Settings,
     VectorSpaceMismatch,
     index,
@@ -41,7 +42,7 @@ def test_hybrid_index_and_search(settings: Settings, fake_embed: FakeEmbedServer
     st = kb.stats()
     assert st.vectors == st.chunks > 0 and stats.embeddings == st.chunks
     assert st.model == "fake-embed" and st.dimension == 64 and st.normalized
-    res = kb.search("backpressure producers queue")
+    res = kb.search(SearchRequest("backpressure producers queue"))
     assert res.status == "ok" and not res.degraded and res.hits
     assert res.tier.startswith("hybrid:") and "dim 64" in res.tier
     top = res.hits[0]
@@ -71,10 +72,12 @@ def test_dimension_change_needs_reindex(
         index(h)
     kb = Knowledge(h)
     with pytest.raises(EmbeddingsError, match="--reindex"):
-        kb.search("queue")  # the query vector no longer fits the index: loud, not degraded
+        kb.search(
+            SearchRequest("queue")
+        )  # the query vector no longer fits the index: loud, not degraded
     index(h, rebuild=True)
     assert Knowledge(h).stats().dimension == 32
-    assert Knowledge(h).search("queue").status == "ok"
+    assert Knowledge(h).search(SearchRequest("queue")).status == "ok"
 
 
 def test_other_model_is_refused_by_reader(
@@ -83,7 +86,7 @@ def test_other_model_is_refused_by_reader(
     index(hybrid(settings, fake_embed))
     fake_embed.configure(model="other")
     with pytest.raises(VectorSpaceMismatch, match="--reindex"):
-        Knowledge(hybrid(settings, fake_embed, model="other")).search("queue")
+        Knowledge(hybrid(settings, fake_embed, model="other")).search(SearchRequest("queue"))
 
 
 def test_embeddings_on_a_lexical_index_add_vectors_in_place(
@@ -94,7 +97,7 @@ def test_embeddings_on_a_lexical_index_add_vectors_in_place(
     index(settings)
     h = hybrid(settings, fake_embed)
     kb = Knowledge(h)
-    before = kb.search("backpressure")
+    before = kb.search(SearchRequest("backpressure"))
     assert before.status == "ok" and before.hits and not before.degraded
     chunks = kb.stats().chunks
     assert (
@@ -103,7 +106,7 @@ def test_embeddings_on_a_lexical_index_add_vectors_in_place(
     assert fake_embed.stats()["inputs"] == 0  # a lexical index: the query is not embedded
     stats = index(h)
     assert stats.embeddings == chunks and stats.backlog == 0
-    after = kb.search("backpressure")
+    after = kb.search(SearchRequest("backpressure"))
     assert after.tier.startswith("hybrid:") and kb.stats().vectors == chunks
     kb.close()
 
@@ -115,7 +118,7 @@ def test_lexical_config_never_downgrades_hybrid(
     with pytest.raises(VectorSpaceMismatch, match="no embeddings are configured"):
         index(settings)
     # a lexical reader may still search a hybrid index
-    assert Knowledge(settings).search("queue").status == "ok"
+    assert Knowledge(settings).search(SearchRequest("queue")).status == "ok"
 
 
 def test_query_failure_degrades_fast(settings: Settings, fake_embed: FakeEmbedServer) -> None:  # 36
@@ -123,12 +126,12 @@ def test_query_failure_degrades_fast(settings: Settings, fake_embed: FakeEmbedSe
     index(h)
     kb = Knowledge(h)
     fake_embed.set_mode("refuse")
-    res = kb.search("backpressure")
+    res = kb.search(SearchRequest("backpressure"))
     assert res.status == "ok" and res.degraded and res.hits
     assert res.reason and "\n" not in res.reason and len(res.reason) <= 120
     assert res.tier.startswith("degraded:")
     asked = fake_embed.stats()["requests"]
-    res2 = kb.search("backpressure")
+    res2 = kb.search(SearchRequest("backpressure"))
     assert res2.degraded and fake_embed.stats()["requests"] == asked  # the breaker: no new wait
     kb.close()
 
@@ -142,7 +145,7 @@ def test_hanging_server_costs_one_query_timeout(
     kb = Knowledge(h)
     fake_embed.set_mode("hang", hang_seconds=10)
     fake_embed.reset_stats()
-    res = kb.search("backpressure")
+    res = kb.search(SearchRequest("backpressure"))
     assert res.degraded and res.reason and "timed out after 0.5s" in res.reason  # query timeout
     assert fake_embed.stats()["requests"] == 1
     kb.close()
@@ -154,7 +157,7 @@ def test_permanent_query_errors_are_loud(settings: Settings, fake_embed: FakeEmb
     kb = Knowledge(h)
     fake_embed.set_mode("status", status=401)
     with pytest.raises(EmbeddingsError) as err:
-        kb.search("backpressure")
+        kb.search(SearchRequest("backpressure"))
     assert err.value.kind == "permanent"
     kb.close()
 
@@ -189,7 +192,7 @@ def test_one_changed_paragraph_embeds_one_chunk(
     assert stats.updated == 1 and stats.embeddings == 1
     assert fake_embed.stats()["inputs"] == 1
     emb.close()
-    assert Knowledge(h).search("changed").hits[0].path == "big.md"
+    assert Knowledge(h).search(SearchRequest("changed")).hits[0].path == "big.md"
 
 
 def test_reindex_same_model_reuses_vectors(settings: Settings, fake_embed: FakeEmbedServer) -> None:
@@ -209,14 +212,14 @@ def test_failed_rebuild_keeps_old_index(
     h = hybrid(settings, fake_embed)
     index(h)
     kb = Knowledge(h)
-    before = [x.citation for x in kb.search("backpressure").hits]
+    before = [x.citation for x in kb.search(SearchRequest("backpressure")).hits]
     fake_embed.configure(dim=16)  # a model switch: every chunk must be embedded again
     fake_embed.set_mode("fail_first", count=1000, status=503)
     with pytest.raises(EmbeddingsError):
         index(h, rebuild=True)
     fake_embed.set_mode("ok")
     fake_embed.configure(dim=64)
-    assert [x.citation for x in kb.search("backpressure").hits] == before
+    assert [x.citation for x in kb.search(SearchRequest("backpressure")).hits] == before
     assert index(h).skipped == 3
 
 
@@ -244,15 +247,17 @@ def test_index_time_outage_fails_loud_and_keeps_index(
         index(h)
     fake_embed.set_mode("ok")
     kb = Knowledge(h)
-    assert kb.search("backpressure").hits
-    assert kb.search("fresh words").hits[0].path == "new.md"  # written before the failure
+    assert kb.search(SearchRequest("backpressure")).hits
+    assert (
+        kb.search(SearchRequest("fresh words")).hits[0].path == "new.md"
+    )  # written before the failure
     assert kb.stats().vectors == kb.stats().chunks - 1  # its chunk waits in the backlog
 
 
 def test_document_prefix_title(settings: Settings, fake_embed: FakeEmbedServer) -> None:
     h = hybrid(settings, fake_embed, document_prefix="title: {title} | text: ")
     index(h)
-    assert Knowledge(h).search("retries").hits
+    assert Knowledge(h).search(SearchRequest("retries")).hits
 
 
 @pytest.mark.slow
@@ -303,16 +308,18 @@ def test_quantized_path_through_the_index(
 
     n, vectors = rows()
     assert n == vectors > 30
-    exact = [x.citation for x in kb.search("backpressure queue item", 10).hits]
+    exact = [x.citation for x in kb.search(SearchRequest("backpressure queue item", 10)).hits]
     monkeypatch.setattr(knn, "EXACT_BELOW", 1)
-    quantized = kb.search("backpressure queue item", 10)
+    quantized = kb.search(SearchRequest("backpressure queue item", 10))
     assert [x.citation for x in quantized.hits] == exact
     assert kb.coarse is not None and kb.coarse.loads == 1
     (project / "many" / "3.md").unlink()
     index(h)
     n, vectors = rows()
     assert n == vectors
-    assert "many/3.md" not in {x.path for x in kb.search("backpressure queue item 3", 10).hits}
+    assert "many/3.md" not in {
+        x.path for x in kb.search(SearchRequest("backpressure queue item 3", 10)).hits
+    }
     kb.close()
 
 
@@ -347,7 +354,7 @@ def test_no_index_run_waits_on_the_embeddings_server_before_its_lexical_write(
         assert fake_embed.asked.wait(HANG_GUARD)  # the probe went out beside the write ...
         assert fake_embed.stats()["inputs"] == 0  # ... and nothing was answered yet
         kb = Knowledge(h)
-        found = kb.search("word399")
+        found = kb.search(SearchRequest("word399"))
         assert found.hits and found.hits[0].path == "many/399.md"
         assert found.tier.startswith("lexical:")  # no vectors yet, and it says so
         kb.close()
@@ -356,4 +363,4 @@ def test_no_index_run_waits_on_the_embeddings_server_before_its_lexical_write(
         run.join(HANG_GUARD)
     stats = outcome[0]
     assert isinstance(stats, IndexStats) and stats.backlog == 0 and stats.embeddings == stats.chunks
-    assert Knowledge(h).search("word399").tier.startswith("hybrid:")
+    assert Knowledge(h).search(SearchRequest("word399")).tier.startswith("hybrid:")

@@ -51,6 +51,8 @@ function M.client_config(opts)
     settings = { fisk = settings },
     capabilities = opts.capabilities,
     on_attach = opts.on_attach,
+    -- The server's messages (a bad setting among them) through the plugin's one place.
+    handlers = { ["window/showMessage"] = notify.server_message },
   }
 end
 

@@ -22,6 +22,20 @@ function M.error(msg)
   M.notify(msg, levels.ERROR)
 end
 
+local by_type = { levels.ERROR, levels.WARN, levels.INFO, levels.DEBUG }
+
+--- The language server's window/showMessage, shown as it wrote it (its messages start with
+--- "fisk: "): among them its one message naming every bad setting, which the plugin does not
+--- check itself. The handler of that notification (fisk.lsp's client configuration).
+---@param result? { type: integer, message: string }
+function M.server_message(_, result)
+  if type(result) ~= "table" or type(result.message) ~= "string" then
+    return
+  end
+  local text = result.message:gsub("^fisk: ", "")
+  M.notify(text, by_type[result.type] or levels.INFO)
+end
+
 --- Warn once per key for the whole session (e.g. the degraded tier of one project root).
 ---@param key string
 ---@param msg string

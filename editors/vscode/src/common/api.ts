@@ -25,6 +25,8 @@ export interface FiskApi {
   /** Fires after every search request (the picker's, the tool's, this API's), with its arguments and result or error. */
   readonly onDidSearch: vscode.Event<SearchEvent>;
   readonly onDidChangeServerState: vscode.Event<ServerState>;
+  /** The server's `window/showMessage` notifications as the extension shows them (a bad setting is named in one). */
+  readonly onDidShowServerMessage: vscode.Event<{ type: number; message: string }>;
   readonly statusBar: { snapshot(): StatusView; readonly onDidChange: vscode.Event<StatusView> };
   /** The search picker's list once the workbench shows it (its active row). */
   readonly searchPicker: { readonly onDidChange: vscode.Event<PickerView> };

@@ -37,7 +37,7 @@ export function registerCommands(server: FiskServer, status: StatusBar, views: C
     preview: (hit) => preview.preview(hit),
     endPreview: (accepted) => preview.end(accepted),
     keep: (list) => void results.show(list),
-    pageSize: () => getSettings().topK ?? DEFAULT_TOP_K,
+    pageSize: () => pageSize(getSettings().topK),
   });
   return [
     // The scope toggle offers the active file's folder; Search in Folder… starts in the folder given.
@@ -77,6 +77,14 @@ export function registerCommands(server: FiskServer, status: StatusBar, views: C
   ];
 }
 
+/**
+ * How many results "more results" adds: `fisk.topK` as set, else the server's default. A value the
+ * server refused (it named it in its settings message) still only sizes the step.
+ */
+export function pageSize(topK: unknown): number {
+  return typeof topK === 'number' ? topK : DEFAULT_TOP_K;
+}
+
 /** Every search request and how it ended (FiskApi.onDidSearch). */
 export interface SearchEvent {
   args: SearchArgs;
@@ -93,7 +101,7 @@ export async function searchKnowledge(server: FiskServer, status: StatusBar, arg
   if (args.topK !== undefined) {
     sent.topK = args.topK;
   }
-  if (args.also !== undefined && args.also.length > 0) {
+  if (args.also !== undefined && !(Array.isArray(args.also) && args.also.length === 0)) {
     sent.also = args.also;
   }
   if (args.paths !== undefined && args.paths.length > 0) {

@@ -28,7 +28,7 @@ export interface MoreItem extends vscode.QuickPickItem {
 
 export type PickItem = HitItem | NoticeItem | MoreItem;
 
-/** The most results one search returns (the server's limit for `topK`). */
+/** The most results one search returns: the server's limit for `topK` (package.json's `fisk.topK` maximum; a unit test keeps them equal). */
 export const MAX_RESULTS = 20;
 
 /** The "more results" row after `shown` results, asking for `step` more (up to MAX_RESULTS). */

@@ -4,8 +4,11 @@ import {
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
+  MessageType,
   RevealOutputChannelOn,
   ServerOptions,
+  ShowMessageNotification,
+  ShowMessageParams,
   State,
   WorkDoneProgressBegin,
   WorkDoneProgressEnd,
@@ -15,9 +18,8 @@ import { CLIENT_ID, CLIENT_NAME, Commands, DEFAULT_SERVER_COMMAND, INSTALL_COMMA
 import { findExecutable } from './executable';
 import { errorMessage, logError, logInfo, logWarn } from './log';
 import { ServerNotRunningError } from './protocol';
-import { problemsMessage } from './contract';
 import { answerExpand, EXPAND_REQUEST } from './expand';
-import { documentSelector, expandVariables, getSettings, toServerSettings } from './settings';
+import { documentSelector, expandVariables, getSettings } from './settings';
 import type { SetupResult } from './setup';
 
 export type ServerState =
@@ -47,7 +49,13 @@ export class FiskServer implements vscode.Disposable {
   private executable: string | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly progressEmitter = new vscode.EventEmitter<IndexProgress>();
+  private readonly messageEmitter = new vscode.EventEmitter<ShowMessageParams>();
   readonly onDidChangeState = this.stateEmitter.event;
+  /**
+   * The server's `window/showMessage` notifications, each shown as the server wrote it: among them
+   * its one message naming every bad setting (the extension checks none of the server's settings).
+   */
+  readonly onDidShowMessage = this.messageEmitter.event;
   /** The server's `$/progress` (work done) notifications: begin / report / end of an index run. */
   readonly onDidProgress = this.progressEmitter.event;
 
@@ -99,6 +107,7 @@ export class FiskServer implements vscode.Disposable {
     void this.stop();
     this.stateEmitter.dispose();
     this.progressEmitter.dispose();
+    this.messageEmitter.dispose();
   }
 
   /** Runs start/stop steps one after another; a failed step is logged and does not block the next. */
@@ -150,11 +159,17 @@ export class FiskServer implements vscode.Disposable {
       CLIENT_ID,
       CLIENT_NAME,
       serverOptions,
-      this.clientOptions(toServerSettings(settings), documentSelector(settings.languages)),
+      this.clientOptions(settings.server, documentSelector(settings.languages)),
     );
     keepServerCommandsPrivate(client);
     // Expansion provider `editor`: the server asks the editor's language model through the client.
     client.onRequest(EXPAND_REQUEST, (params: unknown, token: vscode.CancellationToken) => answerExpand(params, token));
+    client.onNotification(ShowMessageNotification.type, (params: ShowMessageParams) => {
+      if (this.client === client) {
+        showServerMessage(params);
+        this.messageEmitter.fire(params);
+      }
+    });
     client.onDidChangeState((event) => {
       if (this.client !== client) {
         return;
@@ -233,7 +248,10 @@ export function keepServerCommandsPrivate(client: LanguageClient): void {
   feature.register = () => undefined;
 }
 
-/** `workspace/configuration`: section `fisk` gets the same object as initializationOptions. */
+/**
+ * `workspace/configuration`: section `fisk` gets the same object as initializationOptions, the
+ * settings as set (the server checks them and names a bad one in a message of its own).
+ */
 export function answerConfiguration(params: ConfigurationParams, defaults: unknown): unknown[] {
   const fallback = Array.isArray(defaults) ? defaults : [];
   const problems: string[] = [];
@@ -244,7 +262,7 @@ export function answerConfiguration(params: ConfigurationParams, defaults: unkno
     const scope = item.scopeUri === undefined ? undefined : vscode.Uri.parse(item.scopeUri);
     const settings = getSettings(scope);
     problems.push(...settings.problems);
-    return toServerSettings(settings);
+    return settings.server;
   });
   reportProblems([...new Set(problems)]);
   return answer;
@@ -253,11 +271,12 @@ export function answerConfiguration(params: ConfigurationParams, defaults: unkno
 let lastProblems = '';
 
 /**
- * The server's rule for a bad setting: it keeps its default and one warning names every bad field.
- * The same warning is not repeated (settings are read again at every restart and configuration request).
+ * A bad setting of the extension's own (the server command, its arguments, the languages): its default
+ * applies and one warning names every bad field, as the server does for its settings. The same
+ * warning is not repeated (settings are read again at every restart and configuration request).
  */
 export function reportProblems(problems: readonly string[]): void {
-  const message = problems.length === 0 ? '' : problemsMessage(problems);
+  const message = problems.length === 0 ? '' : `fisk: ignoring invalid settings, using defaults for: ${problems.join('; ')}`;
   if (message === lastProblems) {
     return;
   }
@@ -271,6 +290,23 @@ export function reportProblems(problems: readonly string[]): void {
 /** Forgets the last warning (tests). */
 export function resetReportedProblems(): void {
   lastProblems = '';
+}
+
+/** A `window/showMessage` of the server, as it wrote it (its messages start with "fisk: "), also in the log. */
+export function showServerMessage(params: ShowMessageParams): void {
+  switch (params.type) {
+    case MessageType.Error:
+      logError(params.message);
+      void vscode.window.showErrorMessage(params.message);
+      break;
+    case MessageType.Warning:
+      logWarn(params.message);
+      void vscode.window.showWarningMessage(params.message);
+      break;
+    default:
+      logInfo(params.message);
+      void vscode.window.showInformationMessage(params.message);
+  }
 }
 
 export function describeState(state: ServerState): string {

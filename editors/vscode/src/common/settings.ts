@@ -3,84 +3,52 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_SERVER_COMMAND, SETTINGS_SECTION } from './constants';
 import { languageModels } from './expand';
-import {
-  checkValue,
-  EMBEDDINGS_PROVIDERS,
-  EMBEDDINGS_QUERY_TIMEOUT,
-  EMBEDDINGS_RULE,
-  EMBEDDINGS_THREADS,
-  EMBEDDINGS_TIMEOUT,
-  EmbeddingsProvider,
-  EXPANSION_PROVIDERS,
-  EXPANSION_TIMEOUT,
-  ExpansionProvider,
-  Limit,
-  ruleProblems,
-  TOP_K,
-} from './contract';
 
-/** Everything the extension reads from the `fisk.*` settings (package.json `contributes.configuration`). */
+/**
+ * Everything the extension reads from the `fisk.*` settings (package.json `contributes.configuration`).
+ * The server's settings are sent as the user set them: the server checks them and one message of its
+ * own names every bad one (docs/lsp-protocol.md). The extension checks only its own settings.
+ */
 export interface FiskSettings {
   serverCommand: string;
   serverArgs: string[];
-  paths: string[];
-  exclude: string[];
-  /** Only when the user set it (and it fits): otherwise the server's configured value applies. */
-  topK?: number;
-  watch: boolean;
-  embeddings: EmbeddingsSettings;
-  workspaceSymbols: boolean;
-  /** A knowledge pack the server's first index run adopts (`fisk.prebuilt`; '' for none). */
-  prebuilt: string;
   /** Language ids of the documents the client attaches to (`fisk.languages`). */
   languages: string[];
+  /** The server's `fisk` settings, as initializationOptions and `workspace/configuration` send them. */
+  server: ServerSettings;
+  /** `fisk.topK` as set (undefined when unset: the server's own value applies): the picker's page size. */
+  topK?: unknown;
   expansion: ExpansionSettings;
-  /** Settings that were out of range or of the wrong type and fell back to their default, named as the server names them. */
+  /** The extension's own settings that were of the wrong type and fell back to their default. */
   problems: string[];
 }
 
-export interface EmbeddingsSettings {
-  /** `openai` (a server at baseUrl) or `builtin` (a model run inside fisk-ls, no server needed). */
-  provider: EmbeddingsProvider;
-  /** builtin: a directory with model.onnx and tokenizer.json (nothing is downloaded then). */
-  modelPath: string;
-  /** builtin: onnxruntime threads for indexing (0: all cores but one). */
-  threads?: number;
-  baseUrl: string;
-  model: string;
-  apiKeyEnv: string;
-  timeout?: number;
-  queryTimeout?: number;
-  queryPrefix: string;
-  documentPrefix: string;
-}
-
-/** Question expansion (`fisk.expansion.*`): who writes the extra search strings for a question typed in the picker. */
+/** Question expansion (`fisk.expansion.provider`): who writes the extra search strings for a question typed in the picker. */
 export interface ExpansionSettings {
-  /** `editor` (VS Code's language model, the default where VS Code has one), `openai` (a chat server the server calls) or `none`. */
-  provider: ExpansionProvider;
-  baseUrl: string;
-  model: string;
-  apiKeyEnv: string;
-  timeout?: number;
+  /** `editor` (VS Code's language model, answered by the extension), `none`, or what the server takes (`openai`). */
+  provider: unknown;
   /** False when the provider is only the extension's default (then `none` is not sent). */
   chosen: boolean;
 }
 
-/** The object the server takes as initializationOptions and as `workspace/configuration` section `fisk`. */
+/**
+ * The object the server takes as initializationOptions and as `workspace/configuration` section `fisk`
+ * (camelCase, docs/lsp-protocol.md). Values are the user's, unchecked: a key left out keeps the
+ * server's value.
+ */
 export interface ServerSettings {
-  paths?: string[];
-  exclude?: string[];
-  topK?: number;
-  watch?: boolean;
-  embeddings?: Partial<EmbeddingsSettings>;
-  expansion?: Partial<Omit<ExpansionSettings, 'chosen'>>;
-  workspaceSymbols: boolean;
-  prebuilt?: string;
+  paths?: unknown;
+  exclude?: unknown;
+  topK?: unknown;
+  watch?: unknown;
+  embeddings?: Record<string, unknown>;
+  expansion?: Record<string, unknown>;
+  workspaceSymbols: unknown;
+  prebuilt?: unknown;
 }
 
-/** The server's default number of results (package.json's `fisk.topK` default). */
-export const DEFAULT_TOP_K: number = TOP_K.default;
+/** The server's default number of results: package.json's `fisk.topK` default (a unit test keeps them equal). */
+export const DEFAULT_TOP_K = 5;
 /** Markdown and plain text: the files the server indexes (.md .markdown .txt .text). */
 export const DEFAULT_LANGUAGES: readonly string[] = ['markdown', 'plaintext'];
 
@@ -88,23 +56,30 @@ function shown(value: unknown): string {
   return String(JSON.stringify(value)).slice(0, 100);
 }
 
+/** A string trimmed; anything else as it is (the server names a value of the wrong type). */
+function trimmed(value: unknown): unknown {
+  return typeof value === 'string' ? value.trim() : value;
+}
+
+/** True when `value` is worth sending: set, and not an empty string. */
+function given(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== '';
+}
+
 export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
   const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, scope);
   const problems: string[] = [];
   const name = (key: string) => `${SETTINGS_SECTION}.${key}`;
-  const given = (key: string): unknown => {
+  const get = (key: string): unknown => {
     const value = config.get<unknown>(key);
     return value === null ? undefined : value;
   };
-  const text = (key: string, trim = true): string => {
-    const value = given(key);
-    if (value !== undefined && typeof value !== 'string') {
-      problems.push(`${name(key)} (expected a string, got ${shown(value)})`);
-    }
-    return typeof value !== 'string' ? '' : trim ? value.trim() : value;
-  };
-  const list = (key: string, fallback: readonly string[] = []): string[] => {
-    const value = given(key);
+  // config.get answers package.json's default for an unset key: some keys are sent only when the user set them.
+  const isSet = (key: string) =>
+    Object.entries(config.inspect(key) ?? {}).some(([where, value]) => where !== 'key' && !where.startsWith('default') && value !== undefined);
+  /** One of the extension's own lists of strings (trimmed, blanks dropped), or its default with a problem named. */
+  const ownList = (key: string, fallback: readonly string[] = []): string[] => {
+    const value = get(key);
     if (value === undefined) {
       return [...fallback];
     }
@@ -114,133 +89,67 @@ export function getSettings(scope?: vscode.ConfigurationScope): FiskSettings {
     }
     return value.map((v: string) => v.trim()).filter((v) => v !== '');
   };
-  const flag = (key: string, fallback: boolean): boolean => {
-    const value = given(key);
-    if (value !== undefined && typeof value !== 'boolean') {
-      problems.push(`${name(key)} (expected true or false, got ${shown(value)})`);
-    }
-    return typeof value === 'boolean' ? value : fallback;
-  };
-  const limited = (key: string, limit: Limit): number | undefined => {
-    const value = given(key);
-    const problem = value === undefined ? undefined : checkValue(limit, value);
-    if (problem !== undefined) {
-      problems.push(`${name(key)} (${problem})`);
-    }
-    return value === undefined || problem !== undefined ? undefined : (value as number);
-  };
-  const serverCommand = text('server.command') || DEFAULT_SERVER_COMMAND;
-  const serverArgs = list('server.args');
-  const paths = list('paths');
-  const exclude = list('exclude');
-  // config.get would answer package.json's default for an unset key: send topK only when the user set it.
-  const isSet = (key: string) =>
-    Object.entries(config.inspect(key) ?? {}).some(([scope, value]) => scope !== 'key' && !scope.startsWith('default') && value !== undefined);
-  const topKSet = isSet('topK');
-  const topK = topKSet ? limited('topK', TOP_K) : undefined;
-  const watch = flag('watch', true);
-  let provider = text('embeddings.provider') || 'openai';
-  if (!(EMBEDDINGS_PROVIDERS as readonly string[]).includes(provider)) {
-    problems.push(`${name('embeddings.provider')} (expected one of ${EMBEDDINGS_PROVIDERS.join(', ')}, got ${shown(provider)})`);
-    provider = 'openai';
+  const command = get('server.command');
+  if (command !== undefined && typeof command !== 'string') {
+    problems.push(`${name('server.command')} (expected a string, got ${shown(command)})`);
   }
-  const embeddings: EmbeddingsSettings = {
-    provider: provider as EmbeddingsProvider,
-    modelPath: text('embeddings.modelPath'),
-    threads: limited('embeddings.threads', EMBEDDINGS_THREADS),
-    baseUrl: text('embeddings.baseUrl'),
-    model: text('embeddings.model'),
-    apiKeyEnv: text('embeddings.apiKeyEnv'),
-    timeout: limited('embeddings.timeout', EMBEDDINGS_TIMEOUT),
-    queryTimeout: limited('embeddings.queryTimeout', EMBEDDINGS_QUERY_TIMEOUT),
-    queryPrefix: text('embeddings.queryPrefix', false),
-    documentPrefix: text('embeddings.documentPrefix', false),
-  };
-  const expansionSettings = (): ExpansionSettings => {
-    const lm = languageModels();
-    // Default: the editor's model where VS Code has the API; the removed opt-in
-    // `fisk.search.languageModelExpansion` set to false still means none.
-    let chosen = isSet('expansion.provider');
-    let provider = text('expansion.provider');
-    if (!chosen) {
-      chosen = given('search.languageModelExpansion') === false;
-      provider = chosen || lm === undefined ? 'none' : 'editor';
-    } else if (!(EXPANSION_PROVIDERS as readonly string[]).includes(provider)) {
-      problems.push(`${name('expansion.provider')} (expected one of ${EXPANSION_PROVIDERS.join(', ')}, got ${shown(provider)})`);
-      provider = lm === undefined ? 'none' : 'editor';
-      chosen = false;
-    }
-    if (provider === 'editor' && lm === undefined) {
-      problems.push(`${name('expansion.provider')} (editor needs VS Code's language model API, 1.90 or newer)`);
-      provider = 'none';
-    }
-    return {
-      provider: provider as ExpansionProvider,
-      baseUrl: text('expansion.baseUrl'),
-      model: text('expansion.model'),
-      apiKeyEnv: text('expansion.apiKeyEnv'),
-      timeout: limited('expansion.timeout', EXPANSION_TIMEOUT),
-      chosen,
-    };
-  };
-  // The provider rule is the server's (the schema's if/then/else), checked on what would be sent.
-  const sent = serverEmbeddings(embeddings);
-  const broken = sent === undefined ? [] : ruleProblems(EMBEDDINGS_RULE, sent);
-  for (const [field, problem] of broken) {
-    problems.push(`${name(field === undefined ? 'embeddings' : `embeddings.${field}`)} (${problem})`);
+  const serverCommand = (typeof command === 'string' ? command.trim() : '') || DEFAULT_SERVER_COMMAND;
+  const serverArgs = ownList('server.args');
+  const languages = ownList('languages', DEFAULT_LANGUAGES);
+  const expansion = expansionSettings(get, isSet, (problem) => problems.push(`${name('expansion.provider')} (${problem})`));
+  const topK = isSet('topK') ? get('topK') : undefined;
+  const server: ServerSettings = { workspaceSymbols: get('workspaceSymbols') ?? false };
+  if (topK !== undefined) {
+    server.topK = topK;
   }
-  if (broken.length > 0) {
-    // Left out, so the server keeps its default (lexical search), as it does with a bad object.
-    Object.assign(embeddings, { provider: 'openai', baseUrl: '' });
+  for (const key of ['paths', 'exclude'] as const) {
+    const value = get(key);
+    const list = Array.isArray(value) ? value.map(trimmed).filter((v) => v !== '') : value;
+    if (value !== undefined && !(Array.isArray(list) && list.length === 0)) {
+      server[key] = list;
+    }
   }
-  return {
-    serverCommand,
-    expansion: expansionSettings(),
-    serverArgs,
-    paths,
-    exclude,
-    topK,
-    watch,
-    embeddings,
-    workspaceSymbols: flag('workspaceSymbols', false),
-    prebuilt: text('prebuilt'),
-    languages: list('languages', DEFAULT_LANGUAGES),
-    problems,
-  };
+  const watch = get('watch');
+  if (watch !== undefined && watch !== true) {
+    server.watch = watch;
+  }
+  const prebuilt = trimmed(get('prebuilt'));
+  if (given(prebuilt)) {
+    server.prebuilt = prebuilt;
+  }
+  const embeddings = serverEmbeddings((key) => get(`embeddings.${key}`));
+  if (embeddings !== undefined) {
+    server.embeddings = embeddings;
+  }
+  const sentExpansion = serverExpansion(expansion, (key) => get(`expansion.${key}`));
+  if (sentExpansion !== undefined) {
+    server.expansion = sentExpansion;
+  }
+  return { serverCommand, serverArgs, languages, server, topK, expansion, problems };
 }
 
-/** The client's document selector: local files of the `fisk.languages` language ids. */
+/**
+ * The expansion provider: `editor` by default where VS Code has the language model API (the removed
+ * opt-in `fisk.search.languageModelExpansion` set to false still means none). `editor` is the
+ * extension's own job (it answers `fisk/expand`), so without the API it is a problem of its own.
+ */
+function expansionSettings(get: (key: string) => unknown, isSet: (key: string) => boolean, problem: (text: string) => void): ExpansionSettings {
+  const lm = languageModels();
+  if (!isSet('expansion.provider')) {
+    const chosen = get('search.languageModelExpansion') === false;
+    return { provider: chosen || lm === undefined ? 'none' : 'editor', chosen };
+  }
+  const provider = trimmed(get('expansion.provider'));
+  if (provider === 'editor' && lm === undefined) {
+    problem("editor needs VS Code's language model API, 1.90 or newer");
+    return { provider: 'none', chosen: true };
+  }
+  return { provider, chosen: true };
+}
+
+/** The document selector: local files of the `fisk.languages` language ids. */
 export function documentSelector(languages: readonly string[]): { scheme: string; language: string }[] {
   return [...new Set(languages)].map((language) => ({ scheme: 'file', language }));
-}
-
-/** Settings → the server's camelCase options; unset keys are left out so the server's defaults apply. */
-export function toServerSettings(settings: FiskSettings): ServerSettings {
-  const result: ServerSettings = { workspaceSymbols: settings.workspaceSymbols };
-  if (settings.topK !== undefined) {
-    result.topK = settings.topK;
-  }
-  if (settings.paths.length > 0) {
-    result.paths = settings.paths;
-  }
-  if (settings.exclude.length > 0) {
-    result.exclude = settings.exclude;
-  }
-  if (!settings.watch) {
-    result.watch = false;
-  }
-  if (settings.prebuilt !== '') {
-    result.prebuilt = settings.prebuilt;
-  }
-  const embeddings = serverEmbeddings(settings.embeddings);
-  if (embeddings !== undefined) {
-    result.embeddings = embeddings;
-  }
-  const expansion = serverExpansion(settings.expansion);
-  if (expansion !== undefined) {
-    result.expansion = expansion;
-  }
-  return result;
 }
 
 /** True when searches in the picker ask for expansion (`expand: true`): a provider other than none. */
@@ -253,47 +162,53 @@ export function expansionOn(settings: FiskSettings): boolean {
  * (the server checks them and names what is missing). A default `none` is not sent, so the server's
  * own configuration (agent.yaml) applies.
  */
-function serverExpansion(e: ExpansionSettings): ServerSettings['expansion'] {
+function serverExpansion(e: ExpansionSettings, get: (key: string) => unknown): Record<string, unknown> | undefined {
   if (e.provider === 'none' && !e.chosen) {
     return undefined;
   }
-  const expansion: ServerSettings['expansion'] = { provider: e.provider };
+  const expansion: Record<string, unknown> = { provider: e.provider };
   if (e.provider === 'openai') {
-    Object.assign(expansion, { baseUrl: e.baseUrl, model: e.model }, e.apiKeyEnv === '' ? {} : { apiKeyEnv: e.apiKeyEnv });
+    expansion.baseUrl = trimmed(get('baseUrl')) ?? '';
+    expansion.model = trimmed(get('model')) ?? '';
+    const key = trimmed(get('apiKeyEnv'));
+    if (given(key)) {
+      expansion.apiKeyEnv = key;
+    }
   }
-  if (e.provider !== 'none' && e.timeout !== undefined) {
-    expansion.timeout = e.timeout;
+  const timeout = get('timeout');
+  if (e.provider !== 'none' && timeout !== undefined) {
+    expansion.timeout = timeout;
   }
   return expansion;
 }
 
-/** The embeddings object sent to the server; undefined (lexical search) for openai without a base URL. */
-function serverEmbeddings(e: EmbeddingsSettings): Partial<EmbeddingsSettings> | undefined {
-  // builtin needs no server: baseUrl and apiKeyEnv are not sent (a baseUrl left in the settings is no error).
-  const builtin = e.provider === 'builtin';
-  if (!builtin && e.baseUrl === '') {
+/**
+ * The embeddings object sent to the server; undefined (lexical search) for the default provider
+ * without a base URL. `builtin` runs a model inside fisk-ls: baseUrl and apiKeyEnv are not sent (a
+ * baseUrl left in the settings is no error).
+ */
+function serverEmbeddings(get: (key: string) => unknown): Record<string, unknown> | undefined {
+  const provider = trimmed(get('provider')) ?? 'openai';
+  const baseUrl = trimmed(get('baseUrl'));
+  const builtin = provider === 'builtin';
+  if ((provider === 'openai' || provider === '') && !given(baseUrl)) {
     return undefined;
   }
-  const embeddings: Partial<EmbeddingsSettings> = builtin
-    ? { provider: 'builtin', queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix }
-    : { baseUrl: e.baseUrl, queryPrefix: e.queryPrefix, documentPrefix: e.documentPrefix };
-  if (e.model !== '') {
-    embeddings.model = e.model;
+  const embeddings: Record<string, unknown> = {};
+  if (provider !== 'openai' && provider !== '') {
+    embeddings.provider = provider;
   }
-  if (!builtin && e.apiKeyEnv !== '') {
-    embeddings.apiKeyEnv = e.apiKeyEnv;
+  if (!builtin) {
+    embeddings.baseUrl = baseUrl ?? '';
   }
-  if (builtin && e.modelPath !== '') {
-    embeddings.modelPath = e.modelPath;
-  }
-  if (builtin && e.threads !== undefined) {
-    embeddings.threads = e.threads;
-  }
-  if (e.timeout !== undefined) {
-    embeddings.timeout = e.timeout;
-  }
-  if (e.queryTimeout !== undefined) {
-    embeddings.queryTimeout = e.queryTimeout;
+  embeddings.queryPrefix = get('queryPrefix') ?? '';
+  embeddings.documentPrefix = get('documentPrefix') ?? '';
+  const fields = builtin ? ['model', 'modelPath', 'threads', 'timeout', 'queryTimeout'] : ['model', 'apiKeyEnv', 'timeout', 'queryTimeout'];
+  for (const key of fields) {
+    const value = trimmed(get(key));
+    if (given(value)) {
+      embeddings[key] = value;
+    }
   }
   return embeddings;
 }

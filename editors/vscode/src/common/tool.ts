@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import { TOOL_NAME } from './constants';
-import { checkAlso, checkTopK, checkValue, QUERY } from './contract';
 import { logInfo } from './log';
 import { SearchArgs, SearchHit, SearchResult, ServerNotRunningError } from './protocol';
 import { lineReference, noticeFor, oneLine } from './searchItems';
@@ -55,21 +54,24 @@ export function registerKnowledgeTool(search: ToolSearch, api: LanguageModelTool
   });
 }
 
-/** Validates the tool input against its schema in package.json (the settings contract's limits); throws a message the model can act on. */
+/**
+ * The tool input as the search's arguments. Only a query with words is required here (a model learns
+ * to send words); `topK` and `also` go to the server as they are, and its error names a limit the
+ * model can correct (nothing is clamped).
+ */
 export function parseToolInput(input: unknown): SearchArgs {
   const value = (typeof input === 'object' && input !== null ? input : {}) as { query?: unknown; topK?: unknown; also?: unknown };
   if (typeof value.query !== 'string' || value.query.trim() === '') {
-    throw new Error('fisk_knowledge_search needs a non-empty "query" string');
+    throw new Error(`${TOOL_NAME} needs a non-empty "query" string`);
   }
-  const query = value.query.trim();
-  const problem = checkValue(QUERY, query);
-  if (problem !== undefined) {
-    throw new Error(`${TOOL_NAME}: query: ${problem}; shorten it`);
+  const args: SearchArgs = { query: value.query.trim() };
+  if (value.topK !== undefined && value.topK !== null) {
+    args.topK = value.topK as number;
   }
-  // Out of range is an error the model can correct, as at every request boundary (no silent clamping).
-  const topK = checkTopK(value.topK, TOOL_NAME);
-  const also = checkAlso(value.also, TOOL_NAME);
-  return { query, ...(topK === undefined ? {} : { topK }), ...(also === undefined ? {} : { also }) };
+  if (value.also !== undefined && value.also !== null) {
+    args.also = value.also as string[];
+  }
+  return args;
 }
 
 /** The search result as plain text for a model: tier, then each hit with its citation and snippet. */

@@ -365,15 +365,24 @@ test('the fisk.topK setting limits the results', async () => {
   assert.ok((await api.search('lighthouse')).results.length > 1);
 }, 90000);
 
-test('fisk.topK outside the server limit keeps the default, and searches still work; a request outside it is an error', async () => {
+test('fisk.topK outside the server limit reaches the server, which keeps its default and names it in its one message; a request outside it is an error', async () => {
   const config = vscode.workspace.getConfiguration('fisk');
+  const messages: string[] = [];
+  const sub = api.onDidShowServerMessage((m) => messages.push(m.message));
   await afterRestart(() => config.update('topK', 30, vscode.ConfigurationTarget.Workspace), 'running');
   try {
     const result = await api.search('lighthouse');
     assert.equal(result.status, 'ok', 'the search is not refused');
     assert.ok(result.results.length > 0 && result.results.length <= 5, `the default 5 applies: ${result.results.length}`);
+    await waitFor('the server\'s settings message', () => messages.some((m) => m.includes('fisk.topK')), 20000);
+    assert.deepEqual(
+      messages.filter((m) => m.includes('invalid settings')),
+      ['fisk: ignoring invalid settings, using defaults for: fisk.topK (expected an integer from 1 to 20, got 30)'],
+      'one message, the server\'s words',
+    );
     await assert.rejects(api.search('lighthouse', 30), /topK: expected an integer from 1 to 20, got 30/);
   } finally {
+    sub.dispose();
     await afterRestart(() => config.update('topK', undefined, vscode.ConfigurationTarget.Workspace), 'running');
   }
 }, 90000);

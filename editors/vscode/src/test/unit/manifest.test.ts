@@ -9,6 +9,7 @@ import { commandViews } from './helpers';
 import { registerCommands } from '../../common/commands';
 import { Commands, DEFAULT_SERVER_COMMAND, TOOL_NAME } from '../../common/constants';
 import { SCOPE_CONTEXT } from '../../common/search';
+import { MAX_RESULTS } from '../../common/searchItems';
 import { FiskServer } from '../../common/server';
 import { DEFAULT_TOP_K, getSettings } from '../../common/settings';
 import { StatusBar } from '../../common/status';
@@ -65,6 +66,7 @@ test('every setting the code reads is contributed with a description', () => {
 test('defaults agree with the code', () => {
   assert.equal(properties['fisk.server.command'].default, DEFAULT_SERVER_COMMAND);
   assert.equal(properties['fisk.topK'].default, DEFAULT_TOP_K);
+  assert.equal(properties['fisk.topK'].maximum, MAX_RESULTS, 'the picker offers more results up to the server\'s limit');
   assert.equal(properties['fisk.workspaceSymbols'].default, false);
   assert.deepEqual(properties['fisk.trace.server'].enum, ['off', 'messages', 'verbose']);
 });

@@ -68,24 +68,49 @@ test('fisk.languages sets the document selector', async () => {
   assert.deepEqual(FakeLanguageClient.instances[0].clientOptions.documentSelector, [{ scheme: 'file', language: 'restructuredtext' }]);
 });
 
-test('a bad setting starts the server without it (its default applies) and one warning naming it, not repeated on restart', async () => {
+test("a bad server setting goes to the server as set, with no warning of the extension's (the server names it)", async () => {
   mock.settings['fisk.server.command'] = fakeServerExecutable();
   mock.settings['fisk.topK'] = 30;
   const server = newServer();
   await server.restart();
-  assert.equal('topK' in FakeLanguageClient.instances[0].clientOptions.initializationOptions, false);
+  assert.equal(FakeLanguageClient.instances[0].clientOptions.initializationOptions.topK, 30);
+  const [answer] = answerConfiguration({ items: [{ section: 'fisk', scopeUri: 'file:///ws' }] }, [null]) as { topK?: unknown }[];
+  assert.equal(answer.topK, 30, 'workspace/configuration answers the same');
+  assert.deepEqual(mock.messages, []);
+});
+
+test("the server's window/showMessage is shown as the server wrote it, and told to the API", async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  const server = newServer();
+  const seen: unknown[] = [];
+  server.onDidShowMessage((m) => seen.push(m));
+  await server.restart();
+  const message = 'fisk: ignoring invalid settings, using defaults for: fisk.topK (expected an integer from 1 to 20, got 30)';
+  FakeLanguageClient.instances[0].serverNotification('window/showMessage', { type: 2, message });
+  FakeLanguageClient.instances[0].serverNotification('window/showMessage', { type: 1, message: 'fisk: indexing /ws failed: disk full' });
   assert.deepEqual(mock.messages.map((m) => [m.level, m.text]), [
-    ['warning', 'fisk: ignoring invalid settings, using defaults for: fisk.topK (expected an integer from 1 to 20, got 30)'],
+    ['warning', message],
+    ['error', 'fisk: indexing /ws failed: disk full'],
+  ]);
+  assert.deepEqual(seen, [{ type: 2, message }, { type: 1, message: 'fisk: indexing /ws failed: disk full' }]);
+});
+
+test("a bad setting of the extension's own falls back with one warning naming it, not repeated on restart", async () => {
+  mock.settings['fisk.server.command'] = fakeServerExecutable();
+  mock.settings['fisk.languages'] = 'markdown';
+  const server = newServer();
+  await server.restart();
+  assert.deepEqual(mock.messages.map((m) => [m.level, m.text]), [
+    ['warning', 'fisk: ignoring invalid settings, using defaults for: fisk.languages (expected a list of strings, got "markdown")'],
   ]);
   await server.restart();
   answerConfiguration({ items: [{ section: 'fisk', scopeUri: 'file:///ws' }] }, [null]);
   assert.equal(mock.messages.length, 1, 'the same warning is shown once');
-  mock.settings['fisk.topK'] = 0;
-  mock.settings['fisk.paths'] = 'docs';
+  mock.settings['fisk.server.args'] = 'x';
   await server.restart();
   assert.equal(
     mock.messages.at(-1)?.text,
-    'fisk: ignoring invalid settings, using defaults for: fisk.paths (expected a list of strings, got "docs"); fisk.topK (expected an integer from 1 to 20, got 0)',
+    'fisk: ignoring invalid settings, using defaults for: fisk.server.args (expected a list of strings, got "x"); fisk.languages (expected a list of strings, got "markdown")',
   );
 });
 

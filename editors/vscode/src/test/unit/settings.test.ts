@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { beforeEach, test } from 'node:test';
 import { mock } from './mock/vscode';
 import { reset } from './helpers';
-import { documentSelector, expandVariables, expansionOn, getSettings, needsRestart, toServerSettings } from '../../common/settings';
+import { documentSelector, expandVariables, expansionOn, getSettings, needsRestart } from '../../common/settings';
 
 beforeEach(reset);
 
@@ -13,7 +13,7 @@ test('no settings: fisk-ls on PATH, workspace symbols off, expansion by the edit
   assert.equal(settings.serverCommand, 'fisk-ls');
   assert.deepEqual(settings.serverArgs, []);
   assert.equal(settings.topK, undefined);
-  assert.deepEqual(toServerSettings(settings), { expansion: { provider: 'editor' }, workspaceSymbols: false });
+  assert.deepEqual(settings.server, { expansion: { provider: 'editor' }, workspaceSymbols: false });
   assert.deepEqual(settings.languages, ['markdown', 'plaintext']);
   assert.deepEqual(settings.problems, []);
 });
@@ -29,7 +29,7 @@ test('all settings map to the camelCase shape of docs/lsp-protocol.md', () => {
     'fisk.embeddings.documentPrefix': 'passage: ',
     'fisk.workspaceSymbols': true,
   });
-  assert.deepEqual(toServerSettings(getSettings()), {
+  assert.deepEqual(getSettings().server, {
     paths: ['docs', 'README.md'],
     topK: 8,
     embeddings: {
@@ -53,7 +53,7 @@ test('the builtin provider needs no base URL and sends its model path and thread
     'fisk.embeddings.apiKeyEnv': 'IGNORED',
   });
   assert.deepEqual(getSettings().problems, []);
-  assert.deepEqual(toServerSettings(getSettings()).embeddings, {
+  assert.deepEqual(getSettings().server.embeddings, {
     provider: 'builtin',
     modelPath: '/models/minilm',
     threads: 1,
@@ -62,70 +62,69 @@ test('the builtin provider needs no base URL and sends its model path and thread
   });
 });
 
-test('an unknown provider or negative threads fall back with the field named', () => {
-  Object.assign(mock.settings, { 'fisk.embeddings.provider': 'ollama', 'fisk.embeddings.threads': -1 });
+test('an unknown provider or negative threads are sent as set: the server names them', () => {
+  Object.assign(mock.settings, { 'fisk.embeddings.provider': 'ollama', 'fisk.embeddings.threads': -1, 'fisk.embeddings.baseUrl': 'http://e/v1' });
   const settings = getSettings();
-  assert.deepEqual(settings.problems, [
-    'fisk.embeddings.provider (expected one of openai, builtin, got "ollama")',
-    'fisk.embeddings.threads (expected an integer from 0 to 256, got -1)',
-  ]);
-  assert.equal(toServerSettings(settings).embeddings, undefined, 'openai without a base URL: lexical');
+  assert.deepEqual(settings.problems, []);
+  assert.deepEqual(settings.server.embeddings, { provider: 'ollama', baseUrl: 'http://e/v1', queryPrefix: '', documentPrefix: '' });
+  mock.settings['fisk.embeddings.provider'] = 'builtin';
+  assert.deepEqual(getSettings().server.embeddings, { provider: 'builtin', threads: -1, queryPrefix: '', documentPrefix: '' });
 });
 
 test('embeddings are only sent when a base URL is set', () => {
   mock.settings['fisk.embeddings.model'] = 'm';
-  assert.equal(toServerSettings(getSettings()).embeddings, undefined);
+  assert.equal(getSettings().server.embeddings, undefined);
 });
 
-test('topK outside 1..20, or not an integer, is not sent (the server keeps its value) and is named as the server names it', () => {
-  for (const bad of [0, 21, 50, 7.6, '9', true]) {
-    mock.settings['fisk.topK'] = bad;
+test('topK is sent only when set, as set, whatever its value (the server checks it and names a bad one)', () => {
+  for (const value of [0, 21, 7.6, '9', true, 1, 20]) {
+    mock.settings['fisk.topK'] = value;
     const settings = getSettings();
-    assert.equal(settings.topK, undefined, `topK ${String(bad)}`);
-    assert.deepEqual(settings.problems, [`fisk.topK (expected an integer from 1 to 20, got ${JSON.stringify(bad)})`], `topK ${String(bad)}`);
-    assert.equal('topK' in toServerSettings(settings), false, 'the bad value never reaches the server');
-  }
-  for (const good of [1, 20]) {
-    mock.settings['fisk.topK'] = good;
-    assert.equal(getSettings().topK, good);
-    assert.deepEqual(getSettings().problems, []);
+    assert.equal(settings.topK, value, `topK ${String(value)}`);
+    assert.equal(settings.server.topK, value, `topK ${String(value)}`);
+    assert.deepEqual(settings.problems, []);
   }
 });
 
-test('every bad setting is named once; the others still apply', () => {
+test("only the extension's own settings are checked here; the server's go as set", () => {
   Object.assign(mock.settings, {
-    'fisk.paths': ['docs', 3],
+    'fisk.paths': ['docs', 3, ' '],
     'fisk.topK': 30,
+    'fisk.watch': 'no',
     'fisk.languages': 'markdown',
+    'fisk.server.args': [1],
     'fisk.embeddings.baseUrl': 'http://127.0.0.1:8080/v1',
     'fisk.server.command': '/opt/fisk-ls',
   });
   const settings = getSettings();
-  assert.deepEqual(settings.problems, [
-    'fisk.paths (expected a list of strings, got ["docs",3])',
-    'fisk.topK (expected an integer from 1 to 20, got 30)',
-    'fisk.embeddings (baseUrl and model are required, or provider builtin)',
-    'fisk.languages (expected a list of strings, got "markdown")',
-  ]);
+  assert.deepEqual(settings.problems, ['fisk.server.args (expected a list of strings, got [1])', 'fisk.languages (expected a list of strings, got "markdown")']);
   assert.equal(settings.serverCommand, '/opt/fisk-ls');
-  assert.deepEqual(toServerSettings(settings), { expansion: { provider: 'editor' }, workspaceSymbols: false });
+  assert.deepEqual(settings.serverArgs, []);
   assert.deepEqual(settings.languages, ['markdown', 'plaintext']);
+  assert.deepEqual(settings.server, {
+    workspaceSymbols: false,
+    topK: 30,
+    paths: ['docs', 3],
+    watch: 'no',
+    embeddings: { baseUrl: 'http://127.0.0.1:8080/v1', queryPrefix: '', documentPrefix: '' },
+    expansion: { provider: 'editor' },
+  });
 });
 
 test('expansion: editor by default where VS Code has the language model API; none without it, or when the removed opt-in was set off', () => {
-  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'editor' });
+  assert.deepEqual(getSettings().server.expansion, { provider: 'editor' });
   assert.equal(expansionOn(getSettings()), true);
   mock.settings['fisk.search.languageModelExpansion'] = true;
-  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'editor' }, 'the old opt-in on: the new default');
+  assert.deepEqual(getSettings().server.expansion, { provider: 'editor' }, 'the old opt-in on: the new default');
   mock.settings['fisk.search.languageModelExpansion'] = false;
-  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'none' }, 'the old setting off: none, sent');
+  assert.deepEqual(getSettings().server.expansion, { provider: 'none' }, 'the old setting off: none, sent');
   assert.equal(expansionOn(getSettings()), false);
   mock.settings['fisk.expansion.provider'] = 'editor';
-  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'editor' }, 'the new setting wins');
+  assert.deepEqual(getSettings().server.expansion, { provider: 'editor' }, 'the new setting wins');
   delete mock.settings['fisk.expansion.provider'];
   delete mock.settings['fisk.search.languageModelExpansion'];
   mock.noLanguageModelApi();
-  assert.equal(toServerSettings(getSettings()).expansion, undefined, 'no API: nothing sent, the server\'s own configuration applies');
+  assert.equal(getSettings().server.expansion, undefined, 'no API: nothing sent, the server\'s own configuration applies');
   assert.equal(expansionOn(getSettings()), false);
   assert.deepEqual(getSettings().problems, []);
   mock.settings['fisk.expansion.provider'] = 'editor';
@@ -133,7 +132,7 @@ test('expansion: editor by default where VS Code has the language model API; non
   assert.equal(expansionOn(getSettings()), false);
 });
 
-test('expansion: openai sends the chat server\'s fields and the timeout; none sends only the provider; a bad value is named', () => {
+test('expansion: openai sends the chat server\'s fields and the timeout; none sends only the provider; a bad value is sent as set', () => {
   Object.assign(mock.settings, {
     'fisk.expansion.provider': 'openai',
     'fisk.expansion.baseUrl': ' http://127.0.0.1:11434/v1 ',
@@ -141,7 +140,7 @@ test('expansion: openai sends the chat server\'s fields and the timeout; none se
     'fisk.expansion.apiKeyEnv': 'CHAT_API_KEY',
     'fisk.expansion.timeout': 20,
   });
-  assert.deepEqual(toServerSettings(getSettings()).expansion, {
+  assert.deepEqual(getSettings().server.expansion, {
     provider: 'openai',
     baseUrl: 'http://127.0.0.1:11434/v1',
     model: 'qwen3:4b',
@@ -149,16 +148,13 @@ test('expansion: openai sends the chat server\'s fields and the timeout; none se
     timeout: 20,
   });
   mock.settings['fisk.expansion.provider'] = 'editor';
-  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'editor', timeout: 20 }, 'the chat server\'s fields are not sent');
+  assert.deepEqual(getSettings().server.expansion, { provider: 'editor', timeout: 20 }, 'the chat server\'s fields are not sent');
   mock.settings['fisk.expansion.provider'] = 'none';
-  assert.deepEqual(toServerSettings(getSettings()).expansion, { provider: 'none' });
+  assert.deepEqual(getSettings().server.expansion, { provider: 'none' });
   Object.assign(mock.settings, { 'fisk.expansion.provider': 'copilot', 'fisk.expansion.timeout': 600 });
   const settings = getSettings();
-  assert.deepEqual(settings.problems, [
-    'fisk.expansion.provider (expected one of none, openai, editor, got "copilot")',
-    'fisk.expansion.timeout (expected a number from 0.1 to 120, got 600)',
-  ]);
-  assert.deepEqual(toServerSettings(settings).expansion, { provider: 'editor' }, 'the default provider and timeout apply');
+  assert.deepEqual(settings.problems, []);
+  assert.deepEqual(settings.server.expansion, { provider: 'copilot', timeout: 600 }, 'sent as set: the server names both');
 });
 
 test('the document selector is markdown and plain text files unless fisk.languages says otherwise', () => {

@@ -26,28 +26,18 @@ function fakeLm() {
   };
 }
 
-test('input is validated like the schema in package.json', () => {
+test('the query must have words; topK and also go to the server as they are (it names a limit)', () => {
   assert.throws(() => parseToolInput({}), /non-empty "query"/);
   assert.throws(() => parseToolInput({ query: '  ' }), /non-empty "query"/);
   assert.throws(() => parseToolInput(null), /non-empty "query"/);
   assert.deepEqual(parseToolInput({ query: ' setup ' }), { query: 'setup' });
   assert.deepEqual(parseToolInput({ query: 'q', topK: 20 }), { query: 'q', topK: 20 });
-  assert.deepEqual(parseToolInput({ query: 'q', topK: 1 }), { query: 'q', topK: 1 });
-  for (const bad of [99, 21, 0, 2.5, '3']) {
-    assert.throws(() => parseToolInput({ query: 'q', topK: bad }), /fisk_knowledge_search: topK: expected an integer from 1 to 20, got /, String(bad));
+  for (const value of [99, 0, 2.5, '3']) {
+    assert.deepEqual(parseToolInput({ query: 'q', topK: value }), { query: 'q', topK: value }, String(value));
   }
-  assert.deepEqual(parseToolInput({ query: 'q', also: [' retry backoff ', '', 'The exporter retries.'] }), { query: 'q', also: ['retry backoff', 'The exporter retries.'] });
-  assert.deepEqual(parseToolInput({ query: 'q', also: [] }), { query: 'q' }, 'an empty list is none');
-  assert.deepEqual(parseToolInput({ query: 'q', also: ['a', 'b', 'c', 'd'] }).also, ['a', 'b', 'c', 'd']);
-  assert.throws(() => parseToolInput({ query: 'q', also: ['a', 'b', 'c', 'd', 'e'] }), { message: 'fisk_knowledge_search: also: expected at most 4 strings, got 5' });
-  assert.throws(() => parseToolInput({ query: 'q', also: 'retry' }), /fisk_knowledge_search: also: expected a list of at most 4 strings, got "retry"/);
-  assert.throws(() => parseToolInput({ query: 'q', also: ['ok', 3] }), { message: 'fisk_knowledge_search: also[1]: expected a string of at most 2,000 characters, got 3' });
-  assert.throws(() => parseToolInput({ query: 'q', also: ['x'.repeat(2001)] }), {
-    message: 'fisk_knowledge_search: also[0]: expected a string of at most 2,000 characters, got 2,001 characters; shorten it',
-  });
-  assert.throws(() => parseToolInput({ query: 'x'.repeat(2001) }), {
-    message: 'fisk_knowledge_search: query: expected a string of at most 2,000 characters, got 2,001 characters; shorten it',
-  });
+  assert.deepEqual(parseToolInput({ query: 'q', also: ['a', 'b', 'c', 'd', 'e'] }).also, ['a', 'b', 'c', 'd', 'e']);
+  assert.deepEqual(parseToolInput({ query: 'q', also: 'retry' }).also, 'retry');
+  assert.equal(parseToolInput({ query: 'x'.repeat(2001) }).query.length, 2001);
 });
 
 test('results are given to the model with citations, lines and snippets', () => {

@@ -26,6 +26,13 @@ export class ResponseError extends Error {
   }
 }
 export const ExecuteCommandRequest = { method: 'workspace/executeCommand', type: { method: 'workspace/executeCommand' } };
+export const ShowMessageNotification = { method: 'window/showMessage', type: { method: 'window/showMessage' } };
+export enum MessageType {
+  Error = 1,
+  Warning = 2,
+  Info = 3,
+  Log = 4,
+}
 
 export type Handler = (args: any, token: any) => unknown;
 
@@ -37,6 +44,8 @@ export class FakeLanguageClient {
   readonly requests: { command: string; args: any[]; token: any }[] = [];
   /** Handlers of server → client requests (`onRequest`), by method. */
   readonly requestHandlers = new Map<string, Handler>();
+  /** Handlers of server → client notifications (`onNotification`), by method. */
+  readonly notificationHandlers = new Map<string, (params: any) => void>();
   readonly stateEmitter = new EventEmitter<{ oldState: State; newState: State }>();
   readonly onDidChangeState = this.stateEmitter.event;
   state = State.Stopped;
@@ -74,6 +83,20 @@ export class FakeLanguageClient {
   onRequest(method: string, handler: Handler): { dispose(): void } {
     this.requestHandlers.set(method, handler);
     return { dispose: () => this.requestHandlers.delete(method) };
+  }
+
+  onNotification(type: { method: string }, handler: (params: any) => void): { dispose(): void } {
+    this.notificationHandlers.set(type.method, handler);
+    return { dispose: () => this.notificationHandlers.delete(type.method) };
+  }
+
+  /** Test helper: the server sends a notification to the client. */
+  serverNotification(method: string, params: unknown): void {
+    const handler = this.notificationHandlers.get(method);
+    if (handler === undefined) {
+      throw new Error(`the client has no handler for ${method}`);
+    }
+    handler(params);
   }
 
   /** Test helper: the server sends a request to the client; resolves with the client's answer. */

@@ -1,0 +1,84 @@
+"""A search string's vector: the query embedder's protocol and the outcome of embedding (a unit
+vector or the failure to report). The query is embedded *before* the read snapshot is opened, so
+no WAL snapshot or connection is held while the embeddings server thinks; ``search.run_search``
+decides whether a failure is loud (a misconfiguration is raised, so it gets fixed) or degrades
+the search to lexical.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from .errors import EmbeddingsError
+from .vectors.space import require_unit
+
+log = logging.getLogger(__name__)
+
+
+class QueryEmbedder(Protocol):
+    """An embeddings provider at query time; ``embed_query`` returns a unit vector (the
+    provider normalises; see vectors/space.py)."""
+
+    model: str
+    query_prefix: str
+    document_prefix: str
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit vectors for several non-blank queries, in order, in one model call."""
+        ...
+
+
+@dataclass(frozen=True)
+class QueryVector:
+    """The outcome of embedding a query: a unit vector, or the failure to report."""
+
+    vector: list[float] | None = None
+    error: EmbeddingsError | None = None
+
+
+def embed_query(embedder: QueryEmbedder, query: str) -> QueryVector:
+    """Embed ``query`` (call it outside any read transaction). Never raises for a provider
+    failure: the error is returned, and ``search.run_search`` decides whether it is loud."""
+    if not query.strip():
+        return QueryVector()
+    try:
+        vector = embedder.embed_query(query)
+        require_unit(vector, "a query vector")
+    except EmbeddingsError as exc:
+        return QueryVector(error=exc)
+    except Exception as exc:  # a provider bug must not fail a search; it is logged in full
+        log.warning("query embedding failed", exc_info=True)
+        reason = f"the embeddings provider failed ({type(exc).__name__})"
+        return QueryVector(error=EmbeddingsError("invalid_response", reason))
+    return QueryVector(vector=list(vector))
+
+
+def embed_queries(embedder: QueryEmbedder, texts: Sequence[str]) -> list[QueryVector]:
+    """:func:`embed_query` for several strings in one model call (a query and its ``also``
+    strings); blank strings get no vector. A failure is every string's."""
+    wanted = [i for i, t in enumerate(texts) if t.strip()]
+    out = [QueryVector() for _ in texts]
+    if not wanted:
+        return out
+    try:
+        vectors = embedder.embed_queries([texts[i] for i in wanted])
+        if len(vectors) != len(wanted):
+            raise EmbeddingsError(
+                "invalid_response", f"{len(vectors)} vectors for {len(wanted)} queries"
+            )
+        for v in vectors:
+            require_unit(v, "a query vector")
+    except EmbeddingsError as exc:
+        return [QueryVector(error=exc) for _ in texts]
+    except Exception as exc:  # a provider bug must not fail a search; it is logged in full
+        log.warning("query embedding failed", exc_info=True)
+        reason = f"the embeddings provider failed ({type(exc).__name__})"
+        return [QueryVector(error=EmbeddingsError("invalid_response", reason)) for _ in texts]
+    for i, v in zip(wanted, vectors, strict=True):
+        out[i] = QueryVector(vector=list(v))
+    return out
