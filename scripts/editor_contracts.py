@@ -6,7 +6,7 @@ for its settings editor and the language model tool (``contributes.configuration
 ``languageModelTools[].inputSchema``, with ranges such as "1–20" in their descriptions); this
 script compares them with ``fisk_ls/knowledge/settings.schema.json`` (generated from
 ``fisk_ls/knowledge/settings_schema.py``) and names every difference, to be fixed there by hand.
-``tests/unit/test_editor_contracts.py`` fails when they disagree.
+``tests/test_editor_contracts.py`` fails when they disagree.
 
     python scripts/editor_contracts.py --check    # exit 1 when package.json differs
 """

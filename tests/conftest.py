@@ -83,6 +83,21 @@ def settings(project: Path, store_base: Path) -> Settings:
     return resolve_settings(cwd=project, store_base=store_base)
 
 
+# Folders whose every test runs real processes (the CLI, the MCP server, a real model) or breaks
+# them on purpose: slow, like the tests marked so and those that read the shared corpora. The
+# fast subset (`pytest -m "not slow"`, tests/README.md) leaves them all out.
+SLOW_FOLDERS = {("cli",), ("agent", "mcp"), ("reliability",), ("integration",)}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        parts = item.path.relative_to(here).parts if here in item.path.parents else ()
+        if any(parts[: len(f)] == f for f in SLOW_FOLDERS) or item.get_closest_marker("corpus"):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("corpus") and not CORPORA.is_dir():
         pytest.skip(f"shared corpora not found at {CORPORA} (set FISK_CORPORA to their folder)")

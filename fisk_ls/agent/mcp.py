@@ -4,7 +4,7 @@ Built on the official ``mcp`` SDK's low-level ``Server`` (2.x): our own input sc
 annotations, and results carrying both the tool's JSON as text and the same object as
 structured content. The tool is served only when ``expose.agent.mcp.builtins`` in agent.yaml
 lists it; otherwise the server starts with no tools and says on stderr how to expose it. The
-SDK serves both protocol versions a client may ask for (tests/mcp/test_protocol_versions.py):
+SDK serves both protocol versions a client may ask for (tests/agent/mcp/test_protocol_versions.py):
 2025-11-25 (``initialize``; HTTP sessions) and 2026-07-28 (``server/discover``; each HTTP request
 on its own, no session), behind the same token, caps and deadlines.
 

@@ -164,7 +164,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     },
     "required": ["tier", "status", "results"],
 }
-"""What ``build_outcome`` returns, every key declared (tests/mcp checks real results)."""
+"""What ``build_outcome`` returns, every key declared (tests/agent/mcp checks real results)."""
 
 SYSTEM_NOTE = (
     f"You can search a knowledge base of the operator's own project documents with the "

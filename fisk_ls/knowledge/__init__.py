@@ -5,7 +5,7 @@ settings contract's limits (settings_schema.py) and checks (settings_checks.py) 
 and helpers front ends render with.
 
 Adapters (CLI, language server, agent tool / MCP) call these and never assemble core parts
-themselves (tests/unit/test_layering.py). Nothing in here imports the language server, MCP,
+themselves (tests/test_layering.py). Nothing in here imports the language server, MCP,
 click or rich. Names are loaded on first use, so a command imports only what it needs (a search
 never imports the indexer).
 """

@@ -10,7 +10,7 @@ transaction starts after the search's, so a commit in between would mix two stat
 expose it (and its SQLite is built without ``SQLITE_ENABLE_SNAPSHOT``). So a worker compares
 :func:`state` inside its own read transaction with the search's and takes no arm when they
 differ: the searching thread then runs every arm on its snapshot, as without workers. The
-ranking is the sequential one either way (tests/unit/test_arms.py).
+ranking is the sequential one either way (tests/knowledge/test_arms.py).
 
 Measured (bench/agent_latency.py, bench/tuning.md "Agent strings: lexical arms side by side"):
 with a free second core a search with three strings takes 0.7x the time of the same arms one

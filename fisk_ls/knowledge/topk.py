@@ -17,7 +17,7 @@ than ``idf * (k1 + 1)`` to any row. So:
    full score from step 1 (the missing term adds exactly 0.0);
 3. else the full query runs (step 1 was wasted: a small essential part, few rows).
 
-The result (ids, scores, ties by rowid) is the full query's; ``tests/unit/test_topk.py``
+The result (ids, scores, ties by rowid) is the full query's; ``tests/knowledge/test_topk.py``
 compares them on random corpora and queries. Measured (``bench/topk.py``, BENCHMARKS.md): p50
 0.87x, p95 0.90x of the plain query over the PowerShell dev set's questions; dropping more terms
 with an oracle's choice would reach 0.70x at best, because the AND pass scores the rows the

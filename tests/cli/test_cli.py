@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import js, run
+from tests.support.waiting import HANG_GUARD
 
 COMMANDS = ["index", "watch", "search", "show", "sources", "doctor", "stats", "rm", "reset"]
 
@@ -134,12 +135,18 @@ def test_watch_picks_up_changes(cli_project: Path) -> None:
     )
     lines: queue.Queue[str] = queue.Queue()
     assert proc.stdout is not None
-    reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or ()])
+    stdout = proc.stdout
+
+    def read() -> None:
+        for line in stdout:
+            lines.put(line)
+
+    reader = threading.Thread(target=read)
     reader.start()
 
     def next_line() -> str:
         try:
-            return lines.get(timeout=60)  # a hang guard: each line takes well under a second
+            return lines.get(timeout=HANG_GUARD)  # each line takes well under a second
         except queue.Empty:
             raise AssertionError("watch printed nothing more") from None
 
@@ -151,8 +158,8 @@ def test_watch_picks_up_changes(cli_project: Path) -> None:
             assert "change(s)" in next_line()  # an update ran; search again after each one
     finally:
         proc.terminate()
-        proc.wait(10)
-        reader.join(10)  # the only reader of stdout
+        proc.wait(HANG_GUARD)
+        reader.join(HANG_GUARD)  # the only reader of stdout
         err = proc.stderr.read() if proc.stderr else ""
         for pipe in (proc.stdout, proc.stderr):
             if pipe:

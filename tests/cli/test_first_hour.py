@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.builtin_model import model_files
 from tests.support.cli import js, run
+from tests.support.waiting import HANG_GUARD
 
 
 @pytest.fixture
@@ -106,7 +107,7 @@ def test_a_missing_runtime_is_one_line_naming_the_extra(cli_project: Path, tmp_p
 
 def test_progress_lines_without_a_terminal(cli_project: Path, tmp_path: Path) -> None:
     """stderr is a pipe here: the embedding progress comes as lines (the last one at least;
-    tests/unit covers the every-few-seconds rhythm with an injected clock)."""
+    tests/cli/test_messages.py covers the every-few-seconds rhythm with an injected clock)."""
     model = real_model(tmp_path)
     one_line_config(cli_project, model)
     out = run(cli_project, "knowledge", "index")
@@ -181,7 +182,7 @@ def test_watch_json_prints_one_object_per_line(cli_project: Path) -> None:
         assert indexed["event"] == "indexed" and indexed["added"] == 3
     finally:
         proc.terminate()
-        out, _ = proc.communicate(timeout=30)
+        out, _ = proc.communicate(timeout=HANG_GUARD)
     events = [json.loads(line) for line in out.splitlines()]
     assert events[-1] == {"event": "stopped"}
 

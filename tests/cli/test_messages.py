@@ -13,6 +13,7 @@ import pytest
 from fisk_ls.knowledge import RunReporter, Settings, index_project
 from fisk_ls.knowledge.notices import NO_MATCH, NO_MATCH_IN_SCOPE, NO_TERMS_SENTENCE
 from tests.support.cli import js, run
+from tests.support.waiting import HANG_GUARD
 
 
 def test_missing_words_and_no_words_are_told_apart(project: Path, store_base: Path) -> None:
@@ -36,7 +37,7 @@ class Hold(RunReporter):
 
     def on_plan(self, files: int) -> None:
         Hold.reached.set()
-        Hold.release.wait(60)
+        Hold.release.wait(HANG_GUARD)
 
 
 @pytest.fixture
@@ -46,11 +47,11 @@ def held_run(settings: Settings) -> Iterator[None]:
     thread = threading.Thread(target=lambda: index_project(settings, reporter=Hold()))
     thread.start()
     try:
-        assert Hold.reached.wait(30)
+        assert Hold.reached.wait(HANG_GUARD)
         yield
     finally:
         Hold.release.set()
-        thread.join(60)
+        thread.join(HANG_GUARD)
 
 
 def test_a_search_while_another_process_indexes(project: Path, held_run: None) -> None:
@@ -70,13 +71,13 @@ def test_results_found_while_another_process_indexes_are_the_ones_so_far(
     thread = threading.Thread(target=lambda: index_project(settings, rebuild=True, reporter=Hold()))
     thread.start()
     try:
-        assert Hold.reached.wait(30)
+        assert Hold.reached.wait(HANG_GUARD)
         proc = run(project, "knowledge", "search", "backpressure")
         assert proc.stdout.startswith("docs/design.md#")
         assert "note: still indexing: 0 of 3 files; these are the results so far" in proc.stderr
     finally:
         Hold.release.set()
-        thread.join(60)
+        thread.join(HANG_GUARD)
 
 
 def test_a_subfolder_of_an_unmarked_docs_tree_finds_the_index_above(
@@ -115,14 +116,19 @@ class Watch:
         )
         self.lines: queue.Queue[str] = queue.Queue()
         stdout = self.proc.stdout
-        self.reader = threading.Thread(target=lambda: [self.lines.put(x) for x in stdout or ()])
+
+        def read() -> None:
+            for line in stdout or ():
+                self.lines.put(line)
+
+        self.reader = threading.Thread(target=read)
         self.reader.start()
 
     def next(self) -> str:
         import queue
 
         try:
-            return self.lines.get(timeout=60)  # a hang guard, not a timing assertion
+            return self.lines.get(timeout=HANG_GUARD)  # a hang guard, not a timing assertion
         except queue.Empty:
             raise AssertionError("watch printed nothing more") from None
 
@@ -133,8 +139,8 @@ class Watch:
 
     def close(self) -> None:
         self.proc.terminate()
-        self.proc.wait(30)
-        self.reader.join(30)
+        self.proc.wait(HANG_GUARD)
+        self.reader.join(HANG_GUARD)
         for pipe in (self.proc.stdout, self.proc.stderr):
             if pipe:
                 pipe.close()

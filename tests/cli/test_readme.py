@@ -31,10 +31,13 @@ SKIP: dict[str, str] = {
     "bash bench/run.sh": "minutes of benchmarks over the shared corpora",
     "bash bench/install_peers.sh": "installs qmd and Node 22 from npm, ripgrep from apt (network)",
     ".venv/bin/python bench/peers.py": "minutes of benchmarks beside qmd over the shared corpora",
-    "fisk-ai mcp --http": "a long-running server; tests/mcp/test_http.py runs it",
+    "fisk-ai mcp --http": "a long-running server; tests/agent/mcp/test_http.py runs it",
     "export FISK_MCP_TOKEN": "only feeds the skipped MCP server line after it",
-    "claude mcp add": "needs Claude Code; tests/mcp runs the server it registers",
-    "codex mcp add": "needs the Codex CLI; tests/mcp runs the server it registers",
+    "claude mcp add": "needs Claude Code; tests/agent/mcp runs the server it registers",
+    "codex mcp add": "needs the Codex CLI; tests/agent/mcp runs the server it registers",
+    "bash scripts/bootstrap.sh": "installs .venv from PyPI (network); scripts/test.sh runs it",
+    ".venv/bin/pytest": "the test suite this test is part of",
+    ".venv/bin/ruff": "the lint step of scripts/test.sh",
 }
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.waiting import HANG_GUARD
+
 DOC = """# Operations
 
 ## Restarts
@@ -101,7 +103,7 @@ def test_a_terminal_shows_matched_words_in_bold_and_nothing_else(
         if not data:
             break
         chunks.append(data)
-    proc.wait(timeout=60)
+    proc.wait(timeout=HANG_GUARD)
     os.close(leader)
     out = b"".join(chunks).decode()
     assert "\x1b[1mdrain\x1b[22m" in out and "\x1b[1mnode\x1b[22m" in out

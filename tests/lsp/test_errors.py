@@ -13,13 +13,13 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from fisk_ls.knowledge.location import zero_config_store
+from tests.support.waiting import wait_until_async
 
 from .conftest import (
     Session,
     command,
     copy_fixture,
     lsp_session,
-    poll,
     search,
     wait_indexed,
 )
@@ -123,7 +123,7 @@ async def test_broken_store_one_message_and_server_stays_up(tmp_path: Path) -> N
         async def shown() -> list[types.ShowMessageParams]:
             return [m for m in client.messages if m.type == types.MessageType.Error]
 
-        errors = await poll(shown, timeout=10)
+        errors = await wait_until_async(shown)
         assert str(root) in errors[0].message
         with pytest.raises(JsonRpcException, match="not a directory") as failed:
             await command(client, "fisk.knowledge.reindex", {})
@@ -142,6 +142,6 @@ async def test_broken_agent_yaml(tmp_path: Path) -> None:
         async def shown() -> list[types.ShowMessageParams]:
             return [m for m in client.messages if m.type == types.MessageType.Error]
 
-        (error,) = await poll(shown, timeout=10)
+        (error,) = await wait_until_async(shown)
         assert "enabled" in error.message
         assert (await search(client, "zeppelin"))["status"] == "index_not_built"

@@ -65,7 +65,7 @@ async def test_expand_with_the_editors_model(tmp_path: Path) -> None:
     async with lsp_session([root], tmp_path, "vscode", init_options=options) as client:
         assert isinstance(client, Client)
 
-        @client.feature("fisk/expand")
+        @client.feature("fisk/expand")  # type: ignore[untyped-decorator]
         def expand(ls: Client, params: Any) -> dict[str, str]:
             question = params.question if hasattr(params, "question") else params["question"]
             prompt = params.prompt if hasattr(params, "prompt") else params["prompt"]

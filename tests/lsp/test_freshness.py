@@ -9,13 +9,14 @@ import pytest_asyncio
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from tests.support.waiting import wait_until_async
+
 from .conftest import (
     Client,
     Session,
     citations,
     copy_fixture,
     lsp_session,
-    poll,
     save,
     search,
     wait_indexed,
@@ -54,7 +55,7 @@ async def test_did_save_makes_new_text_searchable(session: Session) -> None:
     path = root / "docs" / "install.md"
     path.write_text(path.read_text() + f"\nThe {word} appears after a save.\n")
     save(client, path)
-    await poll(finds(client, word, "docs/install.md#0"), timeout=5)
+    await wait_until_async(finds(client, word, "docs/install.md#0"))
 
 
 async def test_delete_through_watched_files(session: Session) -> None:
@@ -62,10 +63,10 @@ async def test_delete_through_watched_files(session: Session) -> None:
     doomed = root / "doomed.md"
     doomed.write_text("# Doomed\n\nThe walrus ledger lives here only briefly.\n")
     watched(client, (doomed, CREATED))
-    await poll(finds(client, "walrus", f"{doomed.name}#0"), timeout=5)
+    await wait_until_async(finds(client, "walrus", f"{doomed.name}#0"))
     doomed.unlink()
     watched(client, (doomed, DELETED))
-    await poll(finds(client, "walrus", None), timeout=5)
+    await wait_until_async(finds(client, "walrus", None))
 
 
 async def test_rename_through_watched_files(session: Session) -> None:
@@ -74,10 +75,10 @@ async def test_rename_through_watched_files(session: Session) -> None:
     new = root / "docs" / "new.md"
     old.write_text("# Moving\n\nThe albatross chapter moves to another folder.\n")
     watched(client, (old, CREATED))
-    await poll(finds(client, "albatross", f"{old.name}#0"), timeout=5)
+    await wait_until_async(finds(client, "albatross", f"{old.name}#0"))
     old.rename(new)
     watched(client, (old, DELETED), (new, CREATED))
-    await poll(finds(client, "albatross", f"docs/{new.name}#0"), timeout=5)
+    await wait_until_async(finds(client, "albatross", f"docs/{new.name}#0"))
     assert citations(await search(client, "albatross")) == [f"docs/{new.name}#0"]
 
 
@@ -111,11 +112,11 @@ async def test_an_edited_fiskignore_takes_effect_without_a_reindex(session: Sess
     kept.parent.mkdir(exist_ok=True)
     kept.write_text("# Heron\n\nThe heron roost moves with the tide.\n")
     watched(client, (kept, CREATED))
-    await poll(finds(client, "heron", "kept/heron.md#0"), timeout=10)
+    await wait_until_async(finds(client, "heron", "kept/heron.md#0"))
     rules = root / ".fiskignore"
     rules.write_text("kept/\n")
     save(client, rules)
-    await poll(finds(client, "heron", None), timeout=10)
+    await wait_until_async(finds(client, "heron", None))
     rules.unlink()
     watched(client, (rules, DELETED))
-    await poll(finds(client, "heron", "kept/heron.md#0"), timeout=10)
+    await wait_until_async(finds(client, "heron", "kept/heron.md#0"))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.support.fake_embed_server import FakeEmbedServer
+from tests.support.waiting import wait_until_async
 
 from .conftest import copy_fixture, lsp_session, search, wait_indexed
 
@@ -43,24 +45,24 @@ async def test_vectors_fill_in_behind_a_searchable_index(
 ) -> None:
     from lsprotocol import types
 
-    from .conftest import command, poll
+    from .conftest import command
 
     root = copy_fixture("basic", tmp_path / "basic")
     options = {"embeddings": {"baseUrl": fake_embed.base_url, "model": "fake-embed"}}
     async with lsp_session([root], tmp_path, "neovim", init_options=options) as client:
         await wait_indexed(client)
 
-        async def embedded() -> dict[str, object] | None:
+        async def embedded() -> dict[str, Any] | None:
             status = await command(client, "fisk.knowledge.status")
             entry = status["roots"][0]
             vectors = entry["vectors"]
             done = vectors and vectors["embedded"] == vectors["chunks"] == entry["chunks"]
             return status if done and not entry["embedding"] else None
 
-        status = await poll(embedded, 30.0)
+        status = await wait_until_async(embedded)
         assert "chunks embedded" not in status["tier"]  # complete: the plain hybrid line
         titles = [
-            r.title
+            r.title  # type: ignore[attr-defined]  # pytest-lsp keeps each report's value
             for reports in client.progress_reports.values()
             for r in reports
             if isinstance(r, types.WorkDoneProgressBegin)
@@ -78,7 +80,7 @@ async def test_turning_embeddings_on_at_run_time_adds_vectors_in_place(
     with no reindex and no error."""
     from lsprotocol import types
 
-    from .conftest import command, poll
+    from .conftest import command
 
     root = copy_fixture("basic", tmp_path / "basic")
     async with lsp_session([root], tmp_path, "neovim", configuration={}) as client:
@@ -87,14 +89,14 @@ async def test_turning_embeddings_on_at_run_time_adds_vectors_in_place(
         client.set_configuration({"fisk": {"embeddings": embeddings}})
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
 
-        async def filled() -> dict[str, object] | None:
+        async def filled() -> dict[str, Any] | None:
             status = await command(client, "fisk.knowledge.status")
             roots = status["roots"]
             vectors = roots[0]["vectors"] if roots else None
             done = vectors and vectors["embedded"] == vectors["chunks"] == roots[0]["chunks"]
             return status if done and not roots[0]["embedding"] else None
 
-        status = await poll(filled, 30.0)
+        status = await wait_until_async(filled)
         assert status["tier"].startswith("hybrid")
         result = await search(client, "zeppelin airship")
         assert result["status"] == "ok" and not result["degraded"]
@@ -106,8 +108,6 @@ async def test_a_missing_runtime_is_one_message(tmp_path: Path) -> None:
     """The built-in provider without onnxruntime: one short message naming the extra (no
     traceback), the folder indexed and searchable lexically."""
     from lsprotocol import types
-
-    from .conftest import poll
 
     root = copy_fixture("basic", tmp_path / "basic")
     blocker = tmp_path / "no-onnxruntime" / "onnxruntime"
@@ -129,7 +129,7 @@ async def test_a_missing_runtime_is_one_message(tmp_path: Path) -> None:
         async def told() -> list[types.ShowMessageParams]:
             return [m for m in client.messages if "onnxruntime" in m.message]
 
-        messages = await poll(told, 30.0)
+        messages = await wait_until_async(told)
         result = await search(client, "zeppelin airship")
         assert result["results"][0]["citation"] == "guide.md#1"
         assert len(messages) == 1 and "embed extra" in messages[0].message

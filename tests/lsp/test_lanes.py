@@ -12,10 +12,10 @@ import pytest
 from fisk_ls.knowledge import SearchRequest
 from fisk_ls.knowledge.question import SHORT_QUERY_TERMS
 from fisk_ls.lsp.lanes import SearchLanes
+from tests.support.waiting import HANG_GUARD
 
 from .conftest import citations, lsp_session, search, wait_indexed
 
-HANG_GUARD = 30.0
 LONG = " ".join(f"word{i}-pair{i}" for i in range(100))  # 1,379 characters: accepted
 
 

@@ -12,13 +12,13 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.support.big_corpus import make_corpus
 from tests.support.processes import processes_with
+from tests.support.waiting import wait_until_async
 
 from .conftest import (
     command,
     copy_fixture,
     ended_runs,
     lsp_session,
-    poll,
     search,
     server_env,
     wait_idle,
@@ -79,7 +79,7 @@ async def test_workspace_symbols_off_by_initialization_option(tmp_path: Path) ->
         "fisk.knowledge.status",
     ]
     await client.shutdown_session()
-    await client.stop()
+    await client.stop()  # type: ignore[no-untyped-call]
 
 
 async def test_reindex_joins_and_shutdown_leaves_nothing_behind(tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ async def test_reindex_joins_and_shutdown_leaves_nothing_behind(tmp_path: Path) 
         async def both_ended() -> bool:  # the end of a run's progress may trail its result
             return ended_runs(client) == 2
 
-        await poll(both_ended, timeout=30)
+        await wait_until_async(both_ended)
 
         pending = asyncio.ensure_future(
             command(client, "fisk.knowledge.reindex", {"rebuild": True})
@@ -107,7 +107,7 @@ async def test_reindex_joins_and_shutdown_leaves_nothing_behind(tmp_path: Path) 
         async def running() -> bool:
             return bool((await command(client, "fisk.knowledge.status"))["indexing"])
 
-        await poll(running, timeout=10)
+        await wait_until_async(running)
         assert len(processes_with(marker)) >= 1
     assert client._server is not None and client._server.returncode == 0
     with pytest.raises(BaseException):  # noqa: B017 - cancelled by the shutdown, not awaited
@@ -116,7 +116,7 @@ async def test_reindex_joins_and_shutdown_leaves_nothing_behind(tmp_path: Path) 
     async def gone() -> bool:
         return not processes_with(marker)
 
-    await poll(gone, timeout=5)
+    await wait_until_async(gone)
 
 
 async def test_configuration_change_reopens_the_folder(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ async def test_configuration_change_reopens_the_folder(tmp_path: Path) -> None:
             roots = status["roots"]  # empty for a moment while the folder is reopened
             return bool(roots) and not status["indexing"] and roots[0]["documents"] == 1
 
-        await poll(narrowed, timeout=15)
+        await wait_until_async(narrowed)
         assert (await search(client, "zeppelin"))["results"] == []
 
 
@@ -152,7 +152,7 @@ async def test_workspace_folders_added_and_removed(tmp_path: Path) -> None:
                 "handbook.md#0"
             ]
 
-        await poll(narwhal, timeout=15)
+        await wait_until_async(narwhal)
         removed = types.WorkspaceFolder(uri=first.as_uri(), name="basic")
         client.workspace_did_change_workspace_folders(
             types.DidChangeWorkspaceFoldersParams(
@@ -164,7 +164,7 @@ async def test_workspace_folders_added_and_removed(tmp_path: Path) -> None:
             status = await command(client, "fisk.knowledge.status")
             return [Path(r["root"]).name for r in status["roots"]] == ["other"]
 
-        await poll(one_root, timeout=15)
+        await wait_until_async(one_root)
         assert (await search(client, "zeppelin"))["results"] == []
 
 

@@ -15,8 +15,9 @@ from lsprotocol import types
 
 from fisk_ls.knowledge import RunReporter, index_project, resolve_settings
 from fisk_ls.knowledge.notices import NO_MATCH, NO_TERMS_SENTENCE
+from tests.support.waiting import HANG_GUARD, wait_until_async
 
-from .conftest import command, copy_fixture, lsp_session, poll, search, wait_idle, wait_indexed
+from .conftest import command, copy_fixture, lsp_session, search, wait_idle, wait_indexed
 
 pytestmark = pytest.mark.asyncio
 
@@ -30,17 +31,17 @@ def held_run(root: Path, base: Path) -> Iterator[None]:
     class Hold(RunReporter):
         def on_plan(self, files: int) -> None:
             reached.set()
-            release.wait(60)
+            release.wait(HANG_GUARD)
 
     settings = resolve_settings(cwd=root, store_base=base / "stores")
     thread = threading.Thread(target=lambda: index_project(settings, reporter=Hold()))
     thread.start()
     try:
-        assert reached.wait(30)
+        assert reached.wait(HANG_GUARD)
         yield
     finally:
         release.set()
-        thread.join(60)
+        thread.join(HANG_GUARD)
 
 
 async def test_missing_words_and_no_words(tmp_path: Path) -> None:
@@ -88,7 +89,7 @@ async def test_a_folder_added_is_indexing_from_the_first_status(tmp_path: Path) 
                 roots = {Path(r["root"]).name: r for r in status["roots"]}
                 return roots.get("other")
 
-            other = await poll(listed)
+            other = await wait_until_async(listed)
             assert other["indexing"] is True and other["run"] is not None
         status = await wait_idle(client)
         assert [r["run"] for r in status["roots"]] == [None, None]

@@ -10,13 +10,14 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 
+from tests.support.waiting import wait_until_async
+
 from .conftest import (
     Session,
     citations,
     command,
     copy_fixture,
     lsp_session,
-    poll,
     save,
     search,
     wait_indexed,
@@ -90,7 +91,7 @@ async def test_save_in_second_root(session: Session) -> None:
     async def found() -> bool:
         return citations(await search(session.client, "kraken")) == ["handbook.md#0"]
 
-    await poll(found, timeout=10)
+    await wait_until_async(found)
 
 
 async def test_two_folders_of_one_repository_share_one_index(

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .conftest import command, copy_fixture, lsp_session, poll, save, search, wait_indexed
+from tests.support.waiting import wait_until_async
+
+from .conftest import command, copy_fixture, lsp_session, save, search, wait_indexed
 
 
 async def test_exclude_setting_gitignore_and_fiskignore(tmp_path: Path) -> None:
@@ -26,7 +28,7 @@ async def test_exclude_setting_gitignore_and_fiskignore(tmp_path: Path) -> None:
             st = await command(client, "fisk.knowledge.status")
             return st["roots"][0]["documents"] == 0 and not st["indexing"]
 
-        await poll(emptied)
+        await wait_until_async(emptied)
 
 
 async def test_a_folder_below_the_root_uses_the_projects_index(tmp_path: Path) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 
 import pytest
 
 from fisk_ls.lsp.wiring import create_server
+from tests.support.waiting import wait_until_async
 
 
 @pytest.mark.parametrize("kind", ["coroutine", "thread"])
@@ -24,14 +24,15 @@ async def test_finished_handler_futures_are_forgotten(kind: str) -> None:
 
     handler = coroutine if kind == "coroutine" else ls.thread()(thread)
     for i in range(50):
-        protocol._execute_handler(f"id-{i}", handler, callback=results.append)
-    for _ in range(100):
-        if len(results) == 50 and not protocol._request_futures:
-            break
-        await asyncio.sleep(0.01)
+        protocol._execute_handler(f"id-{i}", handler, callback=results.append)  # type: ignore[arg-type]
+
+    async def settled() -> bool:
+        return len(results) == 50 and not protocol._request_futures
+
+    await wait_until_async(settled)
     assert len(results) == 50
     assert protocol._request_futures == {}
-    ls.shutdown()
+    ls.shutdown()  # type: ignore[no-untyped-call]
 
 
 def test_a_replaced_entry_is_kept() -> None:
@@ -39,7 +40,7 @@ def test_a_replaced_entry_is_kept() -> None:
     old: concurrent.futures.Future[int] = concurrent.futures.Future()
     new: concurrent.futures.Future[int] = concurrent.futures.Future()
     ls.protocol._request_futures["k"] = new
-    ls.protocol._forget("k", old)
+    ls.protocol._forget("k", old)  # type: ignore[attr-defined]  # FiskProtocol's own
     assert ls.protocol._request_futures == {"k": new}
 
 

@@ -8,7 +8,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 import pytest_asyncio
 
-from .conftest import Session, citations, copy_fixture, lsp_session, poll, search, wait_indexed
+from tests.support.waiting import wait_until_async
+
+from .conftest import Session, citations, copy_fixture, lsp_session, search, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -32,7 +34,7 @@ def finds(session: Session, query: str, expected: list[str]) -> Callable[[], Awa
 async def test_edit_on_disk_is_picked_up(session: Session) -> None:
     path = session.root / "notes.txt"
     path.write_text("Plain text notes about the flamingo census instead.\n")
-    await poll(finds(session, "flamingo", ["notes.txt#0"]), timeout=10)
+    await wait_until_async(finds(session, "flamingo", ["notes.txt#0"]))
     assert citations(await search(session.client, "quokka")) == []
 
 
@@ -46,17 +48,17 @@ async def test_new_folder_and_folder_delete(session: Session) -> None:
     async def both() -> bool:
         return sorted(citations(await search(session.client, "capybara almanac"))) == expected
 
-    await poll(both, timeout=10)
+    await wait_until_async(both)
     shutil.rmtree(folder)
-    await poll(finds(session, "capybara", []), timeout=10)
+    await wait_until_async(finds(session, "capybara", []))
 
 
 async def test_rename_on_disk(session: Session) -> None:
     (session.root / "docs" / "install.md").rename(session.root / "setup.md")
-    await poll(finds(session, "marmalade", ["setup.md#0"]), timeout=10)
+    await wait_until_async(finds(session, "marmalade", ["setup.md#0"]))
 
 
 async def test_non_documents_are_ignored(session: Session) -> None:
     (session.root / "script.py").write_text("# marker: a python file about the ocelot\n")
     (session.root / "trigger.md").write_text("# Trigger\n\nThe ocelot trigger document.\n")
-    await poll(finds(session, "ocelot", ["trigger.md#0"]), timeout=10)
+    await wait_until_async(finds(session, "ocelot", ["trigger.md#0"]))

@@ -20,6 +20,7 @@ from fisk_ls.knowledge import (
     open_writer,
 )
 from fisk_ls.knowledge.lock import WriterLock
+from tests.support.waiting import HANG_GUARD
 
 pytestmark = pytest.mark.slow
 
@@ -115,7 +116,7 @@ def test_readers_during_rebuilds(settings: Settings, project: Path) -> None:
     finally:
         stop.set()
         for t in threads:
-            t.join(60)
+            t.join(HANG_GUARD)
         lsp.close()
     assert not errors, errors[:3]
     assert not empties, empties[:3]
@@ -144,7 +145,7 @@ def test_two_writers(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Non
 
         th = threading.Thread(target=waiter)
         th.start()
-        assert refused.wait(60)  # the waiter found the lock held and is waiting for it
+        assert refused.wait(HANG_GUARD)  # the waiter found the lock held and is waiting for it
         assert not result
-    th.join(60)
+    th.join(HANG_GUARD)
     assert result

@@ -23,6 +23,7 @@ from fisk_ls.knowledge.connect import load_vec
 from fisk_ls.knowledge.store_files import db_path
 from tests.support.fake_embed_server import FakeEmbedServer
 from tests.support.hybrid import index_project, reader
+from tests.support.waiting import HANG_GUARD
 
 pytestmark = pytest.mark.slow
 
@@ -51,19 +52,21 @@ def check_sound(
     flagged embedded and every flagged chunk has exactly one (``full``: every chunk does)."""
     conn = apsw.Connection(str(db_path(settings.store_dir)), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("PRAGMA integrity_check").get == "ok"
         gen = dict(conn.execute("SELECT key, value FROM rag_meta"))["generation"]
         d, c = f"documents_{gen}", f"chunks_{gen}"
-        rows = conn.execute(
-            f"SELECT d.path, d.hash, d.chunk_count, (SELECT count(*) FROM {c} WHERE document_id = d.id)"
-            f" FROM {d} d"
-        ).fetchall()
+        rows = list(
+            conn.execute(
+                f"SELECT d.path, d.hash, d.chunk_count, (SELECT count(*) FROM {c} WHERE document_id = d.id)"
+                f" FROM {d} d"
+            )
+        )
         for path, digest, count, actual in rows:
             assert digest in allowed[path], f"{path} is neither its old nor its new version"
             assert count == actual, f"{path}: half-written chunks"
         fts = f"chunks_fts_{gen}"
-        docsize = conn.execute(f"SELECT count(*) FROM {fts}_docsize").fetchone()[0]
-        chunks = conn.execute(f"SELECT count(*) FROM {c}").fetchone()[0]
+        docsize = conn.execute(f"SELECT count(*) FROM {fts}_docsize").get
+        chunks = conn.execute(f"SELECT count(*) FROM {c}").get
         assert docsize == chunks
         if hybrid:
             load_vec(conn)
@@ -89,7 +92,7 @@ def run_and_kill(cwd: Path, env: dict[str, str], delay: float, *args: str) -> No
     )
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
+    proc.wait(HANG_GUARD)
 
 
 @pytest.mark.parametrize("mode", ["lexical", "hybrid"])

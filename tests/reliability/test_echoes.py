@@ -1,7 +1,7 @@
 """No error message echoes an unbounded piece of input: a 10 MB value in every argument of every
 language-server command and of the agent tool, and the longest value the OS passes on a command
 line (128 KiB a string on Linux) in every CLI option that takes one, gets a short answer (under
-2 KB) that names what is wrong. MCP: tests/mcp/test_echoes.py."""
+2 KB) that names what is wrong. MCP: tests/agent/mcp/test_echoes.py."""
 
 from __future__ import annotations
 

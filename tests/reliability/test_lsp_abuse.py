@@ -7,7 +7,6 @@ import os
 import queue
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +14,8 @@ import pytest
 
 from fisk_ls.knowledge.settings_schema import QUERY
 from fisk_ls.lsp.frames import MAX_FRAME_BYTES, FrameError, check_header
-from tests.support.raw_lsp import RawClient, command
-
-HANG_GUARD = 60.0
+from tests.support.raw_lsp import RawClient, command, wait_idle
+from tests.support.waiting import HANG_GUARD, wait_until
 
 
 def spawn(cwd: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -144,12 +142,8 @@ def test_folder_churn_leaves_exactly_the_clients_folders(
             "workspace/didChangeWorkspaceFolders", {"event": {"added": [folder], "removed": []}}
         )
         # Notifications are handled in order: the status after them sees the final set.
-        deadline = time.monotonic() + HANG_GUARD
-        roots = _roots(client)
-        while sorted(roots) != sorted([str(project), str(other)]) and time.monotonic() < deadline:
-            time.sleep(0.1)
-            roots = _roots(client)
-        assert sorted(roots) == sorted([str(project), str(other)])
+        wanted = sorted([str(project), str(other)])
+        wait_until(lambda: sorted(_roots(client)) == wanted, every=0.1)
     finally:
         client.close()
 
@@ -159,17 +153,16 @@ def test_home_or_root_folder_is_refused(project: Path, store_base: Path) -> None
     try:
         _initialize(client, [Path("/")])
         assert _roots(client) == []
-        deadline = time.monotonic() + HANG_GUARD
-        while time.monotonic() < deadline:
-            shown = [
+
+        def shown() -> list[str]:
+            return [
                 n["params"]["message"]
                 for n in client.notifications
                 if n.get("method") == "window/showMessage"
             ]
-            if any("not indexing /" in m for m in shown):
-                break
-            time.sleep(0.05)
-        assert any("fisk.paths" in m for m in shown), shown
+
+        wait_until(lambda: any("not indexing /" in m for m in shown()))
+        assert any("fisk.paths" in m for m in shown()), shown()
     finally:
         client.close()
 
@@ -233,12 +226,7 @@ def test_hover_honours_the_clients_content_format(
         )
         assert "result" in init
         client.notify("initialized", {})
-        deadline = time.monotonic() + HANG_GUARD
-        while time.monotonic() < deadline:
-            status = command(client, "fisk.knowledge.status")["result"]
-            if not status["indexing"] and status["roots"] and status["roots"][0]["documents"]:
-                break
-            time.sleep(0.1)
+        wait_idle(client)
         note = project / "note.md"
         line = "See docs/design.md#0 for details."
         note.write_text(line + "\n")
@@ -274,15 +262,6 @@ def _progress(client: RawClient, kind: str) -> list[dict[str, Any]]:
     ]
 
 
-def _wait_for(pred: Any) -> Any:
-    deadline = time.monotonic() + HANG_GUARD
-    while time.monotonic() < deadline:
-        if got := pred():
-            return got
-        time.sleep(0.02)
-    pytest.fail("timed out (hang guard)")
-
-
 @pytest.mark.parametrize("how", ["cancelRequest", "workDoneProgress/cancel"])
 def test_cancelling_a_reindex_stops_the_run(tmp_path: Path, store_base: Path, how: str) -> None:
     project = tmp_path / "many"
@@ -302,7 +281,7 @@ def test_cancelling_a_reindex_stops_the_run(tmp_path: Path, store_base: Path, ho
         )
         assert "result" in init
         client.notify("initialized", {})
-        _wait_for(lambda: _progress(client, "end"))  # the first run
+        wait_until(lambda: _progress(client, "end"))  # the first run
         begun = len(_progress(client, "begin"))
         with client.lock:
             client.next_id += 1
@@ -316,13 +295,13 @@ def test_cancelling_a_reindex_stops_the_run(tmp_path: Path, store_base: Path, ho
                 "params": {"command": "fisk.knowledge.reindex", "arguments": [{"rebuild": True}]},
             }
         )
-        begin = _wait_for(lambda: _progress(client, "begin")[begun:])[0]
+        begin = wait_until(lambda: _progress(client, "begin")[begun:])[0]
         assert begin["value"]["cancellable"] is True
         if how == "cancelRequest":
             client.notify("$/cancelRequest", {"id": rid})
         else:
             client.notify("window/workDoneProgress/cancel", {"token": begin["token"]})
-        ends = _wait_for(
+        ends = wait_until(
             lambda: [e for e in _progress(client, "end") if e["token"] == begin["token"]]
         )
         assert "cancelled" in ends[0]["value"]["message"]
@@ -342,7 +321,7 @@ def _frame(msg: dict[str, Any]) -> bytes:
 def test_invalid_arguments_are_not_logged_as_server_errors(project: Path, store_base: Path) -> None:
     env = {**os.environ, "FISK_AI_STORE_DIR": str(store_base)}
     proc = spawn(project, env)
-    messages = [
+    messages: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
             "id": 1,

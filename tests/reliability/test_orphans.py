@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from fisk_ls.knowledge.index import examine
+from tests.support.waiting import HANG_GUARD
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
-HANG_GUARD = 60.0
 
 # A parent that starts the chunking worker (more than PARALLEL_MIN_FILES files), takes the first
 # result (so the worker and the resource tracker are running), says so, and then blocks.
@@ -204,8 +204,8 @@ def test_worker_exits_when_parent_id_changes(monkeypatch: pytest.MonkeyPatch) ->
         exits.append(code)
         raise Exit
 
-    monkeypatch.setattr(examine.os, "_exit", fake_exit)
-    monkeypatch.setattr(examine.sys, "platform", "other")
+    monkeypatch.setattr(os, "_exit", fake_exit)  # the module examine calls
+    monkeypatch.setattr(sys, "platform", "other")
     with pytest.raises(Exit):
         examine.die_with_parent(os.getppid() + 1_000_000)  # "the parent is already gone"
     assert exits == [1]

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,11 @@ def test_the_core_takes_an_absolute_path_inside_the_root_and_refuses_nul(tmp_pat
         Scope.build([str(tmp_path / "elsewhere")], root=root)
     with pytest.raises(SettingError, match="is absolute"):
         Scope.build([str(root / "docs")])  # no root to be inside of
-    for bad in (lambda: check_scope(["docs\0x"]), lambda: check_tags(["a\0b"])):
+    nul: list[Callable[[], object]] = [
+        lambda: check_scope(["docs\0x"]),
+        lambda: check_tags(["a\0b"]),
+    ]
+    for bad in nul:
         with pytest.raises(SettingError, match="NUL byte"):
             bad()
     with pytest.raises(SettingError, match="NUL byte"):

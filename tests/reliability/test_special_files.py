@@ -133,7 +133,7 @@ def test_a_model_file_swapped_for_a_fifo_after_its_check_degrades_search(
     one_line_config(project, model)
     settings = resolve_settings(cwd=project, store_base=store_base)
     index_project(settings)  # hybrid, with the good file
-    real_check = builtin.check_model_dir
+    real_check = check_model_dir  # what builtin imported
 
     def check_then_swap(path: Path) -> Path:
         onnx.unlink(missing_ok=True)

@@ -21,9 +21,7 @@ from fisk_ls.knowledge import (
 )
 from fisk_ls.knowledge.index import files
 from fisk_ls.knowledge.index.walk import Candidate
-
-HANG_GUARD = 60.0
-"""Seconds before a run is declared hung (a bound, not a timing assertion)."""
+from tests.support.waiting import HANG_GUARD
 
 
 class SwapAfterWalk(IndexReporter):
@@ -157,7 +155,7 @@ def test_read_document_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         given.append(len(data))
         return data
 
-    monkeypatch.setattr(files.os, "read", growing_read)
+    monkeypatch.setattr(os, "read", growing_read)  # the module files reads with
     result = files.read_document(p, limit=1000, expected=cand)
     assert isinstance(result, str)
     assert sum(given) <= 1001

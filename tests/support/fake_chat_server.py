@@ -157,7 +157,10 @@ class FakeChatServer:
 
         self._httpd = Server(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        # A short poll: stop() (shutdown) waits for the loop's next look, half a second by default.
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        ).start()
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
         return self.url
 

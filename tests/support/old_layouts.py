@@ -81,7 +81,7 @@ def write_format_3_store(store_dir: Path, documents: dict[str, list[str]]) -> No
                     f"INSERT INTO {n.documents}(path, title, chunk_count) VALUES (?, ?, ?)"
                     " RETURNING id",
                     (path, path, len(bodies)),
-                ).fetchone()[0]
+                ).get
                 for i, body in enumerate(bodies):
                     conn.execute(
                         f"INSERT INTO {n.chunks}(document_id, ordinal, section, body, start_line,"

@@ -8,9 +8,10 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
+
+from tests.support.waiting import HANG_GUARD, wait_until
 
 
 class RawClient:
@@ -63,7 +64,9 @@ class RawClient:
         body = json.dumps(msg).encode()
         self.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
-    def request(self, method: str, params: Any = None, timeout: float = 30.0) -> dict[str, Any]:
+    def request(
+        self, method: str, params: Any = None, timeout: float = HANG_GUARD
+    ) -> dict[str, Any]:
         with self.lock:
             self.next_id += 1
             rid = self.next_id
@@ -85,9 +88,9 @@ class RawClient:
 
     def close(self) -> None:
         try:
-            self.request("shutdown", None, timeout=10)
+            self.request("shutdown", None, timeout=HANG_GUARD)
             self.notify("exit", None)
-            self.proc.wait(10)
+            self.proc.wait(HANG_GUARD)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
@@ -99,13 +102,12 @@ def command(client: RawClient, name: str, args: dict[str, Any] | None = None) ->
     )
 
 
-def wait_idle(client: RawClient, timeout: float = 60.0) -> dict[str, Any]:
-    """The status once the server has nothing indexing or queued; fail after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while True:
+def wait_idle(client: RawClient) -> dict[str, Any]:
+    """The status once the server has nothing indexing or queued and a document indexed."""
+
+    def idle() -> dict[str, Any] | None:
         status: dict[str, Any] = command(client, "fisk.knowledge.status")["result"]
-        if not status["indexing"] and status["roots"] and status["roots"][0]["documents"] > 0:
-            return status
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the server was still busy after {timeout}s: {status}")
-        time.sleep(0.1)
+        busy = status["indexing"] or not status["roots"] or not status["roots"][0]["documents"]
+        return None if busy else status
+
+    return wait_until(idle, every=0.1)

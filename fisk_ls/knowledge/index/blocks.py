@@ -8,7 +8,7 @@ seven kinds of the spec, with their end conditions), and the two containers, lis
 block quotes, whose content (a ``# comment`` in an item, a ``---`` under a quoted line) is never a
 top-level heading. Lazy continuation lines stay in their container. It is a line scanner rather
 than a full parser because it must be fast (tens of MB per second);
-``tests/unit/test_chunker_commonmark`` checks it against markdown-it-py.
+``tests/knowledge/index/test_chunker_commonmark`` checks it against markdown-it-py.
 
 Over 400 lines on purpose: one CommonMark block scanner, one state machine.
 """

@@ -1,0 +1,293 @@
+"""Walk rules, change detection and bad input: each file indexed or skipped with a note."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from fisk_ls.knowledge import (
+    Knowledge,
+    SearchRequest,
+    Settings,
+    index_project,
+    update_paths,
+)
+from fisk_ls.knowledge.index import examine
+
+
+def sources(settings: Settings) -> set[str]:
+    return {s.path for s in Knowledge(settings).sources() or []}
+
+
+def test_walk_rules(settings: Settings, project: Path) -> None:
+    (project / ".hidden").mkdir()
+    (project / ".hidden" / "x.md").write_text("# hidden dir\n")
+    (project / "memory").mkdir()
+    (project / "memory" / "m.md").write_text("# memory\n")
+    (project / "node_modules" / "pkg").mkdir(parents=True)
+    (project / "node_modules" / "pkg" / "README.md").write_text("# dep\n")
+    (project / "venv").mkdir()
+    (project / "venv" / "pyvenv.cfg").write_text("home = /usr\n")
+    (project / "venv" / "doc.md").write_text("# venv\n")
+    (project / "image.png").write_bytes(b"\x89PNG")
+    (project / "UPPER.MD").write_text("# Upper case extension\n")
+    (project / ".dotfile.md").write_text("# dot file is fine\n")
+    index_project(settings)
+    got = sources(settings)
+    assert "UPPER.MD" in got and ".dotfile.md" in got
+    assert not any(p.startswith((".hidden", "memory", "node_modules", "venv")) for p in got)
+
+
+def test_store_inside_project_is_skipped(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fisk_ls.knowledge import resolve_settings
+
+    (project / "agent.yaml").write_text(
+        "harness:\n  knowledge:\n    enabled: true\n    directory: kb\n"
+    )
+    monkeypatch.delenv("FISK_AI_STORE_DIR", raising=False)
+    s = resolve_settings(cwd=project)
+    assert s.store_dir == project / "kb"
+    index_project(s)
+    (project / "kb" / "stray.md").write_text("# inside the store\n")
+    index_project(s)
+    assert not any(p.startswith("kb/") for p in sources(s))
+
+
+def test_no_change_run_reads_nothing(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    index_project(settings)
+
+    def boom(path: Path, limit: int = 0) -> object:
+        raise AssertionError(f"read {path}")
+
+    monkeypatch.setattr(examine, "read_document", boom)
+    stats = index_project(settings)
+    assert stats.skipped == 3 and stats.added == stats.updated == 0
+
+
+def test_touched_file_with_same_bytes_is_not_rechunked(settings: Settings, project: Path) -> None:
+    index_project(settings)
+    p = project / "notes.txt"
+    os.utime(p, ns=(1, 1))
+    stats = index_project(settings)
+    assert stats.skipped == 3 and stats.updated == 0
+
+
+def test_changed_file_updates(settings: Settings, project: Path) -> None:
+    index_project(settings)
+    (project / "notes.txt").write_text("Now about parrots.\n")
+    stats = index_project(settings)
+    assert stats.updated == 1
+    assert Knowledge(settings).search(SearchRequest("parrots")).hits[0].path == "notes.txt"
+    assert not Knowledge(settings).search(SearchRequest("cats")).hits
+
+
+BAD_FILES: dict[str, bytes] = {
+    "binary.md": b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR",
+    "latin1.md": "caf\xe9 au lait".encode("latin-1"),
+    "nul.md": b"text\x00more",
+    "huge.md": b"x" * (2 * 1024 * 1024),
+}
+
+
+def test_bad_files_are_skipped_with_notes(settings: Settings, project: Path) -> None:
+    for name, data in BAD_FILES.items():
+        (project / name).write_bytes(data)
+    stats = index_project(settings)
+    notes = "\n".join(stats.notes)
+    assert "binary" in notes and "not valid UTF-8" in notes and "larger than" in notes
+    assert stats.added == 3
+    assert sources(settings) == {"docs/design.md", "docs/ops/runbook.md", "notes.txt"}
+
+
+@pytest.mark.slow
+def test_hard_documents_are_indexed(settings: Settings, project: Path) -> None:
+    hard = {
+        "oneline.md": "y" * (900 * 1024),
+        "headings.md": "".join(f"# H{i}\n" for i in range(50_000)),
+        "fence.md": "# F\n\n```\n" + "code line\n" * 1000,
+        "bigcode.md": "# B\n\n```\n" + ("z" * 99 + "\n") * 9000 + "```\n",
+        "lists.md": "".join("  " * i + "- item\n" for i in range(500)),
+    }
+    for name, text in hard.items():
+        (project / name).write_text(text)
+    stats = index_project(settings)
+    assert stats.added == 3 + len(hard), stats.notes
+    kb = Knowledge(settings)
+    assert kb.search(SearchRequest("H49999")).hits[0].path == "headings.md"
+
+
+def test_odd_file_names(settings: Settings, project: Path) -> None:
+    names = ["with space.md", "ünïcödé.md", "hash#tag.md"]
+    for n in [*names, "new\nline.md"]:
+        (project / n).write_text(f"# {n!r}\n\nodd name content\n")
+    stats = index_project(settings)
+    got = sources(settings)
+    for n in names:
+        assert n in got
+    # A control character in a name is skipped with a note (tests/reliability/test_walk_races.py)
+    assert "new\nline.md" not in got
+    assert any("new\\nline.md" in n and "control characters" in n for n in stats.notes)
+    kb = Knowledge(settings)
+    shown = kb.show("hash#tag.md#0")
+    assert shown.path == "hash#tag.md" and "odd name" in shown.text
+
+
+def test_symlinks(settings: Settings, project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# secret outside\n")
+    os.symlink(outside, project / "link-out")
+    os.symlink(outside / "secret.md", project / "file-link.md")
+    (project / "loop").mkdir()
+    os.symlink(project / "loop", project / "loop" / "again")
+    index_project(settings)
+    assert not any("secret" in p or "link" in p or "loop" in p for p in sources(settings))
+
+
+def test_unreadable_file_and_folder(
+    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "locked").mkdir()
+    (project / "locked" / "x.md").write_text("# x\n")
+    (project / "private.md").write_text("# private\n")
+    index_project(settings)
+    real_open, real_scandir = os.open, os.scandir
+
+    def fake_open(path: object, *a: object, **kw: object) -> int:
+        if str(path).endswith("private.md"):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(path, *a, **kw)  # type: ignore[arg-type]
+
+    def fake_scandir(path: object = ".") -> object:
+        if str(path).endswith("locked"):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_scandir(path)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "open", fake_open)
+    monkeypatch.setattr(os, "scandir", fake_scandir)
+    (project / "private.md").write_text("# private changed\n")
+    stats = index_project(settings)
+    notes = "\n".join(stats.notes)
+    assert "Permission denied" in notes
+    # the unreadable changed file is dropped (stale text must not linger); the others remain
+    assert "docs/design.md" in sources(settings)
+
+
+def test_update_paths_handles_change_create_delete_rename(
+    settings: Settings, project: Path
+) -> None:
+    index_project(settings)
+    (project / "a.md").write_text("# A\n\nalpha content\n")
+    update_paths(settings, [project / "a.md"])
+    assert "a.md" in sources(settings)
+    (project / "a.md").rename(project / "b.md")
+    update_paths(settings, [project / "a.md", project / "b.md"])
+    assert "b.md" in sources(settings) and "a.md" not in sources(settings)
+    (project / "docs" / "ops" / "runbook.md").unlink()
+    (project / "docs" / "ops").rmdir()
+    update_paths(settings, [project / "docs" / "ops"])
+    assert "docs/ops/runbook.md" not in sources(settings)
+
+
+def test_dry_run_writes_nothing(settings: Settings) -> None:
+    stats = index_project(settings, dry_run=True)
+    assert stats.added == 3 and stats.dry_run
+    assert Knowledge(settings).search(SearchRequest("queue")).status in (
+        "index_empty",
+        "index_not_built",
+    )
+
+
+def test_root_outside_project_is_refused(settings: Settings, tmp_path: Path) -> None:
+    from fisk_ls.knowledge import ConfigError
+
+    with pytest.raises(ConfigError, match="outside the project root"):
+        index_project(settings, [tmp_path])
+
+
+def test_missing_root_is_a_note(settings: Settings, project: Path) -> None:
+    stats = index_project(settings, [project / "docs", project / "missing"])
+    assert any("missing" in n for n in stats.notes)
+    assert stats.added == 2
+
+
+def test_parallel_path_matches_inline(
+    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(examine.PARALLEL_MIN_FILES + 10):
+        (project / "many" / f"f{i:04}.md").parent.mkdir(exist_ok=True)
+        (project / "many" / f"f{i:04}.md").write_text(f"# File {i}\n\nunique{i} words\n")
+    stats = index_project(settings)
+    assert stats.added == examine.PARALLEL_MIN_FILES + 13
+    assert Knowledge(settings).search(SearchRequest("unique123")).hits[0].path == "many/f0123.md"
+
+
+def test_a_no_change_run_reads_nothing_and_starts_no_worker(
+    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files whose size, mtime and inode match are settled in the indexing process: none is
+    handed to the worker side, so a big no-change run spawns no process (speed round 2)."""
+    from fisk_ls.knowledge.index import runs
+
+    for i in range(examine.PARALLEL_MIN_FILES + 10):
+        (project / f"bulk{i}.md").write_text(f"# Bulk {i}\n\nLine {i}.\n")
+    index_project(settings)
+    handed: list[int] = []
+    real = runs.examine_all  # type: ignore[attr-defined]  # the name runs calls
+
+    def recording(jobs):  # type: ignore[no-untyped-def]
+        handed.append(len(jobs))
+        return real(jobs)
+
+    monkeypatch.setattr(runs, "examine_all", recording)
+    stats = index_project(settings)
+    assert handed == [0] and stats.skipped == stats.files
+    (project / "bulk3.md").write_text("# Bulk 3\n\nChanged.\n")
+    index_project(settings)
+    assert handed[-1] == 1  # just the changed file, examined inline
+
+
+@pytest.mark.slow
+def test_worker_processes_yield_every_outcome_in_order(project: Path) -> None:
+    """One or two chunking workers: the same outcomes, in the order of the jobs."""
+    from fisk_ls.knowledge.index.walk import Candidate
+
+    jobs = []
+    for i in range(examine.PARALLEL_MIN_FILES + 7):
+        path = project / f"w{i}.md"
+        path.write_text(f"# Page {i}\n\n{'word ' * (i % 50)}end {i}.\n")
+        st = path.stat()
+        jobs.append((f"w{i}.md", Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino), None))
+    inline = [examine.examine(*job) for job in jobs]
+    for workers in (1, 2):
+        got = list(examine.examine_all(jobs, batch=16, depth=2, workers=workers))
+        assert [o.key for o in got] == [o.key for o in inline]
+        assert [o.prepared.rows for o in got if o.prepared] == [
+            o.prepared.rows for o in inline if o.prepared
+        ]
+
+
+def test_a_run_with_nothing_changed_writes_nothing(settings: Settings, project: Path) -> None:
+    import apsw
+
+    from fisk_ls.knowledge.store_files import db_path
+    from fisk_ls.knowledge.writer import COMMITS_KEY
+
+    def commits() -> int:
+        conn = apsw.Connection(str(db_path(settings.store_dir)), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            sql = "SELECT value FROM rag_meta WHERE key = ?"
+            return int(conn.execute(sql, (COMMITS_KEY,)).get)
+        finally:
+            conn.close()
+
+    index_project(settings)
+    before = commits()
+    stats = index_project(settings)
+    assert stats.skipped == stats.files and stats.added == stats.updated == 0
+    assert commits() == before
+    (project / "new.md").write_text("# New\n\nA page added later.\n")
+    assert index_project(settings).added == 1 and commits() > before
