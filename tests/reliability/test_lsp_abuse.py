@@ -8,7 +8,7 @@ import queue
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -311,6 +311,19 @@ def test_cancelling_a_reindex_stops_the_run(tmp_path: Path, store_base: Path, ho
         client.close()
 
 
+def _read_frame(stream: IO[bytes]) -> dict[str, Any]:
+    """One message from the server (blocking; the test's HANG_GUARD bounds the process)."""
+    import json
+
+    length = 0
+    while (line := stream.readline()) not in (b"\r\n", b"\n", b""):
+        name, _, value = line.decode().partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    message: dict[str, Any] = json.loads(stream.read(length))
+    return message
+
+
 def _frame(msg: dict[str, Any]) -> bytes:
     import json
 
@@ -341,10 +354,19 @@ def test_invalid_arguments_are_not_logged_as_server_errors(project: Path, store_
             "method": "workspace/executeCommand",
             "params": {"command": "fisk.knowledge.show", "arguments": [{"citation": "../x#0"}]},
         },
-        {"jsonrpc": "2.0", "id": 4, "method": "shutdown", "params": None},
-        {"jsonrpc": "2.0", "method": "exit", "params": None},
     ]
-    out, err = proc.communicate(b"".join(_frame(m) for m in messages), timeout=HANG_GUARD)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b"".join(_frame(m) for m in messages))
+    proc.stdin.flush()
+    # Both replies before shutdown: shutdown cancels the requests still pending (a client that
+    # quits does not wait for them), which is not what this test is about.
+    replies: list[dict[str, Any]] = []
+    while not {2, 3} <= {r.get("id") for r in replies if "method" not in r}:
+        replies.append(_read_frame(proc.stdout))
+    tail = [{"jsonrpc": "2.0", "id": 4, "method": "shutdown", "params": None}]
+    tail.append({"jsonrpc": "2.0", "method": "exit", "params": None})
+    rest, err = proc.communicate(b"".join(_frame(m) for m in tail), timeout=HANG_GUARD)
+    out = b"".join(_frame(r) for r in replies) + rest
     assert out.count(b'"code": -32602') == 2 or out.count(b'"code":-32602') == 2, out[-2000:]
     text = err.decode(errors="replace")
     assert "Exception occurred for message" not in text, text  # pygls' ERROR + traceback
