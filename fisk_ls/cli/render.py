@@ -148,7 +148,7 @@ def hit_json(hit: Any) -> dict[str, Any]:
         "snippet": match.snippet if match else one_line(hit.text, SNIPPET_CHARS),
         "highlights": [list(r) for r in match.highlights] if match else [],
         "content": hit.content,
-        "also": [
+        "copies": [
             {
                 "citation": a.citation,
                 "path": a.path,
@@ -157,7 +157,7 @@ def hit_json(hit: Any) -> dict[str, Any]:
                 "end_line": a.end_line,
                 "match_lines": list(a.match.lines) if a.match is not None else None,
             }
-            for a in hit.also
+            for a in hit.copies
         ],
     }
 
@@ -229,8 +229,8 @@ def search_text(result: SearchResult, *, full: bool = False, bold: bool = False)
             lines.append("  " + emphasise(match.snippet, match.highlights, bold))
         else:
             lines.append("  " + one_line(hit.text or hit.section, SNIPPET_CHARS))
-        if hit.also:
-            lines.append("  " + also_line(hit))
+        if hit.copies:
+            lines.append("  " + copies_line(hit))
     return "\n".join(lines)
 
 
@@ -242,16 +242,16 @@ def search_note(result: SearchResult) -> str | None:
     return search_notice(result) if result.hits else None
 
 
-def also_line(hit: Hit, shown: int = 3) -> str:
+def copies_line(hit: Hit, shown: int = 3) -> str:
     """The other copies of a collapsed hit: "Also in 3 files: a.md#2, b.md#2, c.md#2"."""
-    files = {a.path for a in hit.also if a.path != hit.path}
+    files = {a.path for a in hit.copies if a.path != hit.path}
     where = (
         f"{len(files)} {'file' if len(files) == 1 else 'files'}"
         if files
-        else f"{len(hit.also)} more {'place' if len(hit.also) == 1 else 'places'}"
+        else f"{len(hit.copies)} more {'place' if len(hit.copies) == 1 else 'places'}"
     )
-    cited = [strip_controls(a.citation) for a in hit.also[:shown]]
-    more = f", and {len(hit.also) - shown} more" if len(hit.also) > shown else ""
+    cited = [strip_controls(a.citation) for a in hit.copies[:shown]]
+    more = f", and {len(hit.copies) - shown} more" if len(hit.copies) > shown else ""
     return f"Also in {where}: {', '.join(cited)}{more}"
 
 

@@ -59,7 +59,7 @@ class Hit:
     score: float
     retrievers: dict[str, int] = field(default_factory=dict)
     """Which retrievers found the chunk, with its 1-based rank in each."""
-    also: tuple[Location, ...] = ()
+    copies: tuple[Location, ...] = ()
     """Other chunks with the same or near-identical text, collapsed into this hit (best first)."""
     match: Match | None = None
     """Where inside the chunk the query matched (``hits.assemble`` sets it)."""

@@ -45,11 +45,11 @@ def hit_result(hit: Hit, root: Path, count: Units) -> dict[str, Any]:
         "score": round(hit.score, 4),
         "foundBy": list(hit.found_by),
         "location": unstructure(link),
-        "also": [also_result(where, hit, root, count) for where in hit.also],
+        "copies": [copy_result(where, hit, root, count) for where in hit.copies],
     }
 
 
-def also_result(where: Location, hit: Hit, root: Path, count: Units) -> dict[str, Any]:
+def copy_result(where: Location, hit: Hit, root: Path, count: Units) -> dict[str, Any]:
     """Another location of a collapsed hit's text: its citation and a LocationLink to its
     chunk. A near-identical copy selects the lines at the same offset as the hit's matched lines
     (the copies' text is the same), kept inside that chunk, from the same column on; a chunk
