@@ -24,7 +24,7 @@ from .convert import (
     selection_range,
     unstructure,
 )
-from .project import Merged, Project, Projects
+from .project import Merged, Projects, WorkspaceProject
 
 SNIPPET_CHARS = 240
 STAT_KEYS = ("files", "added", "updated", "skipped", "removed", "chunks")
@@ -138,7 +138,7 @@ def status_result(projects: Projects, opening: bool = False) -> dict[str, Any]:
     }
 
 
-def root_status(project: Project) -> dict[str, Any]:
+def root_status(project: WorkspaceProject) -> dict[str, Any]:
     """``run``: the full index run going on (scheduled or running, here or in another process),
     {files, total} (total null until its walk is counted), else null."""
     run = project.indexing()
