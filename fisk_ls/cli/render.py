@@ -312,9 +312,11 @@ def _when(ts: float) -> str:
 
 
 def sources_json(settings: Settings, sources: list[Source] | None) -> dict[str, Any]:
+    from ..knowledge import Status
+
     return {
         "tier": tier(settings),
-        "status": "index_not_built" if sources is None else "ok",
+        "status": Status.INDEX_NOT_BUILT if sources is None else Status.OK,
         "sources": [
             {"path": s.path, "title": s.title, "chunks": s.chunks, "indexed_at": s.indexed_at}
             for s in sources or []
@@ -325,9 +327,9 @@ def sources_json(settings: Settings, sources: list[Source] | None) -> dict[str, 
 def sources_text(settings: Settings, sources: list[Source] | None) -> str:
     lines: list[str] = []
     if sources is None:
-        from ..knowledge import NOT_BUILT_SENTENCE
+        from ..knowledge import Status
 
-        lines.append(NOT_BUILT_SENTENCE)
+        lines.append(Status.INDEX_NOT_BUILT.sentence)
     elif not sources:
         lines.append("no indexed files")
     else:
@@ -362,12 +364,14 @@ def stats_tier(settings: Settings, stats: StoreStats) -> str:
 def stats_json(
     settings: Settings, stats: StoreStats, model_files: str | None = None
 ) -> dict[str, Any]:
+    from ..knowledge import Status
+
     out: dict[str, Any] = {"tier": stats_tier(settings, stats)}
     out.update(stats.__dict__)
     out["model_files"] = model_files
     out.update(where_json(settings))
     out["backlog"] = stats.chunks - stats.vectors if stats.model else 0
-    out["status"] = "ok" if stats.built else "index_not_built"
+    out["status"] = Status.OK if stats.built else Status.INDEX_NOT_BUILT
     return out
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..knowledge import (
-    INDEX_NOT_BUILT,
     CitedChunk,
     Expander,
     Knowledge,
@@ -22,6 +21,7 @@ from ..knowledge import (
     QueueHooks,
     SearchRequest,
     Settings,
+    Status,
     first_with,
     resolve_settings,
     search_projects,
@@ -128,7 +128,7 @@ class Projects:
         ``$/cancelRequest``)."""
         projects = list(self)
         if not projects:
-            return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
+            return Merged(Status.INDEX_NOT_BUILT, "no workspace folder is open")
         if request.reader_language is None:
             request = dataclasses.replace(request, reader_language=self.reader_language)
         expander = self.expander(projects[0]) if request.expand else None
