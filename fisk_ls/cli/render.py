@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..knowledge import one_line, parse_citation, strip_controls
+from ..knowledge import SNIPPET_CHARS, one_line, parse_citation, strip_controls
 
 if TYPE_CHECKING:
     from ..knowledge import (
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
         Source,
         StoreStats,
     )
-
-SNIPPET_CHARS = 100
 
 
 def tier(settings: Settings, dimension: int | None = None) -> str:

@@ -76,7 +76,7 @@ if TYPE_CHECKING:
         SearchResult,
         tier_line,
     )
-    from .sanitize import bounded, one_line, strip_controls
+    from .sanitize import SNIPPET_CHARS, bounded, one_line, strip_controls
     from .scope import Scope
     from .settings_checks import (
         SettingError,
@@ -157,6 +157,7 @@ _LAZY = {
     "Source": ".reader",
     "StoreStats": ".reader",
     "tier_of": ".reader",
+    "SNIPPET_CHARS": ".sanitize",
     "one_line": ".sanitize",
     "bounded": ".sanitize",
     "strip_controls": ".sanitize",
@@ -216,6 +217,7 @@ __all__ = [
     "QUERY_TIMEOUT",
     "SCOPE",
     "SHOW_CONTEXT",
+    "SNIPPET_CHARS",
     "TAGS",
     "TIMEOUT",
     "TOOL_CONTEXT",

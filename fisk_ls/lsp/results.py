@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..knowledge import (
+    SNIPPET_CHARS,
     CitedChunk,
     Hit,
     IndexStats,
@@ -26,7 +27,6 @@ from .convert import (
 )
 from .project import Merged, Projects, WorkspaceProject
 
-SNIPPET_CHARS = 240
 STAT_KEYS = ("files", "added", "updated", "skipped", "removed", "chunks")
 
 
