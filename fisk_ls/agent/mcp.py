@@ -43,6 +43,7 @@ from ..knowledge import (
     KnowledgeError,
     SearchCancelled,
     Settings,
+    Status,
     bounded,
     one_line,
     resolve_settings,
@@ -162,8 +163,8 @@ def _exposure(
     notes = [f"serving {KNOWLEDGE_SEARCH}; knowledge {tier}; store {settings.store_dir}"]
     if not built:
         notes.append(
-            f"the index is not built yet: {KNOWLEDGE_SEARCH} answers index_not_built until "
-            f"`fisk-ai knowledge index --config {path}` runs (no restart needed)"
+            f"the index is not built yet: {KNOWLEDGE_SEARCH} answers {Status.INDEX_NOT_BUILT} "
+            f"until `fisk-ai knowledge index --config {path}` runs (no restart needed)"
         )
     return Exposure(tool, tuple(notes))
 

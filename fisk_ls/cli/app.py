@@ -272,8 +272,11 @@ def reset_cmd(obj: Context, force: bool) -> None:
 
 
 def _soft(obj: Context, message: str, **fields: Any) -> None:
+    """Nothing to do: the index is not built (``rm``, ``reset``)."""
     if obj.as_json:
-        emit_json({"status": "index_not_built", "message": message, **fields})
+        from ..knowledge import Status
+
+        emit_json({"status": Status.INDEX_NOT_BUILT, "message": message, **fields})
     else:
         click.echo(message)
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..knowledge import one_line, parse_citation, strip_controls
+from ..knowledge import SNIPPET_CHARS, one_line, parse_citation, strip_controls
 
 if TYPE_CHECKING:
     from ..knowledge import (
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
         Source,
         StoreStats,
     )
-
-SNIPPET_CHARS = 100
 
 
 def tier(settings: Settings, dimension: int | None = None) -> str:
@@ -148,7 +146,7 @@ def hit_json(hit: Any) -> dict[str, Any]:
         "snippet": match.snippet if match else one_line(hit.text, SNIPPET_CHARS),
         "highlights": [list(r) for r in match.highlights] if match else [],
         "content": hit.content,
-        "also": [
+        "copies": [
             {
                 "citation": a.citation,
                 "path": a.path,
@@ -157,7 +155,7 @@ def hit_json(hit: Any) -> dict[str, Any]:
                 "end_line": a.end_line,
                 "match_lines": list(a.match.lines) if a.match is not None else None,
             }
-            for a in hit.also
+            for a in hit.copies
         ],
     }
 
@@ -229,8 +227,8 @@ def search_text(result: SearchResult, *, full: bool = False, bold: bool = False)
             lines.append("  " + emphasise(match.snippet, match.highlights, bold))
         else:
             lines.append("  " + one_line(hit.text or hit.section, SNIPPET_CHARS))
-        if hit.also:
-            lines.append("  " + also_line(hit))
+        if hit.copies:
+            lines.append("  " + copies_line(hit))
     return "\n".join(lines)
 
 
@@ -242,16 +240,16 @@ def search_note(result: SearchResult) -> str | None:
     return search_notice(result) if result.hits else None
 
 
-def also_line(hit: Hit, shown: int = 3) -> str:
+def copies_line(hit: Hit, shown: int = 3) -> str:
     """The other copies of a collapsed hit: "Also in 3 files: a.md#2, b.md#2, c.md#2"."""
-    files = {a.path for a in hit.also if a.path != hit.path}
+    files = {a.path for a in hit.copies if a.path != hit.path}
     where = (
         f"{len(files)} {'file' if len(files) == 1 else 'files'}"
         if files
-        else f"{len(hit.also)} more {'place' if len(hit.also) == 1 else 'places'}"
+        else f"{len(hit.copies)} more {'place' if len(hit.copies) == 1 else 'places'}"
     )
-    cited = [strip_controls(a.citation) for a in hit.also[:shown]]
-    more = f", and {len(hit.also) - shown} more" if len(hit.also) > shown else ""
+    cited = [strip_controls(a.citation) for a in hit.copies[:shown]]
+    more = f", and {len(hit.copies) - shown} more" if len(hit.copies) > shown else ""
     return f"Also in {where}: {', '.join(cited)}{more}"
 
 
@@ -312,9 +310,11 @@ def _when(ts: float) -> str:
 
 
 def sources_json(settings: Settings, sources: list[Source] | None) -> dict[str, Any]:
+    from ..knowledge import Status
+
     return {
         "tier": tier(settings),
-        "status": "index_not_built" if sources is None else "ok",
+        "status": Status.INDEX_NOT_BUILT if sources is None else Status.OK,
         "sources": [
             {"path": s.path, "title": s.title, "chunks": s.chunks, "indexed_at": s.indexed_at}
             for s in sources or []
@@ -325,9 +325,9 @@ def sources_json(settings: Settings, sources: list[Source] | None) -> dict[str, 
 def sources_text(settings: Settings, sources: list[Source] | None) -> str:
     lines: list[str] = []
     if sources is None:
-        from ..knowledge import NOT_BUILT_SENTENCE
+        from ..knowledge import Status
 
-        lines.append(NOT_BUILT_SENTENCE)
+        lines.append(Status.INDEX_NOT_BUILT.sentence)
     elif not sources:
         lines.append("no indexed files")
     else:
@@ -362,12 +362,14 @@ def stats_tier(settings: Settings, stats: StoreStats) -> str:
 def stats_json(
     settings: Settings, stats: StoreStats, model_files: str | None = None
 ) -> dict[str, Any]:
+    from ..knowledge import Status
+
     out: dict[str, Any] = {"tier": stats_tier(settings, stats)}
     out.update(stats.__dict__)
     out["model_files"] = model_files
     out.update(where_json(settings))
     out["backlog"] = stats.chunks - stats.vectors if stats.model else 0
-    out["status"] = "ok" if stats.built else "index_not_built"
+    out["status"] = Status.OK if stats.built else Status.INDEX_NOT_BUILT
     return out
 
 

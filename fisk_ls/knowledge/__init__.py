@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from .index.stats import IndexReporter, IndexStats
     from .location import absolute_roots
     from .match import Spot
-    from .notices import NOT_BUILT_SENTENCE, search_notice
+    from .notices import Status, search_notice
     from .opening import open_writer
     from .operations import Removal, ignore_rules, index_project, remove, reset, update_paths
     from .pack import PackRefused
@@ -71,16 +71,12 @@ if TYPE_CHECKING:
     from .reader import Knowledge, Source, StoreStats, tier_of
     from .request import RequestError, SearchRequest, Spelling, check_request
     from .results import (
-        INDEX_EMPTY,
-        INDEX_NOT_BUILT,
-        NO_TERMS,
-        OK,
         Hit,
         Location,
         SearchResult,
         tier_line,
     )
-    from .sanitize import bounded, one_line, strip_controls
+    from .sanitize import SNIPPET_CHARS, bounded, one_line, strip_controls
     from .scope import Scope
     from .settings_checks import (
         SettingError,
@@ -136,7 +132,7 @@ _LAZY = {
     "IndexStats": ".index.stats",
     "absolute_roots": ".location",
     "Spot": ".match",
-    "NOT_BUILT_SENTENCE": ".notices",
+    "Status": ".notices",
     "search_notice": ".notices",
     "IndexRun": ".progress",
     "Removal": ".operations",
@@ -161,14 +157,11 @@ _LAZY = {
     "Source": ".reader",
     "StoreStats": ".reader",
     "tier_of": ".reader",
+    "SNIPPET_CHARS": ".sanitize",
     "one_line": ".sanitize",
     "bounded": ".sanitize",
     "strip_controls": ".sanitize",
     "Scope": ".scope",
-    "INDEX_EMPTY": ".results",
-    "INDEX_NOT_BUILT": ".results",
-    "NO_TERMS": ".results",
-    "OK": ".results",
     "Hit": ".results",
     "Location": ".results",
     "SearchResult": ".results",
@@ -219,16 +212,12 @@ __all__ = [
     "EMBEDDINGS_RULE",
     "EXPANSION",
     "EXPANSION_TIMEOUT",
-    "INDEX_EMPTY",
-    "INDEX_NOT_BUILT",
     "KNOWLEDGE_SEARCH",
-    "NOT_BUILT_SENTENCE",
-    "NO_TERMS",
-    "OK",
     "QUERY",
     "QUERY_TIMEOUT",
     "SCOPE",
     "SHOW_CONTEXT",
+    "SNIPPET_CHARS",
     "TAGS",
     "TIMEOUT",
     "TOOL_CONTEXT",
@@ -277,6 +266,7 @@ __all__ = [
     "Source",
     "Spelling",
     "Spot",
+    "Status",
     "StoreError",
     "StoreStats",
     "VectorSpaceMismatch",

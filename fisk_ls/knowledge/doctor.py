@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import apsw
 from .connect import RECOVERY, connect_reader, explain, scalar
 from .errors import ForeignStore, KnowledgeError
-from .fts_check import SOUND, Deadline, Stopped, fts_mismatch
+from .fts_check import SOUND, CpuBudget, Stopped, fts_mismatch
 from .manifest import Manifest, read_manifest
 from .store_files import SIDECARS, db_path, odd_file_error, odd_files, store_dir_problem
 from .store_id import check_store_id
@@ -59,7 +59,7 @@ def run_checks(
     """Every check, in order. The full-text comparison stops after ``FTS_BUDGET`` seconds on
     ``clock`` (a non-fatal line says so) unless ``full``."""
     checks: list[Check] = []
-    deadline = partial(Deadline, None if full else FTS_BUDGET, clock)
+    budget = partial(CpuBudget, None if full else FTS_BUDGET, clock)
     store_dir = settings.store_dir
     path = db_path(store_dir)
     if not os.path.lexists(path):
@@ -70,7 +70,7 @@ def run_checks(
             checks.append(Check("store folder", False, problem, fatal=True))
     else:
         checks.append(Check("store", True, str(path)))
-        checks.extend(_database_checks(path, deadline))
+        checks.extend(_database_checks(path, budget))
         checks.extend(_mode_checks(store_dir, path))
     checks.append(_lock_check(store_dir))
     checks.extend(_path_checks(settings))
@@ -88,7 +88,7 @@ def _lock_check(store_dir: Path) -> Check:
     return Check("writer lock", True, "a writer is active" if busy else "free")
 
 
-def _database_checks(path: Path, deadline: Callable[[], Deadline]) -> list[Check]:
+def _database_checks(path: Path, budget: Callable[[], CpuBudget]) -> list[Check]:
     """Read-only checks: doctor never writes and never waits on a writer (WAL readers do not
     block), so it also runs on read-only media and while an index run is going on."""
     out: list[Check] = []
@@ -97,7 +97,7 @@ def _database_checks(path: Path, deadline: Callable[[], Deadline]) -> list[Check
     except Exception as exc:  # any failure to open is the finding
         return [Check("open", False, str(explain(exc, path)), fatal=True)]
     try:
-        return _checks_on(conn, path, out, deadline)
+        return _checks_on(conn, path, out, budget)
     except Exception as exc:  # a damaged page found by a later query
         return [*out, Check("read", False, str(explain(exc, path)), fatal=True)]
     finally:
@@ -105,7 +105,7 @@ def _database_checks(path: Path, deadline: Callable[[], Deadline]) -> list[Check
 
 
 def _checks_on(
-    conn: apsw.Connection, path: Path, out: list[Check], deadline: Callable[[], Deadline]
+    conn: apsw.Connection, path: Path, out: list[Check], budget: Callable[[], CpuBudget]
 ) -> list[Check]:
     out.append(Check("FTS5 compiled in", True, "yes", fatal=True))
     mode = scalar(conn, "PRAGMA journal_mode")
@@ -138,7 +138,7 @@ def _checks_on(
     if missing:
         detail = f"generation {manifest.generation} lacks {', '.join(missing)}; {RECOVERY}"
         return [*out, Check("tables", False, detail, fatal=True)]
-    out.extend(_fts_checks(conn, manifest.tables, deadline))
+    out.extend(_fts_checks(conn, manifest.tables, budget))
     return out
 
 
@@ -160,12 +160,12 @@ def _missing_tables(conn: apsw.Connection, manifest: Manifest) -> list[str]:
 
 
 def _fts_checks(
-    conn: apsw.Connection, tables: Tables, deadline: Callable[[], Deadline]
+    conn: apsw.Connection, tables: Tables, budget: Callable[[], CpuBudget]
 ) -> list[Check]:
     """Every chunk has its full-text row, and the index says what the chunks say: FTS5's own
     integrity-check and its comparison with the chunks' text, on a private copy (fts_check.py),
     since the check is spelled as an INSERT and doctor never writes to a store or takes its
-    lock. A comparison that outlives its ``deadline`` (started here) stops with a non-fatal
+    lock. A comparison that outlives its ``budget`` (started here) stops with a non-fatal
     line saying what it found sound by then: a bound never turns a sound index into a broken
     one."""
     chunks = int(scalar(conn, f"SELECT count(*) FROM {tables.rows}"))
@@ -174,7 +174,7 @@ def _fts_checks(
     if chunks != docsize:
         return [Check("FTS consistency", False, f"{detail}; {RECOVERY}", fatal=True)]
     try:
-        mismatch = fts_mismatch(conn, tables, deadline())
+        mismatch = fts_mismatch(conn, tables, budget())
     except Stopped as stop:
         found = f"{stop.done}, but its" if stop.done == SOUND else "its"
         partial = (

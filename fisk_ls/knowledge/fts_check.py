@@ -14,8 +14,8 @@ own definition made external content with that text as its content table. Then, 
 
 Cost: one read of the index and of the chunks' text, and FTS5 re-tokenising the text (less
 than indexing costs: 8 s of CPU over 60 MB of random CJK text, every bigram a new term).
-Bounded by a :class:`Deadline`: when it passes, the comparison stops (:class:`Stopped`, saying
-what it finished) instead of running on; ``doctor --full`` gives it no deadline. The store's
+Bounded by a :class:`CpuBudget`: when it is spent, the comparison stops (:class:`Stopped`, saying
+what it finished) instead of running on; ``doctor --full`` gives it no budget. The store's
 index may be contentless (format 4) or external content (formats 1-3): both are copied and
 checked the same way.
 """
@@ -48,10 +48,10 @@ _STEPS = 1000
 SOUND = "the index is internally sound"
 
 
-class Deadline:
-    """A time budget on an injected clock: ``passed`` once ``seconds`` have gone by since it
-    was made (``None`` seconds never pass). Looked at between the comparison's steps and,
-    through SQLite's progress handler, inside each statement."""
+class CpuBudget:
+    """A time budget on an injected clock (the process's CPU time by default): ``passed`` once
+    ``seconds`` have gone by since it was made (``None`` seconds never pass). Looked at between
+    the comparison's steps and, through SQLite's progress handler, inside each statement."""
 
     def __init__(self, seconds: float | None, clock: Callable[[], float] = time.process_time):
         self.seconds = seconds
@@ -64,14 +64,14 @@ class Deadline:
         return self.seconds is not None and self.clock() - self.start >= self.seconds
 
     def reached(self, done: str) -> None:
-        """Record what the comparison has found; stop it if the deadline has passed."""
+        """Record what the comparison has found; stop it if the budget is spent."""
         self.done = done
         if self.passed():
             raise Stopped(self.seconds or 0.0, done)
 
 
 class Stopped(Exception):
-    """The deadline passed before the comparison finished; ``done`` says what it had found
+    """The budget was spent before the comparison finished; ``done`` says what it had found
     sound by then ("" for nothing yet)."""
 
     def __init__(self, seconds: float, done: str) -> None:
@@ -81,15 +81,15 @@ class Stopped(Exception):
 
 
 def fts_mismatch(
-    conn: apsw.Connection, tables: Tables, deadline: Deadline | None = None
+    conn: apsw.Connection, tables: Tables, budget: CpuBudget | None = None
 ) -> str | None:
     """None when the generation's full-text index agrees with its chunks; else what differs.
-    Raises :class:`Stopped` when ``deadline`` passes first.
+    Raises :class:`Stopped` when ``budget`` is spent first.
 
     ``conn`` is a read-only connection to the store; it is read inside one transaction."""
     import apsw
 
-    deadline = deadline or Deadline(None)
+    budget = budget or CpuBudget(None)
     c, f = tables.chunks, tables.fts
     row = conn.execute(
         "SELECT sql FROM sqlite_master WHERE name = ? AND type = 'table'", (f,)
@@ -101,7 +101,7 @@ def fts_mismatch(
         path = Path(tmp) / "check.db"
         copy = apsw.Connection(str(path))
         try:
-            _watch(deadline, conn, copy)
+            _watch(budget, conn, copy)
             copy.execute("PRAGMA journal_mode=OFF")
             copy.execute("PRAGMA synchronous=OFF")
             copy.execute(f"CREATE TABLE {TEXT} (id INTEGER PRIMARY KEY, section, body, cjk, doc)")
@@ -125,29 +125,29 @@ def fts_mismatch(
             # A fresh connection: FTS5 reads the copied structure, not the empty one it made.
             copy.close()
             copy = apsw.Connection(str(path))
-            _watch(deadline, copy)
-            deadline.reached("")
+            _watch(budget, copy)
+            budget.reached("")
             try:
                 copy.execute(f"INSERT INTO {f}({f}, rank) VALUES ('integrity-check', 0)")
             except apsw.CorruptError as exc:
                 return f"FTS5 integrity-check: {exc}"
-            deadline.reached(SOUND)
+            budget.reached(SOUND)
             try:
                 copy.execute(f"INSERT INTO {f}({f}, rank) VALUES ('integrity-check', 1)")
             except apsw.CorruptError:
                 return "FTS5 integrity-check with their text: terms or token counts differ"
             return None
         except apsw.InterruptError:
-            raise Stopped(deadline.seconds or 0.0, deadline.done) from None
+            raise Stopped(budget.seconds or 0.0, budget.done) from None
         finally:
             conn.set_progress_handler(None)
             copy.close()
 
 
-def _watch(deadline: Deadline, *conns: apsw.Connection) -> None:
-    """Interrupt whatever statement runs on ``conns`` once the deadline has passed."""
+def _watch(budget: CpuBudget, *conns: apsw.Connection) -> None:
+    """Interrupt whatever statement runs on ``conns`` once the budget is spent."""
     for conn in conns:
-        conn.set_progress_handler(deadline.passed, _STEPS)
+        conn.set_progress_handler(budget.passed, _STEPS)
 
 
 def _exists(conn: apsw.Connection, name: str) -> bool:

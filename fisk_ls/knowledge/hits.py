@@ -1,5 +1,5 @@
 """Hit assembly: a fused ranking → the hits shown. The query's (or else the reader's) language
-first among translated copies, near-duplicates collapsed into the best copy's ``also``, each
+first among translated copies, near-duplicates collapsed into the best copy's ``copies``, each
 hit's match located, and a hit whose matched paragraph a better hit already shows folded into
 it (collapse.py has the keys, match.py the location).
 """
@@ -101,10 +101,10 @@ def assemble(
 ) -> list[Hit]:
     """The best ``k`` hits of ``fused``, best first, each saying which strings ``found`` it.
     Near-duplicates (equal ``keys``: ``chunks.near``, see collapse.py) collapse into the best
-    copy's ``also``; a candidate without a key is gone since it was read. With ``locate`` each
+    copy's ``copies``; a candidate without a key is gone since it was read. With ``locate`` each
     hit gets its match, and a hit whose matched part is a paragraph a better hit already shows
     (``collapse.paragraph_key``: the same text under the same heading, the chunks around it
-    differing) folds into that hit's ``also`` with its copies, each location with its own
+    differing) folds into that hit's ``copies`` with its own copies, each location with its own
     match. Folded hits do not count: candidates are read on until ``k`` hits stand (or none
     is left). Text is read for the hits shown and the ones folded alone."""
     groups: list[tuple[int, float]] = []
@@ -194,7 +194,7 @@ def assemble(
         rank |= {(f.path, f.ordinal): place.get(f.chunk_id, 0) for f in folded[hit.chunk_id]}
         return tuple(sorted(out, key=lambda w: rank.get((w.path, w.ordinal), 0)))
 
-    return [replace(h, also=others(h)) for h in hits]
+    return [replace(h, copies=others(h)) for h in hits]
 
 
 def _paragraph_key(hit: Hit) -> str | None:

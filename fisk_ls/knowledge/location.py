@@ -3,7 +3,7 @@
 A document's key (the path part of a citation) is its path relative to the project root with
 ``/`` separators, however the root or the file was spelled on the command line or by the editor.
 
-The project root, one rule for every front end (:func:`find_project`): from the starting folder
+The project root, one rule for every front end (:func:`find_root`): from the starting folder
 (the CLI's and MCP's current directory, the language server's workspace folder) upwards, the
 nearest folder holding ``agent.yaml``, looking no higher than the top of the git repository
 (the nearest folder holding ``.git``); else that repository top; else, with neither marker,
@@ -145,7 +145,7 @@ def store_for_config(config_dir: Path, agent: AgentConfig, base: Path | None) ->
 
 
 @dataclass(frozen=True)
-class Project:
+class ProjectRoot:
     """Where a project starts, found from a folder (see the module docstring for the rule)."""
 
     root: Path
@@ -162,19 +162,21 @@ def _home() -> Path | None:
         return None
 
 
-def find_project(start: Path) -> Project:
-    """The project ``start`` (a folder, absolute) belongs to."""
+def find_root(start: Path) -> ProjectRoot:
+    """Where the project ``start`` (a folder, absolute) belongs to starts."""
     start = start.resolve()
     home = _home()
     for folder in (start, *start.parents):
         config = folder / CONFIG_NAME
         if config.is_file():
-            return Project(folder, config, f"nearest folder holding {CONFIG_NAME}")
+            return ProjectRoot(folder, config, f"nearest folder holding {CONFIG_NAME}")
         if (folder / REPO_MARKER).exists():
-            return Project(folder, None, f"top of the git repository; no {CONFIG_NAME} below it")
+            return ProjectRoot(
+                folder, None, f"top of the git repository; no {CONFIG_NAME} below it"
+            )
         if folder == home:
             break  # a folder above $HOME is nobody's project root
-    return Project(
+    return ProjectRoot(
         start, None, f"the starting folder; no {CONFIG_NAME} or .git above it", marked=False
     )
 
@@ -210,18 +212,18 @@ def resolve_settings(
     base = _checked_base(store_base if store_base is not None else store_base_from_env())
     reason = "given with --config"
     if config_path is None:
-        project = find_project(cwd) if discover else Project(cwd, None, "the given folder")
-        indexed = None if project.marked else indexed_ancestor(project.root, base)
-        if indexed is not None and indexed != project.root:
+        top = find_root(cwd) if discover else ProjectRoot(cwd, None, "the given folder")
+        indexed = None if top.marked else indexed_ancestor(top.root, base)
+        if indexed is not None and indexed != top.root:
             reason = f"nearest folder above with an index; no {CONFIG_NAME} or .git above it"
-            project = Project(indexed, None, reason)
-        config_path, reason = project.config, project.reason
+            top = ProjectRoot(indexed, None, reason)
+        config_path, reason = top.config, top.reason
         if config_path is None:
             knowledge = KnowledgeConfig(enabled=True)
-            store = zero_config_store(project.root, base)
+            store = zero_config_store(top.root, base)
             where = f"under {base} (--store-dir / {STORE_DIR_ENV})" if base else "per-user cache"
             why = f"{where}, keyed by the project root; no {CONFIG_NAME}"
-            return _settings(project.root, store, knowledge, None, (), (reason, why))
+            return _settings(top.root, store, knowledge, None, (), (reason, why))
     try:
         config_path = config_path.expanduser().resolve()
         found = config_path.exists()

@@ -22,13 +22,11 @@ from typing import Any
 from .fts import cjk_bigrams, cjk_runs, has_cjk
 from .question import Asked
 from .sanitize import CONTROLS as _CONTROLS
+from .sanitize import SNIPPET_CHARS
 from .schema import FTS_TOKENIZER
 
 Tokenizer = Callable[[str], list[tuple[int, int, str]]]
 """Text → (start byte, end byte, token) in UTF-8 byte offsets, as FTS5 tokenizes documents."""
-
-SNIPPET_CHARS = 200
-"""The snippet is about this long: the part's text around its first matched word."""
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")

@@ -1,7 +1,7 @@
-"""The sentences of a search's soft outcomes, one definition each, for every front end (the
+"""A search's soft outcomes and their sentences, one definition each, for every front end (the
 CLI's text and ``--json``, the language server's search result, the agent tool and MCP).
 
-A search answers ``status`` (results.py) and, beside it, whether an index run is going on
+A search answers a :class:`Status` and, beside it, whether an index run is going on
 (``SearchResult.indexing``); :func:`search_notice` turns the two into the one sentence a person
 or an agent reads. "No words to search for" is said only of a query with no words at all
 (punctuation, symbols, spaces; a query of stop words alone searches for them); a query whose
@@ -10,9 +10,8 @@ words are simply in no document answers ``ok`` with no results, and the sentence
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import TYPE_CHECKING
-
-from .results import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS
 
 if TYPE_CHECKING:
     from .results import SearchResult
@@ -34,12 +33,37 @@ NO_MATCH_IN_SCOPE_SO_FAR = (
 SO_FAR = "these are the results so far"
 NOTHING_YET = "nothing is searchable yet"
 
+
+class Status(str, Enum):
+    """A search's soft outcome: a ``str`` whose value is the wire's (``"ok"``, ...), so JSON and
+    the language server's results carry it as they always did. ``sentence`` is its one sentence
+    (:data:`STATUS_SENTENCES`); ``ok``'s is what a search that found nothing says."""
+
+    OK = "ok"
+    INDEX_NOT_BUILT = "index_not_built"
+    """No index yet (or it was reset)."""
+    INDEX_EMPTY = "index_empty"
+    """An index without a document: nothing was found to index."""
+    NO_TERMS = "no_terms"
+    """The query has no words at all (punctuation, symbols, spaces)."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def sentence(self) -> str:
+        """What a search with this status and no hits says when no index run is going on and
+        it was not kept to a scope."""
+        return STATUS_SENTENCES[self]
+
+
 STATUS_SENTENCES = {
-    INDEX_NOT_BUILT: NOT_BUILT_SENTENCE,
-    INDEX_EMPTY: EMPTY_SENTENCE,
-    NO_TERMS: NO_TERMS_SENTENCE,
+    Status.OK: NO_MATCH,
+    Status.INDEX_NOT_BUILT: NOT_BUILT_SENTENCE,
+    Status.INDEX_EMPTY: EMPTY_SENTENCE,
+    Status.NO_TERMS: NO_TERMS_SENTENCE,
 }
-"""The sentence of each soft status when no index run is going on."""
+"""The one table that words the statuses."""
 
 
 def search_notice(result: SearchResult) -> str | None:
@@ -49,15 +73,16 @@ def search_notice(result: SearchResult) -> str | None:
     run got instead of "not built" or "empty", and one that found something says these are the
     results so far."""
     run = result.indexing
-    if result.status == NO_TERMS:
-        return NO_TERMS_SENTENCE
-    if result.status in (INDEX_NOT_BUILT, INDEX_EMPTY):
+    status = Status(result.status)
+    if status is Status.NO_TERMS:
+        return status.sentence
+    if status in (Status.INDEX_NOT_BUILT, Status.INDEX_EMPTY):
         if run is not None:
             return f"{run.describe()}; {NOTHING_YET}"
-        return STATUS_SENTENCES[result.status]
+        return status.sentence
     if result.hits:
         return f"{run.describe()}; {SO_FAR}" if run is not None else None
     if run is not None:
         missing = NO_MATCH_IN_SCOPE_SO_FAR if result.scoped else NO_MATCH_SO_FAR
         return f"{missing} ({run.describe()})"
-    return NO_MATCH_IN_SCOPE if result.scoped else NO_MATCH
+    return NO_MATCH_IN_SCOPE if result.scoped else Status.OK.sentence

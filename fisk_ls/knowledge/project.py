@@ -423,8 +423,10 @@ class Project:
 def searched_scores(result: SearchResult) -> list[float] | None:
     """The scores of a search's hits, best first; None when the index could not answer (not
     built, empty), where no extra string would help."""
-    from .results import INDEX_EMPTY, INDEX_NOT_BUILT
+    from .notices import Status
 
     return (
-        None if result.status in (INDEX_NOT_BUILT, INDEX_EMPTY) else [h.score for h in result.hits]
+        None
+        if result.status in (Status.INDEX_NOT_BUILT, Status.INDEX_EMPTY)
+        else [h.score for h in result.hits]
     )

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .errors import CitationError, KnowledgeError, SearchCancelled
+from .notices import Status
 from .progress import IndexRun
 from .project import Project
 from .request import RequestError, SearchRequest
-from .results import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS, OK, SearchResult
+from .results import SearchResult
 from .settings_checks import shown
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 P = TypeVar("P", bound=Project)
 T = TypeVar("T")
 
-_STATUS_ORDER = (OK, NO_TERMS, INDEX_EMPTY, INDEX_NOT_BUILT)
+_STATUS_ORDER = (Status.OK, Status.NO_TERMS, Status.INDEX_EMPTY, Status.INDEX_NOT_BUILT)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Found(Generic[P]):
 
 @dataclass
 class Merged(Generic[P]):
-    status: str
+    status: Status
     tier: str
     found: list[Found[P]] = field(default_factory=list)
     degraded: bool = False
@@ -77,7 +78,7 @@ class Merged(Generic[P]):
 
 def merged_scores(merged: Merged[P]) -> list[float] | None:
     """The scores of a merged search's hits, best first; None when no index could answer yet."""
-    if merged.status in (INDEX_EMPTY, INDEX_NOT_BUILT):
+    if merged.status in (Status.INDEX_EMPTY, Status.INDEX_NOT_BUILT):
         return None
     return [f.hit.score for f in merged.found]
 
@@ -87,8 +88,8 @@ def merge_search(searched: Sequence[tuple[P, SearchRequest]], k: int) -> Merged[
     project whose store fails is named in the reason and the others still answer; when all
     fail, the first failure is raised. A search past its deadline (SearchCancelled) or a bad
     path (RequestError) stops the whole search."""
-    merged: Merged[P] = Merged(INDEX_NOT_BUILT, "")
-    statuses: list[str] = []
+    merged: Merged[P] = Merged(Status.INDEX_NOT_BUILT, "")
+    statuses: list[Status] = []
     tiers: list[str] = []
     reasons: list[str] = []
     failures: list[KnowledgeError] = []

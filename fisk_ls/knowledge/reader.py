@@ -28,7 +28,7 @@ from .errors import CitationError
 from .languages import environment_language
 from .lexical import TermStats
 from .location import Settings
-from .notices import NOT_BUILT_SENTENCE
+from .notices import Status
 from .progress import IndexRun, recorded_run
 from .query import Query
 from .query_vectors import QueryEmbedder, QueryVector, embed_queries, embed_query
@@ -181,7 +181,7 @@ class Knowledge:
         path, ordinal = parse_citation(citation)
         with self.store.snapshot() as snap:
             if snap is None:
-                raise CitationError(NOT_BUILT_SENTENCE)
+                raise CitationError(Status.INDEX_NOT_BUILT.sentence)
             row = _chunk_row(snap, path, ordinal)
         if row is None:
             raise CitationError(
@@ -210,7 +210,7 @@ class Knowledge:
         path, ordinal = parse_citation(citation)
         with self.store.snapshot() as snap:
             if snap is None:
-                raise CitationError(NOT_BUILT_SENTENCE)
+                raise CitationError(Status.INDEX_NOT_BUILT.sentence)
             d, c = snap.tables.documents, snap.tables.chunks
             rows: list[Any] = snap.conn.execute(
                 f"SELECT c.ordinal, c.section, c.body, c.start_line, c.end_line, d.hash"

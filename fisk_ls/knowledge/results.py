@@ -2,9 +2,10 @@
 the result (``SearchResult``: a status, the tier line, the hits, whether it degraded) and the
 tier line's wording.
 
-Soft outcomes are values: ``status`` is ``ok``, ``index_not_built``, ``index_empty`` or
-``no_terms`` (the query has no words: punctuation, symbols, spaces; a query whose words no
-document holds is ``ok`` with no hits); their sentences are in notices.py. A search whose query
+Soft outcomes are values: ``status`` is a :class:`~.notices.Status`, ``ok``,
+``index_not_built``, ``index_empty`` or ``no_terms`` (the query has no words: punctuation,
+symbols, spaces; a query whose words no document holds is ``ok`` with no hits); it and its
+sentences are in notices.py. A search whose query
 embedding failed for any reason other than a misconfiguration is ``degraded``: lexical results
 with a one-line ``reason``.
 """
@@ -17,16 +18,12 @@ from typing import TYPE_CHECKING, NamedTuple
 from .citations import format_citation
 from .display import display_text
 from .match import Match
+from .notices import Status
 
 if TYPE_CHECKING:
     from .expansion import Expansion
     from .progress import IndexRun
     from .vectors.backlog import Coverage
-
-OK = "ok"
-INDEX_NOT_BUILT = "index_not_built"
-INDEX_EMPTY = "index_empty"
-NO_TERMS = "no_terms"
 
 
 class Location(NamedTuple):
@@ -59,7 +56,7 @@ class Hit:
     score: float
     retrievers: dict[str, int] = field(default_factory=dict)
     """Which retrievers found the chunk, with its 1-based rank in each."""
-    also: tuple[Location, ...] = ()
+    copies: tuple[Location, ...] = ()
     """Other chunks with the same or near-identical text, collapsed into this hit (best first)."""
     match: Match | None = None
     """Where inside the chunk the query matched (``hits.assemble`` sets it)."""
@@ -81,7 +78,7 @@ class Hit:
 
 @dataclass(frozen=True)
 class SearchResult:
-    status: str
+    status: Status
     tier: str
     hits: list[Hit] = field(default_factory=list)
     degraded: bool = False

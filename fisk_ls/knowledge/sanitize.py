@@ -23,6 +23,11 @@ def strip_controls(text: str) -> str:
     return CONTROLS.sub("", text)
 
 
+SNIPPET_CHARS = 200
+"""The length of a hit's snippet, in characters: the matched part's (match.py) and, for a hit
+shown without one, its text on one line (``one_line``) in every front end."""
+
+
 def one_line(text: str, limit: int) -> str:
     """Controls stripped, whitespace collapsed, cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(strip_controls(text).split())

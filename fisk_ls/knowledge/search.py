@@ -20,9 +20,10 @@ from .fts import STOP_WORDS, heading_key, may_have_key
 from .fusion import fuse_strings
 from .hits import best_hits, matcher
 from .lexical import TermStats, started_headings
+from .notices import Status
 from .query import Query, SearchString
 from .query_vectors import QueryVector
-from .results import INDEX_EMPTY, INDEX_NOT_BUILT, NO_TERMS, OK, SearchResult, tier_line
+from .results import SearchResult, tier_line
 from .scope import chunk_ids as scope_chunks
 from .scope import documents as scope_documents
 from .topk import Plan, best, plan_of
@@ -180,13 +181,13 @@ def run_search(
     """
     model = space.model if space is not None else None
     if snap is None:
-        return SearchResult(INDEX_NOT_BUILT, tier_line(model))
+        return SearchResult(Status.INDEX_NOT_BUILT, tier_line(model))
     hybrid = snap.manifest.hybrid
     dim = snap.manifest.dimension if hybrid else 0
     cov = incomplete(snap.conn, snap.tables) if space else None
     tier = tier_line(model, dim, coverage=cov)
     if is_empty(snap):
-        return SearchResult(INDEX_EMPTY, tier)
+        return SearchResult(Status.INDEX_EMPTY, tier)
     strings = query.strings
     given = [vectors[i] if i < len(vectors) else None for i in range(len(strings))]
     qv = given[0] or QueryVector(
@@ -234,7 +235,9 @@ def run_search(
     if not any(deeps) and not any(found_vectors):
         # Searchable words that no document (in the scope) holds: ok, with no hits.
         searchable = any(plan.expression() for plan in plans)
-        return SearchResult(OK if searchable else NO_TERMS, tier, [], degraded, reason, scoped)
+        return SearchResult(
+            Status.OK if searchable else Status.NO_TERMS, tier, [], degraded, reason, scoped
+        )
     arms = [(deep[:FANOUT], vector) for deep, vector in zip(deeps, found_vectors, strict=True)]
     fused, ranks, found = fuse_strings(arms)
     where = matcher(snap, query) if locate else None
@@ -244,7 +247,7 @@ def run_search(
         arms = list(zip(deeps, found_vectors, strict=True))
         fused, ranks, found = fuse_strings(arms)
         shown = best_hits(snap, query, fused, ranks, found, where)
-    return SearchResult(OK, tier, shown, degraded, reason, scoped)
+    return SearchResult(Status.OK, tier, shown, degraded, reason, scoped)
 
 
 def lexical_arm(

@@ -34,7 +34,7 @@ from .convert import (
     location_link,
     uri_path,
 )
-from .project import Project
+from .project import WorkspaceProject
 from .server import FiskLanguageServer
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ def document_link(
     if doc is None:
         return None
     deadline = clock() + LINK_SECONDS
-    found: dict[str, tuple[Project, CitedChunk] | None] = {}
+    found: dict[str, tuple[WorkspaceProject, CitedChunk] | None] = {}
     links: list[types.DocumentLink] = []
     cut: str | None = None
     for token in tokens(doc):
@@ -266,7 +266,7 @@ def _token_at(doc: TextDocument, position: types.Position) -> Token | None:
 
 def _resolve(
     ls: FiskLanguageServer, doc: TextDocument, citation: str, *, check_file: bool = True
-) -> tuple[Project, CitedChunk] | None:
+) -> tuple[WorkspaceProject, CitedChunk] | None:
     ls.wait_ready()
     try:
         return ls.projects.show(citation, prefer=uri_path(doc.uri), check_file=check_file)
@@ -276,7 +276,7 @@ def _resolve(
 
 def _resolve_at(
     ls: FiskLanguageServer, doc: TextDocument, position: types.Position
-) -> tuple[Token, Project, CitedChunk] | None:
+) -> tuple[Token, WorkspaceProject, CitedChunk] | None:
     token = _token_at(doc, position)
     if token is None or (found := _resolve(ls, doc, token.citation)) is None:
         return None
@@ -284,7 +284,7 @@ def _resolve_at(
 
 
 def _link(
-    ls: FiskLanguageServer, token: Token, project: Project, chunk: CitedChunk
+    ls: FiskLanguageServer, token: Token, project: WorkspaceProject, chunk: CitedChunk
 ) -> types.DocumentLink:
     start = chunk_lines(chunk)[0]
     target = f"{file_uri(project.root / chunk.path)}#L{start}"

@@ -26,7 +26,7 @@ from .options import (
     parse_options,
 )
 from .progress import EmbedProgress, LspProgress
-from .project import Project, open_project
+from .project import WorkspaceProject, open_project
 from .server import FiskLanguageServer
 
 log = logging.getLogger(__name__)
@@ -220,7 +220,7 @@ async def add_project(ls: FiskLanguageServer, folder: Path, options: Options, mu
         )
         return
     label = folder.name if multi else ""
-    opened: list[Project] = []  # filled below; the cancel button cancels this project's run
+    opened: list[WorkspaceProject] = []  # filled below; its cancel button cancels its run
     hooks = QueueHooks(
         reporter=lambda: LspProgress(ls, label, on_cancel=lambda: [p.cancel() for p in opened]),
         embed_reporter=lambda: EmbedProgress(ls, label),

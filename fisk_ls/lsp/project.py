@@ -14,26 +14,26 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..knowledge import (
-    INDEX_NOT_BUILT,
     CitedChunk,
     Expander,
     Knowledge,
+    Project,
     QueueHooks,
     SearchRequest,
     Settings,
+    Status,
     first_with,
     resolve_settings,
     search_projects,
 )
 from ..knowledge import Found as CoreFound
 from ..knowledge import Merged as CoreMerged
-from ..knowledge import Project as CoreProject
 from .options import Options
 
 T = TypeVar("T")
 
 
-class Project(CoreProject):
+class WorkspaceProject(Project):
     """The core project of a workspace folder, opened with the client's ``options``."""
 
     def __init__(self, folder: Path, options: Options, settings: Settings) -> None:
@@ -43,10 +43,10 @@ class Project(CoreProject):
         self.name = folder.name
 
 
-def open_project(folder: Path, options: Options, hooks: QueueHooks) -> Project:
+def open_project(folder: Path, options: Options, hooks: QueueHooks) -> WorkspaceProject:
     """Settings of ``folder`` (agent.yaml or zero-config) with the client's options laid over;
     the writer side built (its watcher only with ``options.watch``), not started."""
-    project = Project(folder, options, options.apply(resolve_settings(cwd=folder)))
+    project = WorkspaceProject(folder, options, options.apply(resolve_settings(cwd=folder)))
     try:
         project.reader  # noqa: B018 - a reader that cannot be made fails here, not at a search
         project.updates(hooks, watch=options.watch)
@@ -56,32 +56,32 @@ def open_project(folder: Path, options: Options, hooks: QueueHooks) -> Project:
     return project
 
 
-Found = CoreFound[Project]
-Merged = CoreMerged[Project]
+Found = CoreFound[WorkspaceProject]
+Merged = CoreMerged[WorkspaceProject]
 
 
 class Projects:
     """The open projects. Two workspace folders of one project (say ``repo/docs`` and
-    ``repo/src`` in one git repository) share one Project: one index, one queue, hits once."""
+    ``repo/src`` in one git repository) share one project: one index, one queue, hits once."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._items: list[Project] = []
-        self._folders: dict[Path, Project] = {}
+        self._items: list[WorkspaceProject] = []
+        self._folders: dict[Path, WorkspaceProject] = {}
         self.reader_language: str | None = None
         """The user's language (set at ``initialize``): a query in none prefers its pages."""
         self.editor_expander: Callable[[float], Expander] | None = None
         """The expander of provider ``editor`` (the client's own model) for a timeout; set by
         the server (expand.py)."""
 
-    def __iter__(self) -> Iterator[Project]:
+    def __iter__(self) -> Iterator[WorkspaceProject]:
         with self._lock:
             return iter(list(self._items))
 
     def __len__(self) -> int:
         return len(self._items)
 
-    def add(self, project: Project) -> Project:
+    def add(self, project: WorkspaceProject) -> WorkspaceProject:
         """Add ``project`` for its folder; the project already open with the same store and
         roots when there is one (the caller closes the unused one)."""
         with self._lock:
@@ -101,12 +101,12 @@ class Projects:
             self._folders[project.folder] = used
             return used
 
-    def folders(self, project: Project | None = None) -> list[Path]:
+    def folders(self, project: WorkspaceProject | None = None) -> list[Path]:
         """The open workspace folders (of ``project`` only, when given)."""
         with self._lock:
             return [f for f, p in self._folders.items() if project is None or p is project]
 
-    def remove(self, folder: Path) -> list[Project]:
+    def remove(self, folder: Path) -> list[WorkspaceProject]:
         """Forget ``folder``; the projects no other folder uses any more (to close)."""
         with self._lock:
             project = self._folders.pop(folder, None)
@@ -128,13 +128,13 @@ class Projects:
         ``$/cancelRequest``)."""
         projects = list(self)
         if not projects:
-            return Merged(INDEX_NOT_BUILT, "no workspace folder is open")
+            return Merged(Status.INDEX_NOT_BUILT, "no workspace folder is open")
         if request.reader_language is None:
             request = dataclasses.replace(request, reader_language=self.reader_language)
         expander = self.expander(projects[0]) if request.expand else None
         return search_projects(projects, request, expander)
 
-    def expander(self, project: Project) -> Expander | None:
+    def expander(self, project: WorkspaceProject) -> Expander | None:
         """``project``'s question expander: the core's for a chat server, the client's model
         for provider ``editor``, None without expansion."""
         cfg = project.settings.expansion
@@ -146,7 +146,7 @@ class Projects:
 
     def show(
         self, citation: str, prefer: Path | None = None, *, check_file: bool = True
-    ) -> tuple[Project, CitedChunk]:
+    ) -> tuple[WorkspaceProject, CitedChunk]:
         """The first root (in workspace order; ``prefer``'s own project first) with the chunk.
 
         ``check_file=False`` answers from the index alone (no read of the target file)."""
@@ -154,14 +154,14 @@ class Projects:
 
     def around(
         self, citation: str, context: int, prefer: Path | None = None
-    ) -> tuple[Project, list[CitedChunk]]:
+    ) -> tuple[WorkspaceProject, list[CitedChunk]]:
         """As :meth:`show`, with up to ``context`` chunks of the same document before and after
         the cited one (``Knowledge.around``: in document order)."""
         return self._first(citation, prefer, lambda kn: kn.around(citation, context))
 
     def _first(
         self, citation: str, prefer: Path | None, call: Callable[[Knowledge], T]
-    ) -> tuple[Project, T]:
+    ) -> tuple[WorkspaceProject, T]:
         projects = list(self)
         if prefer is not None:
             projects.sort(key=lambda p: not p.covers(prefer))

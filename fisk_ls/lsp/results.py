@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..knowledge import (
+    SNIPPET_CHARS,
     CitedChunk,
     Hit,
     IndexStats,
@@ -24,9 +25,8 @@ from .convert import (
     selection_range,
     unstructure,
 )
-from .project import Merged, Project, Projects
+from .project import Merged, Projects, WorkspaceProject
 
-SNIPPET_CHARS = 240
 STAT_KEYS = ("files", "added", "updated", "skipped", "removed", "chunks")
 
 
@@ -45,11 +45,11 @@ def hit_result(hit: Hit, root: Path, count: Units) -> dict[str, Any]:
         "score": round(hit.score, 4),
         "foundBy": list(hit.found_by),
         "location": unstructure(link),
-        "also": [also_result(where, hit, root, count) for where in hit.also],
+        "copies": [copy_result(where, hit, root, count) for where in hit.copies],
     }
 
 
-def also_result(where: Location, hit: Hit, root: Path, count: Units) -> dict[str, Any]:
+def copy_result(where: Location, hit: Hit, root: Path, count: Units) -> dict[str, Any]:
     """Another location of a collapsed hit's text: its citation and a LocationLink to its
     chunk. A near-identical copy selects the lines at the same offset as the hit's matched lines
     (the copies' text is the same), kept inside that chunk, from the same column on; a chunk
@@ -138,7 +138,7 @@ def status_result(projects: Projects, opening: bool = False) -> dict[str, Any]:
     }
 
 
-def root_status(project: Project) -> dict[str, Any]:
+def root_status(project: WorkspaceProject) -> dict[str, Any]:
     """``run``: the full index run going on (scheduled or running, here or in another process),
     {files, total} (total null until its walk is counted), else null."""
     run = project.indexing()

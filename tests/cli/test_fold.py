@@ -1,5 +1,5 @@
 """`fisk-ai knowledge search` in the real process: a paragraph repeated in three documents whose
-chunks differ around it is one hit, the two others under ``also`` (--json and text)."""
+chunks differ around it is one hit, the two others under ``copies`` (--json and text)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from tests.support.cli import js, run
 from tests.support.repeated import PAGES, QUERY, option_lines, write_repeated
 
 
-def test_a_repeated_paragraph_is_one_hit_with_two_under_also(
+def test_a_repeated_paragraph_is_one_hit_with_two_under_copies(
     tmp_path: Path, store_base: Path
 ) -> None:
     root = write_repeated(tmp_path / "site")
@@ -20,9 +20,9 @@ def test_a_repeated_paragraph_is_one_hit_with_two_under_also(
     assert len(option) == 1, out["results"]
     (top,) = option
     assert tuple(top["match_lines"]) == option_lines(root, top["path"])
-    assert {top["path"], *(a["path"] for a in top["also"])} == set(PAGES)
-    assert len(top["also"]) == 2
-    for other in top["also"]:
+    assert {top["path"], *(a["path"] for a in top["copies"])} == set(PAGES)
+    assert len(top["copies"]) == 2
+    for other in top["copies"]:
         assert other["citation"] == f"{other['path']}#0"
         assert tuple(other["match_lines"]) == option_lines(root, other["path"])
     text = run(root, "knowledge", "search", QUERY).stdout

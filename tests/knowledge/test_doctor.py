@@ -5,7 +5,7 @@ import pytest
 from fisk_ls.knowledge import Settings, index_project, open_writer
 from fisk_ls.knowledge.connect import connect_reader
 from fisk_ls.knowledge.doctor import Check, run_checks
-from fisk_ls.knowledge.fts_check import SOUND, Deadline, Stopped, fts_mismatch
+from fisk_ls.knowledge.fts_check import SOUND, CpuBudget, Stopped, fts_mismatch
 from fisk_ls.knowledge.store_files import db_path
 
 
@@ -85,8 +85,8 @@ def test_a_comparison_past_its_budget_stops_with_a_non_fatal_line(settings: Sett
     assert "FTS comparison" not in full and "agree" in full["FTS consistency"].detail
 
 
-class PassesOnceSound(Deadline):
-    """A deadline that passes as soon as the index has been found internally sound."""
+class PassesOnceSound(CpuBudget):
+    """A budget spent as soon as the index has been found internally sound."""
 
     def passed(self) -> bool:
         return self.done == SOUND

@@ -1,5 +1,5 @@
 """A paragraph that stands in several documents, the chunks around it differing, is one hit:
-the other documents' chunks are under its ``also``, each with where the paragraph is in it."""
+the other documents' chunks are under its ``copies``, each with where the paragraph is in it."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def make(root: Path, store_base: Path, docs: dict[str, str]) -> Settings:
     return settings
 
 
-def test_a_paragraph_in_three_documents_is_one_hit_with_two_under_also(
+def test_a_paragraph_in_three_documents_is_one_hit_with_two_under_copies(
     tmp_path: Path, store_base: Path
 ) -> None:
     root = write_repeated(tmp_path / "p")
@@ -46,14 +46,14 @@ def test_a_paragraph_in_three_documents_is_one_hit_with_two_under_also(
     (top,) = option
     assert top.match is not None and top.match.section.endswith("cache-tarballs")
     assert top.match.lines == option_lines(root, top.path)
-    assert {top.path, *(a.path for a in top.also)} == set(PAGES)
-    assert len(top.also) == 2
+    assert {top.path, *(a.path for a in top.copies)} == set(PAGES)
+    assert len(top.copies) == 2
     texts = {(root / p).read_text() for p in PAGES}
     assert len(texts) == 3, "the pages around the paragraph differ"
-    for other in top.also:
+    for other in top.copies:
         assert other.match is not None, "a folded chunk says where the paragraph is in it"
         assert other.match.lines == option_lines(root, other.path)
-    assert next(h for h in hits if h.path == "cache.md").also == ()
+    assert next(h for h in hits if h.path == "cache.md").copies == ()
 
 
 def test_folded_hits_do_not_count_toward_top_k(tmp_path: Path, store_base: Path) -> None:
@@ -76,8 +76,8 @@ def test_folded_hits_do_not_count_toward_top_k(tmp_path: Path, store_base: Path)
     assert len(hits) == 6, "top_k counts the hits shown, not the copies folded into them"
     shown = [(h.match.section.rsplit(" > ", 1)[-1] if h.match else "") for h in hits]
     assert len(set(shown)) == 6, "no two hits show the same paragraph"
-    assert [len(h.also) for h in hits] == [2] * 6, [
-        (h.citation, h.match and h.match.snippet, h.also) for h in hits
+    assert [len(h.copies) for h in hits] == [2] * 6, [
+        (h.citation, h.match and h.match.snippet, h.copies) for h in hits
     ]
 
 
@@ -100,9 +100,9 @@ def test_a_short_paragraph_or_another_heading_does_not_fold(
     finally:
         k.close()
     assert len([h for h in short if h.path.startswith("short/")]) == 3
-    assert all(h.also == () for h in short)
+    assert all(h.copies == () for h in short)
     assert len([h for h in headed if h.path.startswith("headed/")]) == 3
-    assert all(h.also == () for h in headed)
+    assert all(h.copies == () for h in headed)
 
 
 words = st.lists(st.sampled_from(["cache", "Tarball", "registry", "npm", "keeps", "a", "42"]))

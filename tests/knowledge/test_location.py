@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fisk_ls.knowledge.location import find_project, resolve_settings, zero_config_store
+from fisk_ls.knowledge.location import find_root, resolve_settings, zero_config_store
 
 CONFIG = "harness:\n  knowledge:\n    enabled: true\n"
 
@@ -15,14 +15,14 @@ def test_nearest_agent_yaml_then_repository_top_then_the_folder(tmp_path: Path) 
     repo = tmp_path / "repo"
     deep = repo / "docs" / "a" / "b"
     deep.mkdir(parents=True)
-    assert find_project(deep).root == deep.resolve()  # nothing above: the folder itself
+    assert find_root(deep).root == deep.resolve()  # nothing above: the folder itself
     (repo / ".git").mkdir()
-    assert find_project(deep).root == repo.resolve() and find_project(deep).config is None
+    assert find_root(deep).root == repo.resolve() and find_root(deep).config is None
     (repo / "docs" / "agent.yaml").write_text(CONFIG)
-    found = find_project(deep)
+    found = find_root(deep)
     assert found.root == (repo / "docs").resolve()
     assert found.config == (repo / "docs" / "agent.yaml").resolve()
-    assert find_project(repo).root == repo.resolve()  # above the agent.yaml: the repository
+    assert find_root(repo).root == repo.resolve()  # above the agent.yaml: the repository
 
 
 def test_an_agent_yaml_above_the_repository_is_not_used(tmp_path: Path) -> None:
@@ -30,14 +30,14 @@ def test_an_agent_yaml_above_the_repository_is_not_used(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "docs").mkdir()
-    assert find_project(repo / "docs").root == repo.resolve()
-    assert find_project(repo / "docs").config is None
+    assert find_root(repo / "docs").root == repo.resolve()
+    assert find_root(repo / "docs").config is None
 
 
 def test_a_worktree_git_file_marks_the_top(tmp_path: Path) -> None:
     (tmp_path / "wt" / "docs").mkdir(parents=True)
     (tmp_path / "wt" / ".git").write_text("gitdir: /elsewhere/.git/worktrees/wt\n")
-    assert find_project(tmp_path / "wt" / "docs").root == (tmp_path / "wt").resolve()
+    assert find_root(tmp_path / "wt" / "docs").root == (tmp_path / "wt").resolve()
 
 
 def test_no_search_above_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,7 +45,7 @@ def test_no_search_above_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     (home / "notes").mkdir(parents=True)
     (tmp_path / "agent.yaml").write_text(CONFIG)  # above $HOME: nobody's project
     monkeypatch.setenv("HOME", str(home))
-    assert find_project(home / "notes").root == (home / "notes").resolve()
+    assert find_root(home / "notes").root == (home / "notes").resolve()
 
 
 def test_store_key_follows_the_root(tmp_path: Path) -> None:

@@ -15,9 +15,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fisk_ls.knowledge import (
-    INDEX_EMPTY,
-    INDEX_NOT_BUILT,
-    OK,
     IndexRun,
     Knowledge,
     Project,
@@ -25,6 +22,7 @@ from fisk_ls.knowledge import (
     RunReporter,
     SearchRequest,
     Settings,
+    Status,
     index_project,
     search_notice,
 )
@@ -71,7 +69,7 @@ def test_a_scheduled_run_is_known_before_its_walk(settings: Settings) -> None:
         project.request_full()  # scheduled; the queue is not even started
         assert project.indexing() == IndexRun()
         found = project.reader.search(SearchRequest("backpressure"))
-        assert found.status == INDEX_NOT_BUILT and found.indexing == IndexRun()
+        assert found.status == Status.INDEX_NOT_BUILT and found.indexing == IndexRun()
         assert search_notice(found) == "still indexing: counting files; nothing is searchable yet"
 
 
@@ -83,13 +81,13 @@ def test_the_first_run_says_how_far_it_got_instead_of_not_built(
         done = project.start()
         assert hold.reached.wait(HANG_GUARD)
         found = project.reader.search(SearchRequest("backpressure"))
-        assert found.status == INDEX_EMPTY  # the store exists; nothing is written yet
+        assert found.status == Status.INDEX_EMPTY  # the store exists; nothing is written yet
         assert found.indexing == IndexRun(0, 3)
         assert search_notice(found) == "still indexing: 0 of 3 files; nothing is searchable yet"
         hold.release.set()
         assert done is not None and done.result(HANG_GUARD).files == 3
         after = project.reader.search(SearchRequest("backpressure"))
-        assert after.status == OK and after.hits and after.indexing is None
+        assert after.status == Status.OK and after.hits and after.indexing is None
         assert search_notice(after) is None
 
 
@@ -103,7 +101,7 @@ def test_a_search_during_a_run_answers_the_results_so_far(
         project.start()
         assert hold.reached.wait(HANG_GUARD)
         found = project.reader.search(SearchRequest("backpressure"))
-        assert found.status == OK and [h.path for h in found.hits] == ["docs/design.md"]
+        assert found.status == Status.OK and [h.path for h in found.hits] == ["docs/design.md"]
         assert found.indexing == IndexRun(2, 3)
         assert search_notice(found) == "still indexing: 2 of 3 files; these are the results so far"
         missing = project.reader.search(SearchRequest("zeppelin"))

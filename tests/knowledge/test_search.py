@@ -192,9 +192,9 @@ def test_copies_of_a_page_collapse_into_one_hit_and_top_k_stays_filled(
         keys = [(h.section, h.text) for h in result.hits]
         assert len(set(keys)) == 10, "no two hits show the same text"
         top = next(h for h in result.hits if h.path.endswith("Get-Widget.md"))
-        where = {top.path, *(a.path for a in top.also)}
+        where = {top.path, *(a.path for a in top.copies)}
         assert where == {f"server{v}/Get-Widget.md" for v in (2016, 2019, 2022, 2025)}
-        assert all(a.citation.startswith(a.path + "#") for a in top.also)
+        assert all(a.citation.startswith(a.path + "#") for a in top.copies)
     finally:
         k.close()
 
@@ -209,8 +209,8 @@ def test_json_output_lists_the_other_locations(tmp_path: Path, store_base: Path)
         hits = k.search(SearchRequest("gizmos")).hits
         assert len(hits) == 1
         out = hit_json(hits[0])
-        assert [a["path"] for a in out["also"]] == ["v2/page.md"]
-        assert out["also"][0]["citation"] == "v2/page.md#0"
+        assert [a["path"] for a in out["copies"]] == ["v2/page.md"]
+        assert out["copies"][0]["citation"] == "v2/page.md#0"
     finally:
         k.close()
 

@@ -194,7 +194,7 @@ def test_scores_and_ties_are_deterministic(settings: Settings, project: Path) ->
         return [
             c
             for h in kb.search(SearchRequest("identical words")).hits
-            for c in (h.citation, *(a.citation for a in h.also))
+            for c in (h.citation, *(a.citation for a in h.copies))
         ]
 
     first = shown()

@@ -112,12 +112,12 @@ async def test_a_hit_selects_the_paragraph_that_matched(
     assert top["snippet"].startswith("To drain a node")
 
 
-async def test_near_duplicate_copies_are_one_result_with_their_locations_in_also(
+async def test_near_duplicate_copies_are_one_result_with_their_locations_in_copies(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    """Versioned copies of a page are one result; ``also`` lists the other copies, each with a
+    """Versioned copies of a page are one result; ``copies`` lists the other copies, each with a
     LocationLink to its chunk selecting the matched lines at the same place."""
-    base = tmp_path_factory.mktemp("also")
+    base = tmp_path_factory.mktemp("copies")
     root = base / "proj"
     page = (
         "# Widgets\n\n## Restarts\n\n"
@@ -137,25 +137,25 @@ async def test_near_duplicate_copies_are_one_result_with_their_locations_in_also
     copies = [r for r in found if "/widgets.md#" in r["citation"]]
     assert len(copies) == 1, "the three copies are one result"
     (top,) = copies
-    also = top["also"]
-    where = {top["citation"], *(a["citation"] for a in also)}
+    copies = top["copies"]
+    where = {top["citation"], *(a["citation"] for a in copies)}
     assert where == {f"{v}/widgets.md#0" for v in ("v1", "v2", "v3")}
     selected = top["location"]["targetSelectionRange"]
     assert (selected["start"]["line"], selected["end"]["line"]) == (10, 11)
-    for other in also:
+    for other in copies:
         link = other["location"]
         assert link["targetUri"] == (root / other["citation"].split("#")[0]).resolve().as_uri()
         assert link["targetRange"] == top["location"]["targetRange"]  # same layout
         assert link["targetSelectionRange"] == selected
         assert "drain a frobnicator" in lines_of(link, "targetSelectionRange")
-    assert next(r for r in found if r["citation"] == "other.md#0")["also"] == []
+    assert next(r for r in found if r["citation"] == "other.md#0")["copies"] == []
 
 
-async def test_a_repeated_paragraph_is_one_result_with_its_other_places_in_also(
+async def test_a_repeated_paragraph_is_one_result_with_its_other_places_in_copies(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """A paragraph in three documents whose chunks differ around it is one result; each place
-    under ``also`` links to its own chunk, selecting the paragraph there."""
+    under ``copies`` links to its own chunk, selecting the paragraph there."""
     base = tmp_path_factory.mktemp("fold")
     root = write_repeated(base / "proj")
     async with lsp_session([root], base) as client:
@@ -164,10 +164,10 @@ async def test_a_repeated_paragraph_is_one_result_with_its_other_places_in_also(
     option = [r for r in found if r["citation"].split("#")[0] in PAGES]
     assert len(option) == 1, [r["citation"] for r in found]
     (top,) = option
-    also = top["also"]
-    assert {top["citation"], *(a["citation"] for a in also)} == {f"{p}#0" for p in PAGES}
-    assert len(also) == 2
-    for other in [top, *also]:
+    copies = top["copies"]
+    assert {top["citation"], *(a["citation"] for a in copies)} == {f"{p}#0" for p in PAGES}
+    assert len(copies) == 2
+    for other in [top, *copies]:
         link = other["location"]
         path = other["citation"].split("#")[0]
         assert link["targetUri"] == (root / path).resolve().as_uri()
@@ -220,7 +220,7 @@ async def test_a_hit_lands_on_the_first_matched_word_in_the_negotiated_encoding(
     start = {"line": 4, "character": column}
     assert top["location"]["targetSelectionRange"]["start"] == start
     assert top["location"]["targetRange"]["start"] == {"line": 0, "character": 0}
-    (copy,) = top["also"]
+    (copy,) = top["copies"]
     assert copy["location"]["targetSelectionRange"]["start"] == start
     assert symbols is not None
     locations = [s.location for s in symbols if isinstance(s.location, types.Location)]

@@ -19,7 +19,7 @@ from fisk_ls.agent.tool import (
     parse_args,
     trace,
 )
-from fisk_ls.knowledge import Settings, index_project, resolve_settings
+from fisk_ls.knowledge import Settings, Status, index_project, resolve_settings
 from fisk_ls.knowledge.results import Hit, SearchResult
 from tests.support.translated_site import ENGLISH, IDENTIFIER, PORTUGUESE, write_site
 
@@ -29,7 +29,7 @@ def hit(i: int, text: str, section: str = "Guide > Part") -> Hit:
 
 
 def result(*texts: str) -> SearchResult:
-    return SearchResult("ok", "lexical: FTS5/BM25", [hit(i, t) for i, t in enumerate(texts)])
+    return SearchResult(Status.OK, "lexical: FTS5/BM25", [hit(i, t) for i, t in enumerate(texts)])
 
 
 def test_schema_and_name() -> None:  # 59
@@ -109,10 +109,10 @@ def test_budget_always_holds(texts: list[str], budget: int) -> None:
 
 
 def test_statuses_have_notes() -> None:
-    for status in ("index_not_built", "index_empty", "no_terms"):
+    for status in (Status.INDEX_NOT_BUILT, Status.INDEX_EMPTY, Status.NO_TERMS):
         out = build_outcome(SearchResult(status, "lexical"), 1000)
-        assert out["status"] == status and out["note"] and out["results"] == []
-    degraded = SearchResult("ok", "degraded: x", [], True, "refused")
+        assert out["status"] == status.value and out["note"] and out["results"] == []
+    degraded = SearchResult(Status.OK, "degraded: x", [], True, "refused")
     assert "unreachable" in build_outcome(degraded, 1000)["note"]
 
 
@@ -158,7 +158,7 @@ def test_trimming_keeps_the_text_around_the_match() -> None:
     )
     base = hit(0, text)
     found = Hit(**{**base.__dict__, "match": match})
-    out = build_outcome(SearchResult("ok", "lexical", [found]), budget_chars=700)
+    out = build_outcome(SearchResult(Status.OK, "lexical", [found]), budget_chars=700)
     (item,) = out["results"]
     assert item.get("truncated") is True
     assert "albatross rule" in item["content"]
@@ -318,12 +318,12 @@ def test_notes_are_the_cores_sentences(settings: Settings) -> None:
 def test_a_search_during_an_index_run_says_how_far_it_got() -> None:
     from fisk_ls.knowledge import IndexRun
 
-    running = SearchResult("index_empty", "lexical", indexing=IndexRun(257, 1812))
+    running = SearchResult(Status.INDEX_EMPTY, "lexical", indexing=IndexRun(257, 1812))
     out = build_outcome(running, 1000)
     assert out["note"] == "still indexing: 257 of 1,812 files; nothing is searchable yet"
     assert out["indexing"] == {"files": 257, "total": 1812}
     so_far = build_outcome(
-        SearchResult("ok", "lexical", [hit(0, "text")], True, "down", indexing=IndexRun(3, 9)),
+        SearchResult(Status.OK, "lexical", [hit(0, "text")], True, "down", indexing=IndexRun(3, 9)),
         2000,
     )
     assert so_far["note"] == (

@@ -59,7 +59,7 @@ local function execute(name, args, bufnr, cb)
   }
 end
 
---- {tier, status, degraded, reason, results = {{citation, section, snippet, score, foundBy, location, also}}}
+--- {tier, status, degraded, reason, results = {{citation, section, snippet, score, foundBy, location, copies}}}
 --- `opts.also`: extra search strings (up to 4; the server checks them) searched beside the query
 --- and fused into one ranking: a keyword query in the docs' words, a hypothetical answer, a
 --- rephrasing. Each result's `foundBy` names the strings that found it ("query", "also[0]", ...).

@@ -26,7 +26,7 @@ local M = {}
 ---@field col integer      1-based byte column of the first matched word on it (1 without one)
 ---@field end_lnum integer last matched line
 ---@field chunk integer[]  {first, last} line of the whole cited chunk (targetRange)
----@field also fisk.Other[] the other copies of the text (other versions of the page), best first
+---@field copies fisk.Other[] the other copies of the text (other versions of the page), best first
 ---@field location table   the LSP LocationLink
 ---@field label string     "section  relpath:line  snippet" with the matched words in «»
 ---@field plain_label string the same without the «» (for fuzzy filtering)
@@ -49,13 +49,13 @@ end
 --- "also in 2 files" (or "in 2 more places" when a copy is in the result's own file); nil without copies.
 ---@param item fisk.Item
 ---@return string?
-function M.also_text(item)
-  local n = #item.also
+function M.copies_text(item)
+  local n = #item.copies
   if n == 0 then
     return nil
   end
   local files, same = {}, false
-  for _, other in ipairs(item.also) do
+  for _, other in ipairs(item.copies) do
     local rel = relpath_of(other.citation, other.filename)
     same = same or rel == item.relpath or files[rel] ~= nil
     files[rel] = true
@@ -66,9 +66,14 @@ function M.also_text(item)
   return ("also in %d %s"):format(n, n == 1 and "file" or "files")
 end
 
-local function others(also, encoding)
+-- `copies` of a result; `also` from a server older than the rename.
+local function others(r, encoding)
+  local copies = r.copies
+  if copies == nil then
+    copies = r.also
+  end
   local out = {}
-  for _, a in ipairs(type(also) == "table" and also or {}) do
+  for _, a in ipairs(type(copies) == "table" and copies or {}) do
     local link = type(a) == "table" and a.location
     if type(link) == "table" and (link.targetUri or link.uri) and type(a.citation) == "string" then
       local first, last = location.selection(link)
@@ -111,14 +116,14 @@ function M.items(results, encoding)
         col = location.col(link, encoding),
         end_lnum = last,
         chunk = { location.lines(link) },
-        also = others(r.also, encoding),
+        copies = others(r, encoding),
         location = link,
       }
       -- the line a jump lands on: where the match starts
       local where = ("%s:%d"):format(item.relpath, first)
-      local also = M.also_text(item)
-      if also then
-        where = where .. " (" .. also .. ")"
+      local copies = M.copies_text(item)
+      if copies then
+        where = where .. " (" .. copies .. ")"
       end
       local head = item.section ~= "" and (item.section .. "  " .. where) or where
       item.label = head .. "  " .. item.marked
@@ -140,11 +145,11 @@ function M.root(item)
 end
 
 --- Quickfix entries on the matched lines: filename, lnum, col (the first matched word),
---- end_lnum, text (section │ the snippet with the matched words in «»). With `also`, each
+--- end_lnum, text (section │ the snippet with the matched words in «»). With `copies`, each
 --- result's copies follow it.
 ---@param items fisk.Item[]
----@param also? boolean
-function M.qf_items(items, also)
+---@param copies? boolean
+function M.qf_items(items, copies)
   local out = {}
   for _, item in ipairs(items) do
     local text = item.section ~= "" and (item.section .. " │ " .. item.marked) or item.marked
@@ -156,7 +161,7 @@ function M.qf_items(items, also)
       text = text,
       user_data = { citation = item.citation },
     }
-    for _, other in ipairs(also and item.also or {}) do
+    for _, other in ipairs(copies and item.copies or {}) do
       out[#out + 1] = {
         filename = other.filename,
         lnum = other.lnum,

@@ -162,7 +162,24 @@ H.run("precise_spec", function()
       return item.snippet:sub(s[1] + 1, s[2])
     end, item.spans)
     H.eq({ "drain", "frobnicator", "restart" }, words, "spans")
-    H.eq({}, item.also, "no copies")
+    H.eq({}, item.copies, "no copies")
+  end)
+
+  H.test("a result of an older server lists its copies under `also`; `copies` wins when both are sent", function()
+    local picker = require("fisk.picker")
+    local link = function(path, line)
+      local range = { start = { line = line, character = 0 }, ["end"] = { line = line + 1, character = 0 } }
+      return { targetUri = vim.uri_from_fname(path), targetRange = range, targetSelectionRange = range }
+    end
+    local copy = { citation = "v2/a.md#0", location = link("/tmp/site/v2/a.md", 4) }
+    local old = { citation = "v1/a.md#0", section = "A", snippet = "x", location = link("/tmp/site/v1/a.md", 2), also = { copy } }
+    local items = picker.items({ old })
+    H.eq({ "v2/a.md#0" }, vim.tbl_map(function(c)
+      return c.citation
+    end, items[1].copies), "copies read from also")
+    H.eq("also in 1 file", picker.copies_text(items[1]), "its words")
+    old.copies = {}
+    H.eq({}, picker.items({ old })[1].copies, "copies, even empty, is a current server's answer")
   end)
 
   H.test("snippets: code points map to bytes (CJK beyond the BMP), bad ranges are ignored, cuts keep words whole", function()

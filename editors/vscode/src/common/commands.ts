@@ -176,7 +176,7 @@ async function openAlso(hit: SearchHit): Promise<string | undefined> {
 
 function asHit(value: unknown): SearchHit {
   const hit = value as Partial<SearchHit> | undefined;
-  if (typeof hit?.citation !== 'string' || typeof hit.section !== 'string' || !Array.isArray(hit.also ?? [])) {
+  if (typeof hit?.citation !== 'string' || typeof hit.section !== 'string' || !Array.isArray(hit.copies ?? hit.also ?? [])) {
     throw new Error('fisk.openAlso expects a search result (from fisk.knowledge.search) as its argument');
   }
   return hit as SearchHit;

@@ -39,6 +39,8 @@ export interface SearchHit {
   /** targetSelectionRange: the lines that matched. */
   location: LocationLink;
   /** The other copies collapsed into this result, best first (absent from older servers). */
+  copies?: OtherLocation[];
+  /** The same list under its former name, from a server older than the rename (read by `copiesOf`). */
   also?: OtherLocation[];
   /** Which of the search's strings found this hit: "query", "also[0]", … (absent from older servers). */
   foundBy?: string[];

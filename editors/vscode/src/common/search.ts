@@ -351,7 +351,7 @@ export class SearchPicker {
             return;
           }
           const { hit } = event.item;
-          if ((event.button as HitButton).action === 'also') {
+          if ((event.button as HitButton).action === 'copies') {
             // The other locations replace this picker (a second pick of them), which opens one:
             // the preview is not undone under it.
             accepted = true;

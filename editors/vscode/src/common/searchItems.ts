@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { hitRange } from './citation';
 import { errorMessage } from './log';
-import { expanded, LocationLink, SearchHit, SearchResult, ServerNotRunningError } from './protocol';
+import { expanded, LocationLink, OtherLocation, SearchHit, SearchResult, ServerNotRunningError } from './protocol';
 import { escapeIcons, snippetLine } from './snippet';
 
 /** What accepting a notice row does. */
@@ -69,7 +69,7 @@ export function parseQuery(value: string): ParsedQuery {
 
 /** An item button and what it does. */
 export interface HitButton extends vscode.QuickInputButton {
-  action: 'copy' | 'also';
+  action: 'copy' | 'copies';
 }
 
 /** A row of the "also in N files" pick: one other location of a result. */
@@ -110,11 +110,11 @@ export function oneLine(text: string, max = SNIPPET_LENGTH): string {
  * (when there are any), then copy citation.
  */
 export function hitItem(hit: SearchHit, copyButton: HitButton): HitItem {
-  const also = alsoText(hit);
-  const buttons: HitButton[] = also ? [{ iconPath: new vscode.ThemeIcon('files'), tooltip: capitalised(also), action: 'also' }, copyButton] : [copyButton];
+  const copies = copiesText(hit);
+  const buttons: HitButton[] = copies ? [{ iconPath: new vscode.ThemeIcon('files'), tooltip: capitalised(copies), action: 'copies' }, copyButton] : [copyButton];
   return {
     label: `$(book) ${escapeIcons(hit.section.trim() || relpathOf(hit.citation))}`,
-    description: escapeIcons(lineReference(hit)) + (also ? ` · ${also}` : ''),
+    description: escapeIcons(lineReference(hit)) + (copies ? ` · ${copies}` : ''),
     detail: escapeIcons(snippetLine(hit.snippet, hit.highlights, SNIPPET_LENGTH).text),
     alwaysShow: true,
     buttons,
@@ -122,18 +122,23 @@ export function hitItem(hit: SearchHit, copyButton: HitButton): HitItem {
   };
 }
 
+/** The other copies of a result's text: `copies`, or `also` from a server older than the rename. */
+export function copiesOf(hit: SearchHit): OtherLocation[] {
+  return hit.copies ?? hit.also ?? [];
+}
+
 /** "also in 3 files" (or "in 2 more places" when a copy is in the result's own file); undefined without copies. */
-export function alsoText(hit: SearchHit): string | undefined {
-  const also = hit.also ?? [];
-  if (also.length === 0) {
+export function copiesText(hit: SearchHit): string | undefined {
+  const copies = copiesOf(hit);
+  if (copies.length === 0) {
     return undefined;
   }
   const own = relpathOf(hit.citation);
-  const files = new Set(also.map((other) => relpathOf(other.citation)));
-  if (files.size === also.length && !files.has(own)) {
+  const files = new Set(copies.map((other) => relpathOf(other.citation)));
+  if (files.size === copies.length && !files.has(own)) {
     return `also in ${files.size} ${files.size === 1 ? 'file' : 'files'}`;
   }
-  return `in ${also.length} more ${also.length === 1 ? 'place' : 'places'}`;
+  return `in ${copies.length} more ${copies.length === 1 ? 'place' : 'places'}`;
 }
 
 function capitalised(text: string): string {
@@ -142,7 +147,7 @@ function capitalised(text: string): string {
 
 /** The rows of the "also in N files" pick: `relpath:line` of each copy's matched lines, best first. */
 export function otherItems(hit: SearchHit): OtherItem[] {
-  return (hit.also ?? []).map((other) => ({
+  return copiesOf(hit).map((other) => ({
     label: `$(file) ${escapeIcons(relpathOf(other.citation))}`,
     description: `line ${hitRange(other.location).start.line + 1}`,
     citation: other.citation,
@@ -152,7 +157,7 @@ export function otherItems(hit: SearchHit): OtherItem[] {
 
 /** Title of the "also in N files" pick. */
 export function otherTitle(hit: SearchHit): string {
-  return `Fisk: ${hit.section.trim() || relpathOf(hit.citation)}, ${alsoText(hit) ?? 'no other locations'}`;
+  return `Fisk: ${hit.section.trim() || relpathOf(hit.citation)}, ${copiesText(hit) ?? 'no other locations'}`;
 }
 
 export function noticeItem(notice: Notice): NoticeItem {

@@ -211,7 +211,7 @@ test('a hit lands on the paragraph that matched, with its words highlighted; its
   const editor = vscode.window.activeTextEditor;
   assert.ok(editor?.visibleRanges.some((r) => r.contains(editor.selection)), 'the matched lines are on screen');
 
-  const also = expected.also ?? [];
+  const also = expected.copies ?? [];
   assert.deepEqual(
     [expected.citation, ...also.map((a) => a.citation)].sort(),
     ['2.0', '2.1', '2.2'].map((v) => `docs/releases/${v}/upgrading.md#0`),

@@ -187,7 +187,7 @@ test('the "also in N files" button opens a pick of the other copies; the chosen 
     const copies = hit('docs/install.md#2', 4);
     const other = hit('docs/v2/install.md#2', 10).location;
     other.targetSelectionRange = { start: { line: 12, character: 0 }, end: { line: 14, character: 0 } };
-    copies.also = [{ citation: 'docs/v2/install.md#2', location: other }];
+    copies.copies = [{ citation: 'docs/v2/install.md#2', location: other }];
     FakeLanguageClient.handlers.set('fisk.knowledge.search', () => result([copies]));
     mock.quickPickAnswer = (items) => items[0];
     const done = run('fisk.search', 'install');

@@ -26,7 +26,7 @@ function setup() {
       return answer.promise;
     },
     open: async (h) => opened.push(h),
-    openAlso: async (h) => (others.push(h), h.also?.[0]?.citation),
+    openAlso: async (h) => (others.push(h), h.copies?.[0]?.citation),
     copy: async (c) => copied.push(c),
     act: async (n) => acted.push(n),
   });
@@ -116,7 +116,7 @@ test('a result with copies has an "also in N files" button that opens the pick o
   const { picker, calls, opened, others, copied } = setup();
   const shown = picker.show('x');
   const copies = hit('docs/v1/a.md#4', 0);
-  copies.also = [
+  copies.copies = [
     { citation: 'docs/v2/a.md#4', location: hit('docs/v2/a.md#4', 0).location },
     { citation: 'docs/v3/a.md#4', location: hit('docs/v3/a.md#4', 0).location },
   ];

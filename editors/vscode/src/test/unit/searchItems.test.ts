@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ThemeIcon } from './mock/vscode';
 import { hit, result } from './helpers';
 import { ServerNotRunningError } from '../../common/protocol';
-import { alsoText, failureNotice, HitButton, hitItem, lineReference, noticeFor, oneLine, otherItems, otherTitle, relpathOf, searchTitle } from '../../common/searchItems';
+import { copiesOf, copiesText, failureNotice, HitButton, hitItem, lineReference, noticeFor, oneLine, otherItems, otherTitle, relpathOf, searchTitle } from '../../common/searchItems';
 
 const button: HitButton = { iconPath: new ThemeIcon('copy') as never, tooltip: 'Copy citation', action: 'copy' };
 
@@ -33,26 +33,36 @@ test('the detail is the snippet as plain text: no marks, no icon syntax', () => 
 
 test('a result with copies says so in its description and gets a button for them', () => {
   const h = hit('docs/v1/up.md#0', 12);
-  h.also = [{ citation: 'docs/v2/up.md#0', location: hit('docs/v2/up.md#0', 30).location }];
+  h.copies = [{ citation: 'docs/v2/up.md#0', location: hit('docs/v2/up.md#0', 30).location }];
   const item = hitItem(h, button);
   assert.equal(item.description, 'docs/v1/up.md:13 · also in 1 file');
-  assert.deepEqual(item.buttons?.map((b) => (b as HitButton).action), ['also', 'copy']);
+  assert.deepEqual(item.buttons?.map((b) => (b as HitButton).action), ['copies', 'copy']);
   assert.equal(item.buttons?.[0].tooltip, 'Also in 1 file');
   assert.equal(hitItem(hit('docs/a.md#1', 0), button).description, 'docs/a.md:1', 'no copies, no mention');
 });
 
 test('copies in the same file are places, not files', () => {
   const h = hit('docs/a.md#1', 0);
-  h.also = [{ citation: 'docs/a.md#7', location: hit('docs/a.md#7', 40).location }, { citation: 'docs/b.md#7', location: hit('docs/b.md#7', 40).location }];
-  assert.equal(alsoText(h), 'in 2 more places');
-  assert.equal(alsoText(hit('docs/a.md#1', 0)), undefined);
+  h.copies = [{ citation: 'docs/a.md#7', location: hit('docs/a.md#7', 40).location }, { citation: 'docs/b.md#7', location: hit('docs/b.md#7', 40).location }];
+  assert.equal(copiesText(h), 'in 2 more places');
+  assert.equal(copiesText(hit('docs/a.md#1', 0)), undefined);
+});
+
+test('a result of an older server lists its copies under also; copies wins when both are sent', () => {
+  const old = hit('docs/v1/up.md#0', 12);
+  old.also = [{ citation: 'docs/v2/up.md#0', location: hit('docs/v2/up.md#0', 30).location }];
+  assert.deepEqual(copiesOf(old).map((c) => c.citation), ['docs/v2/up.md#0']);
+  assert.equal(hitItem(old, button).description, 'docs/v1/up.md:13 · also in 1 file');
+  assert.deepEqual(otherItems(old).map((i) => i.citation), ['docs/v2/up.md#0']);
+  old.copies = [];
+  assert.deepEqual(copiesOf(old), [], 'copies, even empty, is the answer of a current server');
 });
 
 test('the second pick lists each other location at its matched line', () => {
   const h = hit('docs/v1/up.md#0', 12, 'Upgrading > Before you upgrade');
   const other = hit('docs/v2/up.md#0', 30).location;
   other.targetSelectionRange = { start: { line: 36, character: 0 }, end: { line: 38, character: 0 } };
-  h.also = [{ citation: 'docs/v2/up.md#0', location: other }];
+  h.copies = [{ citation: 'docs/v2/up.md#0', location: other }];
   const [item] = otherItems(h);
   assert.equal(item.label, '$(file) docs/v2/up.md');
   assert.equal(item.description, 'line 37');
