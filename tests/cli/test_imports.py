@@ -36,6 +36,16 @@ NEVER_FOR_SEARCH = (
     "mcp",
 )
 
+NEVER_FOR_LEXICAL_SEARCH = (
+    "fisk_ls.knowledge.expansion",  # only with --expand
+    "fisk_ls.knowledge.scope",  # only with --path, --exclude or --tag
+    "fisk_ls.knowledge.wildmatch",
+    "fisk_ls.knowledge.vectors.backlog",  # only with embeddings configured
+    "fisk_ls.knowledge.vectors.space",
+    "logging",
+    "traceback",
+)
+
 
 def modules_after(cwd: Path, *args: str) -> set[str]:
     proc = subprocess.run(
@@ -57,6 +67,16 @@ def test_search_imports_no_indexer_and_no_yaml_without_agent_yaml(
     index_project(resolve_settings(cwd=project, store_base=store_base))
     loaded = modules_after(project, "knowledge", "search", "backpressure", "--json")
     assert "fisk_ls.knowledge.reader" in loaded  # it really searched
+    assert not [m for m in (*NEVER_FOR_SEARCH, *NEVER_FOR_LEXICAL_SEARCH) if m in loaded]
+
+
+def test_scoped_search_imports_the_scope(project: Path, store_base: Path) -> None:
+    """The modules a plain search leaves out are imported by the search that uses them."""
+    from fisk_ls.knowledge import index_project, resolve_settings
+
+    index_project(resolve_settings(cwd=project, store_base=store_base))
+    loaded = modules_after(project, "knowledge", "search", "backpressure", "--path", "docs")
+    assert {"fisk_ls.knowledge.scope", "fisk_ls.knowledge.wildmatch"} <= loaded
     assert not [m for m in NEVER_FOR_SEARCH if m in loaded]
 
 
