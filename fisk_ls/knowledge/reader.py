@@ -46,6 +46,8 @@ if TYPE_CHECKING:  # the vector modules are imported where a configuration with 
 
 @dataclass(frozen=True)
 class Source:
+    """An indexed document (``Knowledge.sources``)."""
+
     path: str
     title: str
     chunks: int
@@ -54,6 +56,8 @@ class Source:
 
 @dataclass(frozen=True)
 class StoreStats:
+    """Counts and sizes of a store (``Knowledge.stats``)."""
+
     store: str
     built: bool
     documents: int = 0
