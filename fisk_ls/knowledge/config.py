@@ -51,6 +51,8 @@ DEFAULT_BUILTIN_MODEL = "all-MiniLM-L6-v2"
 
 @dataclass(frozen=True)
 class EmbeddingsConfig:
+    """The embeddings block of agent.yaml: the provider of the vector tier and its settings."""
+
     base_url: str
     model: str
     api_key_env: str = ""
@@ -88,6 +90,8 @@ class ExpansionConfig:
 
 @dataclass(frozen=True)
 class KnowledgeConfig:
+    """The ``harness.knowledge`` block of agent.yaml (its defaults: no agent.yaml)."""
+
     enabled: bool = False
     paths: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

@@ -45,6 +45,8 @@ class Spot:
 
 @dataclass(frozen=True, slots=True)
 class Match:
+    """Where in a hit's chunk the query matched, and the snippet shown for it."""
+
     lines: tuple[int, int]
     """1-based, inclusive source lines of the part that matched."""
     section: str
@@ -68,6 +70,8 @@ class Match:
 
 @dataclass(frozen=True, slots=True)
 class _Part:
+    """A paragraph-like part of a chunk body (:func:`parts`)."""
+
     text: str
     first: int  # 0-based line offsets inside the body, inclusive
     last: int

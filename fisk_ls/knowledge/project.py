@@ -175,10 +175,12 @@ class Project:
         keeps its own count. SearchCancelled past the request's deadline."""
         import dataclasses
 
-        from .expansion import FLAT_DEPTH, expanded
-
         k = request.count(self.settings.top_k)
-        wide = max(k, FLAT_DEPTH) if request.expand else k
+        wide = k
+        if request.expand:  # expansion.py is imported by a search that may expand only
+            from .expansion import FLAT_DEPTH, expanded
+
+            wide = max(k, FLAT_DEPTH)
 
         def run(strings: tuple[str, ...]) -> SearchResult:
             return self.reader.search(dataclasses.replace(request, also=strings, top_k=wide))

@@ -130,11 +130,13 @@ def search_projects(
     (``merge_search``), for the first project's count. With ``request.expand``, ``expander``'s
     strings join ``also`` when the plain results are weak (the core's ``expanded``), once for
     all projects."""
-    from .expansion import FLAT_DEPTH, expanded
-
     searched = scopes(projects, request)
     k = request.count(projects[0].settings.top_k)
-    wide = max(k, FLAT_DEPTH) if request.expand else k  # the gate reads at least FLAT_DEPTH
+    wide = k
+    if request.expand:  # expansion.py is imported by a search that may expand only
+        from .expansion import FLAT_DEPTH, expanded
+
+        wide = max(k, FLAT_DEPTH)  # the gate reads at least FLAT_DEPTH
 
     def run(strings: tuple[str, ...]) -> Merged[P]:
         asked = [(p, dataclasses.replace(r, also=strings, top_k=wide)) for p, r in searched]

@@ -7,15 +7,11 @@ the search to lexical.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from .errors import EmbeddingsError
-from .vectors.space import require_unit
-
-log = logging.getLogger(__name__)
 
 
 class QueryEmbedder(Protocol):
@@ -44,6 +40,8 @@ class QueryVector:
 def embed_query(embedder: QueryEmbedder, query: str) -> QueryVector:
     """Embed ``query`` (call it outside any read transaction). Never raises for a provider
     failure: the error is returned, and ``search.run_search`` decides whether it is loud."""
+    from .vectors.space import require_unit
+
     if not query.strip():
         return QueryVector()
     try:
@@ -52,7 +50,7 @@ def embed_query(embedder: QueryEmbedder, query: str) -> QueryVector:
     except EmbeddingsError as exc:
         return QueryVector(error=exc)
     except Exception as exc:  # a provider bug must not fail a search; it is logged in full
-        log.warning("query embedding failed", exc_info=True)
+        _log_failure()
         reason = f"the embeddings provider failed ({type(exc).__name__})"
         return QueryVector(error=EmbeddingsError("invalid_response", reason))
     return QueryVector(vector=list(vector))
@@ -61,6 +59,8 @@ def embed_query(embedder: QueryEmbedder, query: str) -> QueryVector:
 def embed_queries(embedder: QueryEmbedder, texts: Sequence[str]) -> list[QueryVector]:
     """:func:`embed_query` for several strings in one model call (a query and its ``also``
     strings); blank strings get no vector. A failure is every string's."""
+    from .vectors.space import require_unit
+
     wanted = [i for i, t in enumerate(texts) if t.strip()]
     out = [QueryVector() for _ in texts]
     if not wanted:
@@ -76,9 +76,17 @@ def embed_queries(embedder: QueryEmbedder, texts: Sequence[str]) -> list[QueryVe
     except EmbeddingsError as exc:
         return [QueryVector(error=exc) for _ in texts]
     except Exception as exc:  # a provider bug must not fail a search; it is logged in full
-        log.warning("query embedding failed", exc_info=True)
+        _log_failure()
         reason = f"the embeddings provider failed ({type(exc).__name__})"
         return [QueryVector(error=EmbeddingsError("invalid_response", reason)) for _ in texts]
     for i, v in zip(wanted, vectors, strict=True):
         out[i] = QueryVector(vector=list(v))
     return out
+
+
+def _log_failure() -> None:
+    """Log the provider bug being handled in full (logging is imported only when one happens: a
+    lexical search never needs it)."""
+    import logging
+
+    logging.getLogger(__name__).warning("query embedding failed", exc_info=True)

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .arms import ArmPool, default_workers
 from .citations import (
@@ -37,13 +37,17 @@ from .results import SearchResult, tier_line
 from .search import run_search
 from .settings_checks import shown
 from .store import Snapshot, Store
-from .vectors.backlog import Coverage, coverage, incomplete
 from .vectors.knn import CoarseIndex
-from .vectors.space import VectorSpace
+
+if TYPE_CHECKING:  # the vector modules are imported where a configuration with embeddings uses them
+    from .vectors.backlog import Coverage
+    from .vectors.space import VectorSpace
 
 
 @dataclass(frozen=True)
 class Source:
+    """An indexed document (``Knowledge.sources``)."""
+
     path: str
     title: str
     chunks: int
@@ -52,6 +56,8 @@ class Source:
 
 @dataclass(frozen=True)
 class StoreStats:
+    """Counts and sizes of a store (``Knowledge.stats``)."""
+
     store: str
     built: bool
     documents: int = 0
@@ -102,6 +108,8 @@ class Knowledge:
     def tier(self) -> str:
         if self.embedder is None:
             return tier_line()
+        from .vectors.backlog import incomplete
+
         with self.store.snapshot() as snap:
             dim = snap.manifest.dimension if snap and snap.manifest.hybrid else 0
             cov = incomplete(snap.conn, snap.tables) if snap else None
@@ -115,6 +123,8 @@ class Knowledge:
 
     def coverage(self) -> Coverage | None:
         """How many chunks have vectors (None: not built, or lexical-only)."""
+        from .vectors.backlog import coverage
+
         with self.store.snapshot() as snap:
             if snap is None or not snap.manifest.hybrid:
                 return None
@@ -174,6 +184,8 @@ class Knowledge:
         embedder's, as index runs and doctor compute it (vectors/space.py)."""
         if self.embedder is None:
             return None
+        from .vectors.space import VectorSpace
+
         return VectorSpace.of_provider(self.embedder)
 
     def show(self, citation: str, *, check_file: bool = True) -> CitedChunk:
@@ -252,6 +264,8 @@ class Knowledge:
         return [Source(str(p), str(t), int(n), float(at)) for p, t, n, at in rows]  # type: ignore[arg-type]
 
     def stats(self) -> StoreStats:
+        from .vectors.backlog import coverage
+
         path = self.store.path
         with self.store.snapshot() as snap:
             if snap is None:
@@ -307,6 +321,8 @@ def tier_of(settings: Settings) -> str:
     calls the embedder."""
     if settings.embeddings is None:
         return tier_line()
+    from .vectors.backlog import incomplete
+
     store = Store(settings.store_dir)
     try:
         with store.snapshot() as snap:

@@ -112,10 +112,10 @@ class SearchRequest:
         whole project); RequestError, in the caller's spelling, for a pattern outside the root
         (``../x``, an absolute path elsewhere; any absolute one without a ``root``) or one that
         is no pattern."""
-        from .scope import Scope
-
         if not self.scoped:
             return None
+        from .scope import Scope
+
         base = ""
         if self.cwd is not None and root is not None:
             rel = os.path.relpath(os.path.realpath(self.cwd), os.path.realpath(root))

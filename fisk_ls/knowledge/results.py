@@ -46,6 +46,8 @@ class Location(NamedTuple):
 
 @dataclass(frozen=True)
 class Hit:
+    """One search result: a chunk, its score and where the query matched in it."""
+
     chunk_id: int
     path: str
     ordinal: int
@@ -78,6 +80,8 @@ class Hit:
 
 @dataclass(frozen=True)
 class SearchResult:
+    """A search's answer: its status, the tier line and the hits, best first."""
+
     status: Status
     tier: str
     hits: list[Hit] = field(default_factory=list)

@@ -24,16 +24,13 @@ from .notices import Status
 from .query import Query, SearchString
 from .query_vectors import QueryVector
 from .results import SearchResult, tier_line
-from .scope import chunk_ids as scope_chunks
-from .scope import documents as scope_documents
 from .topk import Plan, best, plan_of
 from .vectors import knn
-from .vectors.backlog import incomplete
-from .vectors.space import VectorSpace, dimension_error, require_match
 
 if TYPE_CHECKING:
     from .arms import ArmPool
     from .store import Snapshot
+    from .vectors.space import VectorSpace
 
 __all__ = ["TermStats", "run_search"]
 
@@ -184,7 +181,12 @@ def run_search(
         return SearchResult(Status.INDEX_NOT_BUILT, tier_line(model))
     hybrid = snap.manifest.hybrid
     dim = snap.manifest.dimension if hybrid else 0
-    cov = incomplete(snap.conn, snap.tables) if space else None
+    cov = None
+    if space is not None:  # the vector modules: imported by a search with embeddings only
+        from .vectors.backlog import incomplete
+        from .vectors.space import dimension_error, require_match
+
+        cov = incomplete(snap.conn, snap.tables)
     tier = tier_line(model, dim, coverage=cov)
     if is_empty(snap):
         return SearchResult(Status.INDEX_EMPTY, tier)
@@ -199,8 +201,12 @@ def run_search(
         # report, not another vector space: the search degrades before any vector-space check.
         require_match(snap.manifest, space)
     scope = query.scope
-    docs = scope_documents(snap, scope) if scope is not None else None
-    within = scope_chunks(snap, docs) if docs is not None and space and hybrid else None
+    docs = within = None
+    if scope is not None:  # scope.py (and its glob matcher): imported by a scoped search only
+        from .scope import chunk_ids, documents
+
+        docs = documents(snap, scope)
+        within = chunk_ids(snap, docs) if docs is not None and space and hybrid else None
     snap.check()
     plans = [
         query_plan(snap, s, term_stats, None if i == 0 else ALSO_POSTING_BUDGET)

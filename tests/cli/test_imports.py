@@ -36,6 +36,16 @@ NEVER_FOR_SEARCH = (
     "mcp",
 )
 
+NEVER_FOR_LEXICAL_SEARCH = (
+    "fisk_ls.knowledge.expansion",  # only with --expand
+    "fisk_ls.knowledge.scope",  # only with --path, --exclude or --tag
+    "fisk_ls.knowledge.wildmatch",
+    "fisk_ls.knowledge.vectors.backlog",  # only with embeddings configured
+    "fisk_ls.knowledge.vectors.space",
+    "logging",
+    "traceback",
+)
+
 
 def modules_after(cwd: Path, *args: str) -> set[str]:
     proc = subprocess.run(
@@ -57,6 +67,16 @@ def test_search_imports_no_indexer_and_no_yaml_without_agent_yaml(
     index_project(resolve_settings(cwd=project, store_base=store_base))
     loaded = modules_after(project, "knowledge", "search", "backpressure", "--json")
     assert "fisk_ls.knowledge.reader" in loaded  # it really searched
+    assert not [m for m in (*NEVER_FOR_SEARCH, *NEVER_FOR_LEXICAL_SEARCH) if m in loaded]
+
+
+def test_scoped_search_imports_the_scope(project: Path, store_base: Path) -> None:
+    """The modules a plain search leaves out are imported by the search that uses them."""
+    from fisk_ls.knowledge import index_project, resolve_settings
+
+    index_project(resolve_settings(cwd=project, store_base=store_base))
+    loaded = modules_after(project, "knowledge", "search", "backpressure", "--path", "docs")
+    assert {"fisk_ls.knowledge.scope", "fisk_ls.knowledge.wildmatch"} <= loaded
     assert not [m for m in NEVER_FOR_SEARCH if m in loaded]
 
 
@@ -72,3 +92,31 @@ def test_help_imports_no_store_search_or_vectors(tmp_path: Path) -> None:
     never = ["apsw", "numpy", "fisk_ls.knowledge.store", "fisk_ls.knowledge.search"]
     never += [f"fisk_ls.knowledge.vectors.{m}" for m in ("backlog", "knn", "pack", "tier")]
     assert not [m for m in (*NEVER_FOR_SEARCH, *never) if m in loaded]
+
+
+EXIT_PROBE = """
+import atexit, gc, sys
+atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))  # runs last
+from fisk_ls.cli.app import main
+main(%s)
+"""
+
+
+def exit_probe(cwd: Path, argv: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", EXIT_PROBE % argv, "knowledge", "sources", "--json"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_the_program_skips_the_collections_at_exit(project: Path, store_base: Path) -> None:
+    """Run as the program, the CLI freezes its objects when the process ends (the interpreter's
+    collections at exit then skip them); called in a process that goes on (a test, a script),
+    it leaves the collector alone."""
+    assert exit_probe(project, "") == "frozen at exit: True"
+    assert exit_probe(project, "sys.argv[1:]") == "frozen at exit: False"
