@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .anchored import anchored
 from .errors import EmbeddingsError
 from .fts import STOP_WORDS, heading_key, may_have_key
 from .fusion import fuse_strings
@@ -51,6 +52,10 @@ BM25_WEIGHTS = (3.0, 1.0, 1.0, 2.0)
 ALSO_POSTING_BUDGET: int | None = None
 """The postings an extra search string's lexical arm may read, its rarest terms first (None:
 the query's, ``lexical.POSTING_BUDGET``)."""
+
+ANCHORED = True
+"""An extra search string's lexical arm scores only the rows that match its rarest terms
+(anchored.py), ``FANOUT`` deep; False: every row its OR matches, as the query's."""
 
 
 def query_plan(
@@ -213,10 +218,17 @@ def run_search(
         for i, s in enumerate(strings)
     ]
     snap.check()
+    question = strings[0]
+
+    def arm(
+        snap: Snapshot, string: SearchString, plan: Plan, within: Sequence[int] | None
+    ) -> list[tuple[int, float]]:
+        return lexical_arm(snap, string, plan, within, extra=string is not question)
+
     if pool is not None:  # one string, or little to read: one after another there too
-        deeps = pool.run(snap, lexical_arm, strings, plans, docs)
+        deeps = pool.run(snap, arm, strings, plans, docs)
     else:
-        deeps = [lexical_arm(snap, s, plan, docs) for s, plan in zip(strings, plans, strict=True)]
+        deeps = [arm(snap, s, plan, docs) for s, plan in zip(strings, plans, strict=True)]
     snap.check()
     found_vectors: list[knn.Scored] = [[] for _ in strings]
     degraded, reason = False, None
@@ -261,15 +273,20 @@ def lexical_arm(
     string: SearchString,
     plan: Plan,
     within: Sequence[int] | None = None,
+    extra: bool = False,
 ) -> list[tuple[int, float]]:
     """One search string's lexical candidates for its ``plan`` (:func:`query_plan`),
     ``FANOUT`` x ``DEEPER`` deep, heading boost applied (empty when the string has no
-    searchable words).
+    searchable words). An ``extra`` string (an ``also``) reads ``FANOUT`` deep, what fusion
+    takes from it, over the rows of its rarest terms (``ANCHORED``, anchored.py).
 
     The heading boost sees every candidate read: a merged chunk's long label dilutes its
     BM25, so the section whose heading is the query can start below the first FANOUT.
     ``within``: only the chunks of these documents (a scope)."""
     if not plan.expression():
         return []
-    deep = bm25_ids(snap, plan, FANOUT * DEEPER, within)
+    if extra and ANCHORED:
+        deep = anchored(snap, plan, FANOUT, BM25_WEIGHTS, within)[0]
+    else:
+        deep = bm25_ids(snap, plan, FANOUT * DEEPER, within)
     return boost_headings(snap, deep, string.heading_key, string.stop)
