@@ -1,11 +1,11 @@
 """An extra search string's best rows by FTS5's ``bm25()``, over the rows that match its rarest
 terms (its *anchors*): every term still scores those rows, but the rows that match only its
-common terms are not read.
+common terms are not scored.
 
 An agent's extra strings (``also``) are long and made of the docs' own vocabulary (a
 hypothetical answer holds ten terms that each match thousands of chunks), so scoring every row
-their OR matches cost three to four times the question's own scan; what fusion takes from each
-is its top ``FANOUT``. So, with the terms rarest first:
+their OR matches cost three to four times the question's own scan. So, with the terms rarest
+first:
 
 1. the anchors are the rarest terms while their postings stay within a budget (at least one
    term); the rest are the *common* terms;
@@ -17,9 +17,8 @@ is its top ``FANOUT``. So, with the terms rarest first:
 
 What it leaves out is the rows that match only common terms. When the common terms' bounds sum
 below the ``limit``-th score of step 2, no such row can rank and the answer is the full query's
-(MaxScore's argument, topk.py); otherwise it may differ there. Measured on the PowerShell dev
-set's agent strings (bench/tuning.md, "Agent strings: anchored extra strings"): the same top 50 as
-the full query for 84% of the strings, 97% of each top ten kept, at 0.34x the time.
+(MaxScore's argument, topk.py); otherwise it may differ there (how often, and what it costs:
+bench/anchored.py; bench/tuning.md, "Agent strings: anchored extra strings").
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ the query's, ``lexical.POSTING_BUDGET``)."""
 
 ANCHORED = True
 """An extra search string's lexical arm scores only the rows that match its rarest terms
-(anchored.py), ``FANOUT`` deep; False: every row its OR matches, as the query's."""
+(anchored.py); False: every row its OR matches, as the query's."""
 
 
 def query_plan(
@@ -277,8 +277,8 @@ def lexical_arm(
 ) -> list[tuple[int, float]]:
     """One search string's lexical candidates for its ``plan`` (:func:`query_plan`),
     ``FANOUT`` x ``DEEPER`` deep, heading boost applied (empty when the string has no
-    searchable words). An ``extra`` string (an ``also``) reads ``FANOUT`` deep, what fusion
-    takes from it, over the rows of its rarest terms (``ANCHORED``, anchored.py).
+    searchable words). An ``extra`` string's (an ``also``'s) candidates come from the rows of
+    its rarest terms only (``ANCHORED``, anchored.py).
 
     The heading boost sees every candidate read: a merged chunk's long label dilutes its
     BM25, so the section whose heading is the query can start below the first FANOUT.
@@ -286,7 +286,7 @@ def lexical_arm(
     if not plan.expression():
         return []
     if extra and ANCHORED:
-        deep = anchored(snap, plan, FANOUT, BM25_WEIGHTS, within)[0]
+        deep = anchored(snap, plan, FANOUT * DEEPER, BM25_WEIGHTS, within)[0]
     else:
         deep = bm25_ids(snap, plan, FANOUT * DEEPER, within)
     return boost_headings(snap, deep, string.heading_key, string.stop)

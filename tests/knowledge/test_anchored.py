@@ -90,9 +90,9 @@ def test_a_row_of_common_terms_alone_is_left_out_only_when_it_could_rank() -> No
 def test_only_the_extra_strings_are_anchored(
     settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Through a real index: the question's arm reads ``FANOUT * DEEPER`` with ``topk.best``
-    and each extra string's ``FANOUT`` anchored; a search without extra strings anchors none
-    and ranks as with anchoring off."""
+    """Through a real index: the question's arm reads with ``topk.best`` and each extra
+    string's anchored, as deep; a search without extra strings anchors none and ranks as with
+    anchoring off."""
     for i in range(40):
         extra = "The printer driver queue." if i % 6 == 0 else "Nothing else here."
         (project / f"page{i}.md").write_text(f"# Page {i}\n\nRun the task. {extra}\n")
@@ -110,7 +110,7 @@ def test_only_the_extra_strings_are_anchored(
         plain = kb.search(SearchRequest("printer driver", top_k=5))
         assert calls == []
         fused = kb.search(SearchRequest("printer driver", top_k=5, also=("run task", "queue")))
-        assert calls == [search.FANOUT, search.FANOUT]
+        assert calls == [search.FANOUT * search.DEEPER] * 2
         monkeypatch.setattr(search, "ANCHORED", False)
         unanchored = kb.search(SearchRequest("printer driver", top_k=5))
     finally:
