@@ -223,7 +223,7 @@ def run_search(
     def arm(
         snap: Snapshot, string: SearchString, plan: Plan, within: Sequence[int] | None
     ) -> list[tuple[int, float]]:
-        return lexical_arm(snap, string, plan, within, extra=string is not question)
+        return lexical_arm(snap, string, plan, within, string is not question)
 
     if pool is not None:  # one string, or little to read: one after another there too
         deeps = pool.run(snap, arm, strings, plans, docs)
