@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, anchored, index, search
+from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, anchored, index_project, search
 from fisk_ls.knowledge.anchored import anchored as anchored_best
 from fisk_ls.knowledge.search import BM25_WEIGHTS
 from fisk_ls.knowledge.topk import best, scored
@@ -96,7 +96,7 @@ def test_only_the_extra_strings_are_anchored(
     for i in range(40):
         extra = "The printer driver queue." if i % 6 == 0 else "Nothing else here."
         (project / f"page{i}.md").write_text(f"# Page {i}\n\nRun the task. {extra}\n")
-    index(settings)
+    index_project(settings)
     calls: list[int] = []
     real = anchored.anchored
 
