@@ -15,8 +15,9 @@ first:
    phrases in its order, so their scores are the full query's, bit for bit (as in topk.py);
    the best ``limit`` of the two passes is the answer.
 
-What it leaves out is the rows that match only common terms. When the common terms' bounds sum
-below the ``limit``-th score of step 2, no such row can rank and the answer is the full query's
+What it leaves out is the rows that match only common terms (so a string whose anchors match
+fewer than ``limit`` rows gives that many candidates). When the common terms' bounds sum below
+the ``limit``-th score of step 2, no such row can rank and the answer is the full query's
 (MaxScore's argument, topk.py); otherwise it may differ there (how often, and what it costs:
 bench/anchored.py; bench/tuning.md, "Agent strings: anchored extra strings").
 """
