@@ -147,7 +147,7 @@ m_expansion() { $PY bench/expansion.py --store-base "$CACHE/devset" > "$1"; }
 # the guard rail no shape may fall below (the product's lexical stores above).
 m_naive() { $PY bench/naive.py --store-base "$CACHE/devset" > "$1"; }
 m_agent_ps() {
-  $PY bench/agent_latency.py --store-base "$CACHE/devset" --corpus powershell --out "$1" > /dev/null
+  $PY bench/agent_latency.py --store-base "$CACHE/devset" --corpus powershell --mcp --out "$1" > /dev/null
 }
 m_agent_otel() {
   $PY bench/agent_latency.py --store-base "$CACHE/devset" --corpus otel \

@@ -49,10 +49,6 @@ DEEPER = 4
 BM25_WEIGHTS = (3.0, 1.0, 1.0, 2.0)
 
 
-ALSO_POSTING_BUDGET: int | None = None
-"""The postings an extra search string's lexical arm may read, its rarest terms first (None:
-the query's, ``lexical.POSTING_BUDGET``)."""
-
 ANCHORED = True
 """An extra search string's lexical arm scores only the rows that match its rarest terms
 (anchored.py); False: every row its OR matches, as the query's."""
@@ -62,7 +58,6 @@ def query_plan(
     snap: Snapshot,
     query: str | SearchString,
     term_stats: TermStats | None,
-    budget: int | None = None,
 ) -> Plan:
     """The lexical query for ``query`` against this snapshot: with term statistics, very
     common terms pruned and the cost bounded (``TermStats.plan``): the first ``MAX_TERMS``
@@ -73,7 +68,7 @@ def query_plan(
         else plan_of(query)
     )
     if term_stats is not None:
-        return term_stats.plan(snap, list(plan.terms), list(plan.phrases), budget)
+        return term_stats.plan(snap, list(plan.terms), list(plan.phrases))
     return plan
 
 
@@ -213,10 +208,7 @@ def run_search(
         docs = documents(snap, scope)
         within = chunk_ids(snap, docs) if docs is not None and space and hybrid else None
     snap.check()
-    plans = [
-        query_plan(snap, s, term_stats, None if i == 0 else ALSO_POSTING_BUDGET)
-        for i, s in enumerate(strings)
-    ]
+    plans = [query_plan(snap, s, term_stats) for s in strings]
     snap.check()
     question = strings[0]
 
