@@ -184,12 +184,14 @@ PARALLEL_MIN_FILES = 200
 
 
 def examine_all(
-    jobs: Sequence[Job], batch: int = 32, depth: int = 4, workers: int = 1
+    jobs: Sequence[Job], batch: int = 32, depth: int = 16, workers: int = 1
 ) -> Iterator[Outcome]:
     """``examine`` over ``jobs``, yielded in order. Large runs use ``workers`` processes, so
     reading and chunking (Python, GIL-bound) overlap with the SQLite writes in this process;
-    ``depth`` batches per worker are in flight. One worker: a second one measured no faster on
-    the shared 2-core machine (bench/profile.md); more cores are untested."""
+    ``depth`` batches per worker are in flight (the worker chunks on while a commit holds the
+    writer: 16 batches took a first build of the PowerShell docs from 10.0 to 8.2 s with the
+    short commits of writer.FLUSH_SECONDS; 4 left it waiting). One worker: a second one
+    measured no faster on the shared 2-core machine (bench/tuning.md); more cores are untested."""
     if len(jobs) < PARALLEL_MIN_FILES:
         repeats = Repeats()
         for job in jobs:
