@@ -293,10 +293,12 @@ def test_a_long_batch_moves_its_chunks_into_the_fts_table_between_commits(
 ) -> None:
     """A batch that commits every 2 s still flushes every ``FLUSH_SECONDS`` (a short commit
     keeps the chunking worker busy), inside its transaction, and only then."""
+    import time
+
     from fisk_ls.knowledge import writer as writer_module
 
     now = [100.0]
-    monkeypatch.setattr(writer_module.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
     with fresh_writer() as w:
         tables = w.manifest.tables
 
