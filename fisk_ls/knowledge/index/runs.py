@@ -155,7 +155,7 @@ class Indexer:
             raise
         if rebuild and not dry_run:
             self.writer.finish_rebuild(generation, vectors.target if vectors else Manifest())
-        elif (stats.removed or stats.updated) and not dry_run:
+        elif (stats.removed or stats.updated or stats.first_build) and not dry_run:
             self.writer.vacuum()
         self._finish(vectors, stats, drain)
         if vectors is not None and (rebuild or stats.removed or stats.updated):
