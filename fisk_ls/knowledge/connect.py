@@ -81,9 +81,8 @@ def connect_writer(store_dir: Path) -> apsw.Connection:
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA cache_size=-16000")
         # Each file is written under a savepoint, whose statement journal (the original of every
-        # page the file's rows touch) SQLite spills to a temporary file past 64 KiB: on a first
-        # build of the PowerShell docs that was 3.7 GB through 1.8M write calls, more than a
-        # third of the writer's CPU. Kept in memory it is one file's pages at a time.
+        # page the file's rows touch) SQLite spills to a temporary file past 64 KiB: most of a
+        # first build's writes (bench/tuning.md, "Cold index"). In memory it is one file's pages.
         conn.execute("PRAGMA temp_store=MEMORY")
         _check_fts5(conn)
         conn.execute(schema.BASE_DDL)

@@ -95,8 +95,7 @@ class Repeats:
     """The derived fields of chunks already examined in one run, by section and body digest.
 
     They are functions of a chunk's section and body alone, and versioned documentation repeats
-    most chunks in every copy of a page (59% of the PowerShell docs' 148k chunks are a repeat
-    of another file's), so a run computes each once."""
+    most chunks in every copy of a page, so a run computes each once."""
 
     def __init__(self) -> None:
         self.known: dict[tuple[str, bytes], Derived] = {}
@@ -188,10 +187,9 @@ def examine_all(
 ) -> Iterator[Outcome]:
     """``examine`` over ``jobs``, yielded in order. Large runs use ``workers`` processes, so
     reading and chunking (Python, GIL-bound) overlap with the SQLite writes in this process;
-    ``depth`` batches per worker are in flight (the worker chunks on while a commit holds the
-    writer: 16 batches took a first build of the PowerShell docs from 10.0 to 8.2 s with the
-    short commits of writer.FLUSH_SECONDS; 4 left it waiting). One worker: a second one
-    measured no faster on the shared 2-core machine (bench/tuning.md); more cores are untested."""
+    ``depth`` batches per worker are in flight, so the worker chunks on while a commit holds
+    the writer. One worker: a second one measured no faster on the shared 2-core machine
+    (bench/tuning.md, "Cold index"); more cores are untested."""
     if len(jobs) < PARALLEL_MIN_FILES:
         repeats = Repeats()
         for job in jobs:

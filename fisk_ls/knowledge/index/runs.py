@@ -60,8 +60,8 @@ EMBED_GROUP = 192
 FIRST_BUILD_BATCH = (4096, 2.0)
 """Files and seconds per commit when the generation being written was empty (a new store, or a
 rebuild, which readers do not see before the switch); other runs commit every 256 files or
-0.25 s (writer.py). Each commit writes a full-text segment and every page its rows touched:
-the writer's CPU on a first build of the PowerShell docs fell by about a tenth."""
+0.25 s (writer.py). Each commit writes a full-text segment and every page its rows touched
+again (bench/tuning.md, "Cold index")."""
 
 
 def _under(key: str, walked: list[str]) -> bool:
