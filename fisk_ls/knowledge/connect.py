@@ -80,6 +80,10 @@ def connect_writer(store_dir: Path) -> apsw.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA cache_size=-16000")
+        # Each file is written under a savepoint, whose statement journal (the original of every
+        # page the file's rows touch) SQLite spills to a temporary file past 64 KiB: most of a
+        # first build's writes (bench/tuning.md, "Cold index"). In memory it is one file's pages.
+        conn.execute("PRAGMA temp_store=MEMORY")
         _check_fts5(conn)
         conn.execute(schema.BASE_DDL)
     except lib.Error as exc:

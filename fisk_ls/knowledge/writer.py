@@ -356,6 +356,12 @@ class Writer:
         return int(docs), int(chunks)
 
 
+FLUSH_SECONDS = 0.25
+"""A batch that commits less often than this still moves its pending chunks into the full-text
+index this often (``Writer.flush_fts``, inside the transaction): its commits stay short, so the
+chunking worker is not left waiting on a long one."""
+
+
 class Batch:
     def __init__(self, writer: Writer, max_units: int, max_seconds: float) -> None:
         self.writer = writer
@@ -363,6 +369,7 @@ class Batch:
         self.max_seconds = max_seconds
         self._units = 0
         self._started = 0.0
+        self._flushed = 0.0
 
     def tick(self) -> None:
         """Call after each unit: opens a transaction if needed, commits when one is due."""
@@ -370,11 +377,15 @@ class Batch:
         if not conn.in_transaction:
             conn.execute("BEGIN IMMEDIATE")
             self._units = 0
-            self._started = time.monotonic()
+            self._started = self._flushed = time.monotonic()
             return
         self._units += 1
-        if self._units >= self.max_units or time.monotonic() - self._started >= self.max_seconds:
+        now = time.monotonic()
+        if self._units >= self.max_units or now - self._started >= self.max_seconds:
             self.writer.commit()
+        elif now - self._flushed >= FLUSH_SECONDS:
+            self.writer.flush_fts()
+            self._flushed = now
 
     def commit(self) -> None:
         """Commit now (before slow work such as embedding that must not hold a transaction)."""

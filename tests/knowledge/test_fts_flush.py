@@ -286,3 +286,44 @@ def test_versioned_copies_share_one_stored_body(settings: Settings, project: Pat
     (project / "v2" / "get-widget.md").write_text(page.replace("zebrafish", "okapi"))
     update_paths(settings, [project / "v2" / "get-widget.md"])
     assert state() == (0, 0, set())
+
+
+def test_a_long_batch_moves_its_chunks_into_the_fts_table_between_commits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A batch that commits every 2 s still flushes every ``FLUSH_SECONDS`` (a short commit
+    keeps the chunking worker busy), inside its transaction, and only then."""
+    import time
+
+    from fisk_ls.knowledge import writer as writer_module
+
+    now = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    with fresh_writer() as w:
+        tables = w.manifest.tables
+
+        def write(word: str) -> None:
+            with w.transaction() as conn:
+                doc = scalar(
+                    conn, f"INSERT INTO {tables.documents}(path) VALUES (?) RETURNING id", (word,)
+                )
+                row = ChunkRow(0, "", word, None, 1, 1, "00" * 16, "n:" + "00" * 8, body_key(word))
+                insert_chunks(conn, tables, doc, [row])
+
+        def pending() -> int:
+            return int(scalar(w.conn, f"SELECT count(*) FROM {tables.pending}"))
+
+        commits = scalar(w.conn, "SELECT value FROM rag_meta WHERE key = 'commits'")
+        with w.batch(4096, 2.0) as batch:
+            batch.tick()  # opens the transaction
+            write("w0")
+            now[0] += 0.1
+            batch.tick()
+            assert pending() == 1  # not yet due
+            write("w1")
+            now[0] += writer_module.FLUSH_SECONDS
+            batch.tick()
+            assert pending() == 0 and fts_ids(w.conn, tables, "w1") == {2}
+            assert w.conn.in_transaction  # flushed, not committed
+            assert scalar(w.conn, "SELECT value FROM rag_meta WHERE key = 'commits'") == commits
+        assert_consistent(w.conn, tables)

@@ -284,3 +284,12 @@ def test_a_marker_that_cannot_be_written_leaves_no_temp(settings: Settings) -> N
     with pytest.raises(OSError):
         write_marker(settings.store_dir, "0" * 32)
     assert sorted(p.name for p in settings.store_dir.iterdir() if p.name.startswith(".")) == []
+
+
+def test_the_writer_keeps_statement_journals_in_memory(settings: Settings) -> None:
+    """Each file's savepoint journal stays in memory (spilled to temporary files it was most of
+    a first build's writes)."""
+    from fisk_ls.knowledge import open_writer
+
+    with open_writer(settings.store_dir) as w:
+        assert w.conn.execute("PRAGMA temp_store").get == 2  # MEMORY

@@ -98,8 +98,10 @@ def indent(line: str) -> int:
 
 def clean_heading(text: str) -> str:
     """Heading text without its ``{#anchor .class}`` suffix, cut at ``MAX_HEADING_CHARS``."""
-    text = _ATTR_SUFFIX.sub("", text[: MAX_HEADING_CHARS * 4]).strip()
-    return text[:MAX_HEADING_CHARS]
+    text = text[: MAX_HEADING_CHARS * 4]
+    if "{" in text:  # the suffix holds one; most headings have none
+        text = _ATTR_SUFFIX.sub("", text)
+    return text.strip()[:MAX_HEADING_CHARS]
 
 
 def label_text(heading: str) -> str:
@@ -295,17 +297,13 @@ class _Container:
 
 
 def scan(lines: list[str], first: int) -> Iterator[Event]:
-    """Headings and blocks of ``lines[first:]`` in document order."""
+    """Headings and blocks of ``lines[first:]`` in document order. (An open paragraph is closed
+    inline where a line ends it, not through a nested generator: one per blank line was a
+    tenth of the scan.)"""
     i = first
     n = len(lines)
     para_start = -1  # index of the first line of the open paragraph, or -1
     container: _Container | None = None
-
-    def close_para(end: int) -> Iterator[Event]:
-        nonlocal para_start
-        if para_start >= 0:
-            yield Block("\n".join(lines[para_start:end]), para_start + 1, end)
-            para_start = -1
 
     while i < n:
         line = lines[i]
@@ -315,13 +313,17 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
                 # Inside a list item or block quote: text of the open block, never a heading.
                 container.feed(inner)
                 if not line.strip() and container.fence is None:
-                    yield from close_para(i)
+                    if para_start >= 0:  # the open paragraph ends
+                        yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
+                        para_start = -1
                 elif para_start < 0:
                     para_start = i
                 i += 1
                 continue
-            container = None
-            yield from close_para(i)  # the container's text ends; this line is top level
+            container = None  # the container's text ends; this line is top level
+            if para_start >= 0:  # the open paragraph ends
+                yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
+                para_start = -1
         c = line[:1]
         if c and c not in _SPECIAL_START:
             # The common case: ordinary text starts or continues a paragraph.
@@ -330,7 +332,9 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
             i += 1
             continue
         if not line.strip():
-            yield from close_para(i)
+            if para_start >= 0:  # the open paragraph ends
+                yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
+                para_start = -1
             i += 1
             continue
         ind = indent(line)
@@ -348,7 +352,9 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
             continue
         fence = fence_open(line)
         if fence:
-            yield from close_para(i)
+            if para_start >= 0:  # the open paragraph ends
+                yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
+                para_start = -1
             ch, length = fence
             marker = ch * length  # a closing line holds it: test that first (most lines fail)
             j = i + 1
@@ -362,7 +368,9 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
             continue
         heading = atx(line)
         if heading:
-            yield from close_para(i)
+            if para_start >= 0:  # the open paragraph ends
+                yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
+                para_start = -1
             yield Heading(heading[0], heading[1], i + 1, i + 1)
             i += 1
             continue
@@ -376,12 +384,16 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
                 i += 1
                 continue
         if thematic_break(line):
-            yield from close_para(i)
+            if para_start >= 0:  # the open paragraph ends
+                yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
+                para_start = -1
             i += 1
             continue
         html = html_start(line, para_start >= 0)
         if html is not None:
-            yield from close_para(i)
+            if para_start >= 0:  # the open paragraph ends
+                yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
+                para_start = -1
             j = i
             if html.pattern is None:
                 while j < n and lines[j].strip():
@@ -411,4 +423,6 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
         if para_start < 0:
             para_start = i
         i += 1
-    yield from close_para(n)
+    if para_start >= 0:  # the open paragraph ends
+        yield Block("\n".join(lines[para_start:n]), para_start + 1, n)
+        para_start = -1

@@ -41,6 +41,8 @@ MAX_CHARS = 1500
 MIN_CHARS = 350
 """A chunk smaller than this takes in the next section too (headings are soft boundaries)."""
 
+_COLONS = (":", "：")
+
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
@@ -279,7 +281,12 @@ introduction's chunk when at least this much room is left there."""
 
 def _is_intro(block: Block) -> bool:
     """A paragraph ending in a colon introduces the block that follows it."""
-    return block.fence is None and not block.heading and block.text.rstrip().endswith((":", "："))
+    if block.fence is not None or block.heading:
+        return False
+    last = block.text[-1:]  # asked of every block twice: no copy unless it ends in a space
+    if last in _COLONS:
+        return True
+    return last.isspace() and block.text.rstrip().endswith(_COLONS)
 
 
 def label(owners: list[list[str]]) -> str:
@@ -292,9 +299,8 @@ def label(owners: list[list[str]]) -> str:
     """
     distinct = list(dict.fromkeys(tuple(o) for o in owners))
     # An ancestor's text is named by its descendant's breadcrumb: [A, A > B] reads "A > B".
-    distinct = [
-        o for o in distinct if not any(len(p) > len(o) and p[: len(o)] == o for p in distinct)
-    ]
+    ancestors = {p[:i] for p in distinct for i in range(len(p))}  # every proper prefix
+    distinct = [o for o in distinct if o not in ancestors]
     if not distinct:
         return ""
     prefix = _common_prefix([list(o) for o in distinct])
@@ -388,8 +394,12 @@ class _Packer:
     def flush(self) -> None:
         if not self.parts and not self.start:
             return
-        merged = len({tuple(o) for o in self.owners}) > 1
-        section = label(self.owners) if self.owners else " > ".join(self.first_names)
+        owners = self.owners
+        if owners and owners.count(owners[0]) == len(owners):  # one section: its breadcrumb
+            merged, section = False, " > ".join(owners[0])
+        else:
+            merged = len({tuple(o) for o in owners}) > 1
+            section = label(owners) if owners else " > ".join(self.first_names)
         parts = self.parts
         body = self._body(parts) if parts else ""
         if merged and self.first_heading is not None:

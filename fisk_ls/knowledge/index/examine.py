@@ -84,8 +84,45 @@ class Outcome:
     prepared: Prepared | None = None
 
 
-def examine(key: str, cand: Candidate, existing: Existing | None) -> Outcome:
-    """Read, hash and chunk one file. No database access: runs in a worker process."""
+Derived = tuple[str | None, str, str]
+"""What a chunk's row holds besides its text: its CJK column, digest and near-duplicate key."""
+
+DERIVED_MAX = 100_000
+"""Entries a ``Repeats`` keeps (about 30 MB) before it starts over."""
+
+
+class Repeats:
+    """The derived fields of chunks already examined in one run, by section and body digest.
+
+    They are functions of a chunk's section and body alone, and versioned documentation repeats
+    most chunks in every copy of a page, so a run computes each once."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, bytes], Derived] = {}
+
+    def derived(self, section: str, body: str, key: bytes) -> Derived:
+        found = self.known.get((section, key))
+        if found is None:
+            if len(self.known) >= DERIVED_MAX:
+                self.known.clear()
+            found = self.known[(section, key)] = derive(section, body)
+        return found
+
+
+def derive(section: str, body: str) -> Derived:
+    """A chunk's CJK column, digest and near-duplicate key."""
+    return (
+        fts.cjk_column(section + "\n" + body),
+        chunk_hash_of(section, body),
+        text_key(section, body),
+    )
+
+
+def examine(
+    key: str, cand: Candidate, existing: Existing | None, repeats: Repeats | None = None
+) -> Outcome:
+    """Read, hash and chunk one file. No database access: runs in a worker process.
+    ``repeats``: the run's chunks so far, whose derived fields are reused."""
     if (
         existing is not None
         and existing.size == cand.size
@@ -104,20 +141,27 @@ def examine(key: str, cand: Candidate, existing: Existing | None) -> Outcome:
     doc = chunk_document(text)
     first = doc.chunks[0].section if doc.chunks else ""
     about = fts.document_field(doc.title, doc.description, key, first)
-    rows = [
-        ChunkRow(
-            ch.ordinal,
-            ch.section,
-            ch.text,
-            fts.cjk_column(ch.section + "\n" + ch.text),
-            ch.start_line,
-            ch.end_line,
-            chunk_hash(ch),
-            text_key(ch.section, ch.text),
-            schema.body_key(ch.text),
+    rows = []
+    for ch in doc.chunks:
+        body = schema.body_key(ch.text)
+        cjk, hashed, near = (
+            repeats.derived(ch.section, ch.text, body)
+            if repeats is not None
+            else derive(ch.section, ch.text)
         )
-        for ch in doc.chunks
-    ]
+        rows.append(
+            ChunkRow(
+                ch.ordinal,
+                ch.section,
+                ch.text,
+                cjk,
+                ch.start_line,
+                ch.end_line,
+                hashed,
+                near,
+                body,
+            )
+        )
     prep = Prepared(key, cand, digest, doc.title, existing, rows, about, doc.tags)
     note = f"{key}: {doc.problem}" if doc.problem else ""
     return Outcome(key, cand, existing, "changed", note=note, prepared=prep)
@@ -126,8 +170,12 @@ def examine(key: str, cand: Candidate, existing: Existing | None) -> Outcome:
 Job = tuple[str, Candidate, "Existing | None"]
 
 
+_WORKER_REPEATS = Repeats()
+"""A worker process's: it lives for one run (``examine_all`` starts its own workers)."""
+
+
 def _examine_many(jobs: list[Job]) -> list[Outcome]:
-    return [examine(*job) for job in jobs]
+    return [examine(*job, _WORKER_REPEATS) for job in jobs]
 
 
 PARALLEL_MIN_FILES = 200
@@ -135,15 +183,17 @@ PARALLEL_MIN_FILES = 200
 
 
 def examine_all(
-    jobs: Sequence[Job], batch: int = 32, depth: int = 4, workers: int = 1
+    jobs: Sequence[Job], batch: int = 32, depth: int = 16, workers: int = 1
 ) -> Iterator[Outcome]:
     """``examine`` over ``jobs``, yielded in order. Large runs use ``workers`` processes, so
     reading and chunking (Python, GIL-bound) overlap with the SQLite writes in this process;
-    ``depth`` batches per worker are in flight. One worker: a second one measured no faster on
-    the shared 2-core machine (bench/profile.md); more cores are untested."""
+    ``depth`` batches per worker are in flight, so the worker chunks on while a commit holds
+    the writer. One worker: a second one measured no faster on the shared 2-core machine
+    (bench/tuning.md, "Cold index"); more cores are untested."""
     if len(jobs) < PARALLEL_MIN_FILES:
+        repeats = Repeats()
         for job in jobs:
-            yield examine(*job)
+            yield examine(*job, repeats)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor  # here: most commands never chunk

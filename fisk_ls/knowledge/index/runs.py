@@ -57,6 +57,12 @@ if TYPE_CHECKING:
 EMBED_GROUP = 192
 """Backlog chunks per embedding round: one commit per round (3 requests of 64 to a server)."""
 
+FIRST_BUILD_BATCH = (4096, 2.0)
+"""Files and seconds per commit when the generation being written was empty (a new store, or a
+rebuild, which readers do not see before the switch); other runs commit every 256 files or
+0.25 s (writer.py). Each commit writes a full-text segment and every page its rows touched
+again (bench/tuning.md, "Cold index")."""
+
 
 def _under(key: str, walked: list[str]) -> bool:
     """True when ``key`` is one of the walked files or below one of the walked folders."""
@@ -125,7 +131,14 @@ class Indexer:
             if not dry_run:
                 vectors = self._vector_tier(rebuild, generation)
             self.reporter.on_plan(len(candidates))
-            self._process(self._examined(candidates, existing), tables, stats, dry_run, vectors)
+            self._process(
+                self._examined(candidates, existing),
+                tables,
+                stats,
+                dry_run,
+                vectors,
+                first_build=stats.first_build,
+            )
             if reconcile and not rebuild:
                 seen = {key for key, _ in candidates}
                 walked = [k for k, r in zip(keys, roots, strict=True) if r.exists()]
@@ -142,7 +155,7 @@ class Indexer:
             raise
         if rebuild and not dry_run:
             self.writer.finish_rebuild(generation, vectors.target if vectors else Manifest())
-        elif (stats.removed or stats.updated) and not dry_run:
+        elif (stats.removed or stats.updated or stats.first_build) and not dry_run:
             self.writer.vacuum()
         self._finish(vectors, stats, drain)
         if vectors is not None and (rebuild or stats.removed or stats.updated):
@@ -222,11 +235,14 @@ class Indexer:
         stats: IndexStats,
         dry_run: bool,
         vectors: VectorTier | None,
+        *,
+        first_build: bool = False,
     ) -> None:
         """Apply examined files in order, each written at once; with vectors, the chunks whose
-        vectors are cached get them in the same transaction, the others join the backlog."""
+        vectors are cached get them in the same transaction, the others join the backlog.
+        ``first_build``: commit less often (``FIRST_BUILD_BATCH``)."""
         done = 0
-        with self.writer.batch() as batch:
+        with self.writer.batch(*(FIRST_BUILD_BATCH if first_build else ())) as batch:
             for outcome in outcomes:
                 self._check_cancel()
                 if dry_run and self.embedder is not None and outcome.prepared:

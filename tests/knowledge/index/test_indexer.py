@@ -291,3 +291,56 @@ def test_a_run_with_nothing_changed_writes_nothing(settings: Settings, project: 
     assert commits() == before
     (project / "new.md").write_text("# New\n\nA page added later.\n")
     assert index_project(settings).added == 1 and commits() > before
+
+
+def test_repeated_chunks_get_the_fields_computed_for_them_alone(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copies of a page (versioned docs) reuse a chunk's derived fields through ``Repeats``;
+    the rows are those each file gets on its own, also once the memory starts over."""
+    from fisk_ls.knowledge.index.walk import Candidate
+
+    page = "# Get-Thing\n\n## SYNOPSIS\n\nGets a thing, see [docs](https://x.example/a?v={v}).\n"
+    jobs = []
+    for i in range(6):
+        path = project / f"v{i}" / "Get-Thing.md"
+        path.parent.mkdir()
+        path.write_text(page.format(v=i % 2) + ("\n## 日本語\n\n説明です。\n" if i % 3 else ""))
+        st = path.stat()
+        jobs.append(
+            (
+                f"v{i}/Get-Thing.md",
+                Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino),
+                None,
+            )
+        )
+    alone = [examine.examine(*job) for job in jobs]
+    monkeypatch.setattr(examine, "DERIVED_MAX", 2)
+    repeats = examine.Repeats()
+    shared = [examine.examine(*job, repeats) for job in jobs]
+    assert [o.prepared.rows for o in shared if o.prepared] == [
+        o.prepared.rows for o in alone if o.prepared
+    ]
+    assert 0 < len(repeats.known) <= 2
+
+
+@pytest.mark.parametrize("built", [False, True])
+def test_a_first_build_commits_in_larger_batches(
+    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch, built: bool
+) -> None:
+    from fisk_ls.knowledge.index import runs
+    from fisk_ls.knowledge.writer import Writer
+
+    if built:
+        index_project(settings)
+        (project / "later.md").write_text("# Later\n\nA page added after the first build.\n")
+    asked: list[tuple[object, ...]] = []
+    real = Writer.batch
+
+    def batch(self: Writer, *args: object) -> object:
+        asked.append(args)
+        return real(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Writer, "batch", batch)
+    index_project(settings)
+    assert asked == [() if built else runs.FIRST_BUILD_BATCH]
