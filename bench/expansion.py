@@ -86,10 +86,10 @@ class Recording:
         self.k = k
         self.plain: dict[str, SearchResult] = {}
 
-    def search(self, query: str, **kwargs: Any) -> SearchResult:
-        result = self.k.search(SearchRequest(query, **kwargs))
-        if not kwargs.get("also"):
-            self.plain[query] = result
+    def search(self, request: SearchRequest) -> SearchResult:
+        result = self.k.search(request)
+        if not request.also:
+            self.plain[request.query] = result
         return result
 
 

@@ -40,7 +40,7 @@ from devset_questions import Corpus, Question, load
 from devset_stats import TOP_K, summarize
 from expansion import SHAPES, Set, set_arguments
 
-from fisk_ls.knowledge import Hit, Knowledge, index_project
+from fisk_ls.knowledge import Hit, Knowledge, SearchRequest, index_project
 from fisk_ls.knowledge.index.chunker import headings, split_lines
 from fisk_ls.knowledge.index.walk import SKIP_DIRS, is_document_name
 
@@ -135,8 +135,10 @@ class NaiveIndex:
     def chunks(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
-    def search(self, query: str, top_k: int = TOP_K, **_: Any) -> Result:
-        expr = expression(query)
+    def search(self, request: SearchRequest) -> Result:
+        """The plain BM25 top of ``request``'s query (its ``also`` strings are not used)."""
+        top_k = request.top_k or TOP_K
+        expr = expression(request.query)
         if not expr:
             return Result()
         rows = self.conn.execute(
