@@ -66,14 +66,15 @@ try {
         await input.waitFor({ state: 'visible', timeout: 5000 });
         await input.fill(`>${title}`, { timeout: 5000 });
         await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
+        // The Enter can land as the focus settles too (the command does not run): try again.
+        await page.keyboard.press('Enter');
+        await page.locator('.quick-input-widget input[placeholder*="Search the workspace docs"]').waitFor({ timeout: 10000 });
         break;
       } catch (error) {
         if (attempt === 3) throw error;
         await page.keyboard.press('Escape');
       }
     }
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget input[placeholder*="Search the workspace docs"]').waitFor();
     await page.keyboard.type(QUERY, { delay: 30 });
     const row = page.locator('.quick-input-list .monaco-list-row').first();
     await row.locator('.label-description', { hasText: /\.md:\d+/ }).waitFor({ timeout: 20000 });
