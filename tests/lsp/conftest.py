@@ -155,6 +155,20 @@ async def wait_idle(client: LanguageClient) -> dict[str, Any]:
     return await wait_until_async(idle)
 
 
+async def wait_embedded(client: LanguageClient) -> dict[str, Any]:
+    """The ``fisk.knowledge.status`` once the first root's chunks all have vectors and nothing
+    is embedding."""
+
+    async def embedded() -> dict[str, Any] | None:
+        status = await command(client, "fisk.knowledge.status")
+        roots = status["roots"]
+        vectors = roots[0]["vectors"] if roots else None
+        done = vectors and vectors["embedded"] == vectors["chunks"] == roots[0]["chunks"]
+        return status if done and not roots[0]["embedding"] else None
+
+    return await wait_until_async(embedded)
+
+
 async def command(client: LanguageClient, name: str, args: Any = None) -> Any:
     params = types.ExecuteCommandParams(command=name, arguments=None if args is None else [args])
     return await client.workspace_execute_command_async(params)

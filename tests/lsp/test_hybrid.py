@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from tests.support.fake_embed_server import FakeEmbedServer
 from tests.support.waiting import wait_until_async
 
-from .conftest import copy_fixture, lsp_session, search, wait_indexed
+from .conftest import copy_fixture, lsp_session, search, wait_embedded, wait_indexed
 
 
 async def test_hybrid_then_degraded(tmp_path: Path, fake_embed: FakeEmbedServer) -> None:
@@ -45,21 +44,11 @@ async def test_vectors_fill_in_behind_a_searchable_index(
 ) -> None:
     from lsprotocol import types
 
-    from .conftest import command
-
     root = copy_fixture("basic", tmp_path / "basic")
     options = {"embeddings": {"baseUrl": fake_embed.base_url, "model": "fake-embed"}}
     async with lsp_session([root], tmp_path, "neovim", init_options=options) as client:
         await wait_indexed(client)
-
-        async def embedded() -> dict[str, Any] | None:
-            status = await command(client, "fisk.knowledge.status")
-            entry = status["roots"][0]
-            vectors = entry["vectors"]
-            done = vectors and vectors["embedded"] == vectors["chunks"] == entry["chunks"]
-            return status if done and not entry["embedding"] else None
-
-        status = await wait_until_async(embedded)
+        status = await wait_embedded(client)
         assert "chunks embedded" not in status["tier"]  # complete: the plain hybrid line
         titles = [
             r.title  # type: ignore[attr-defined]  # pytest-lsp keeps each report's value
@@ -80,23 +69,13 @@ async def test_turning_embeddings_on_at_run_time_adds_vectors_in_place(
     with no reindex and no error."""
     from lsprotocol import types
 
-    from .conftest import command
-
     root = copy_fixture("basic", tmp_path / "basic")
     async with lsp_session([root], tmp_path, "neovim", configuration={}) as client:
         assert (await wait_indexed(client))["tier"].startswith("lexical")
         embeddings = {"provider": "openai", "baseUrl": fake_embed.base_url, "model": "fake-embed"}
         client.set_configuration({"fisk": {"embeddings": embeddings}})
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-
-        async def filled() -> dict[str, Any] | None:
-            status = await command(client, "fisk.knowledge.status")
-            roots = status["roots"]
-            vectors = roots[0]["vectors"] if roots else None
-            done = vectors and vectors["embedded"] == vectors["chunks"] == roots[0]["chunks"]
-            return status if done and not roots[0]["embedding"] else None
-
-        status = await wait_until_async(filled)
+        status = await wait_embedded(client)
         assert status["tier"].startswith("hybrid")
         result = await search(client, "zeppelin airship")
         assert result["status"] == "ok" and not result["degraded"]

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 from fisk_ls.knowledge import Project, resolve_settings
 from fisk_ls.knowledge.pack import write_pack
 from tests.support.fake_embed_server import FakeEmbedServer
-from tests.support.waiting import wait_until_async
 
-from .conftest import command, copy_fixture, lsp_session, search, wait_indexed
+from .conftest import copy_fixture, lsp_session, search, wait_embedded, wait_indexed
 
 
 async def test_the_first_run_adopts_the_prebuilt_pack(
@@ -37,15 +35,7 @@ async def test_the_first_run_adopts_the_prebuilt_pack(
     }
     async with lsp_session([root], tmp_path, "neovim", init_options=options) as client:
         await wait_indexed(client)
-
-        async def embedded() -> dict[str, Any] | None:
-            status = await command(client, "fisk.knowledge.status")
-            entry = status["roots"][0]
-            vectors = entry["vectors"]
-            done = vectors and vectors["embedded"] == vectors["chunks"] == entry["chunks"]
-            return status if done and not entry["embedding"] else None
-
-        status = await wait_until_async(embedded)
+        status = await wait_embedded(client)
         assert status["roots"][0]["chunks"] > 4
         result = await search(client, "zeppelin airship")
         assert result["results"][0]["citation"] == "guide.md#1"
