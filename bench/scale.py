@@ -17,7 +17,8 @@ largest process as ``wait4`` reports it is this script's own size, which the for
 before it runs the command), store size, lexical search p50 / p95 in process (bench/speed.py's queries, 3 rounds),
 and up to ``--hybrid-max`` chunks hybrid search with quantized vectors from bench/speed.py's
 instant embedder (dimension 384; its index time is the embedder's and is not reported as
-ours). A pack of the index is not measured: this tree has no pack command.
+ours), and the index's pack (``fisk-ai knowledge pack``, plain and gzip: size and the whole
+process's time).
 """
 
 from __future__ import annotations
@@ -113,6 +114,12 @@ def measure(root: Path, store: Path, hybrid: bool) -> dict[str, Any]:
         "store_mb": round(dir_bytes(store) / 2**20, 1),
         "load_avg_after_index": [round(x, 2) for x in os.getloadavg()],
     }
+    for suffix in ("", ".gz"):
+        out_file = store.parent / f"index.pack{suffix}"
+        packed = run([*cmd[:-2], "pack", str(out_file)], cwd=root, env=env)
+        out[f"pack{suffix.replace('.', '_')}_mb"] = round(out_file.stat().st_size / 2**20, 1)
+        out[f"pack{suffix.replace('.', '_')}_s"] = round(packed.seconds, 2)
+        out_file.unlink()
     s = settings_for(root, store)
     kb = Knowledge(s)
     out["lexical"] = latency(lambda q: kb.search(SearchRequest(q)), QUERIES, 3)
