@@ -10,8 +10,6 @@ server, MCP) are imported only by the commands that use them, so a search starts
 
 from __future__ import annotations
 
-import atexit
-import gc
 import os
 import sys
 from pathlib import Path
@@ -66,17 +64,9 @@ def _json_requested(args: list[str]) -> bool:
     return "--json" in (args[: args.index("--")] if "--" in args else args)
 
 
-def main(args: list[str] | None = None) -> None:
-    """The ``fisk-ai`` entry point: usage errors become ``{"error": ...}`` under --json.
-
-    Run as the program (``args`` None: the arguments are sys.argv's), the process ends with
-    the command: its objects are frozen (``gc.freeze``) after the other exit handlers ran, so
-    the interpreter's collections at exit skip them. Those walk every object of every module
-    imported (about a tenth of a search's time) for memory the operating system takes back
-    anyway; the commands close their stores, files and workers themselves."""
-    if args is None:
-        atexit.register(gc.freeze)  # runs after every other exit handler (they run last-in first)
-    argv = list(sys.argv[1:] if args is None else args)
+def run(argv: list[str]) -> None:
+    """Run ``argv`` through click (entry.py's ``main`` calls it for everything its quick path
+    leaves); usage errors become ``{"error": ...}`` under --json."""
     try:
         code = cli.main(argv, prog_name="fisk-ai", standalone_mode=False)
     except click.ClickException as exc:
@@ -360,4 +350,4 @@ def mcp_cmd(
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run(sys.argv[1:])

@@ -9,67 +9,32 @@ from pathlib import Path
 
 import click
 
-from ..knowledge import ALSO, SHOW_CONTEXT, TAGS, TOP_K
+from ..knowledge import SHOW_CONTEXT
 from . import render
+from .flags import SEARCH
 from .options import (
     Context,
+    F,
     TopK,
     check_expansion,
     emit_json,
     knowledge_command,
+    option,
     project_option,
     search_request,
 )
 
 
+def search_options(fn: F) -> F:
+    """The search command's options (flags.py ``SEARCH``), in the table's order."""
+    for flag in reversed(SEARCH):
+        fn = option(flag, {"top_k": TopK()})(fn)
+    return fn
+
+
 @click.command("search")
 @click.argument("query")
-@click.option(
-    "--top-k",
-    type=TopK(),
-    default=None,
-    help=f"Hits, {TOP_K.limits().removeprefix('an integer ')} (default: configured).",
-)
-@click.option(
-    "--also",
-    "also",
-    multiple=True,
-    metavar="TEXT",
-    help=(
-        f"Another search string, fused with QUERY (repeatable, at most {ALSO.max_items}):"
-        " keywords in the docs' words, a short hypothetical answer, a rephrasing."
-    ),
-)
-@click.option(
-    "--expand",
-    is_flag=True,
-    help="Ask the language model configured under harness.knowledge.expansion in agent.yaml for "
-    "extra search strings when the plain results are weak (the question is sent to it).",
-)
-@click.option("--full", is_flag=True, help="Print whole chunks, not snippets.")
-@click.option(
-    "--path",
-    "paths",
-    multiple=True,
-    metavar="PATH",
-    help="Only documents in this folder, file or glob (.gitignore-style, ** allowed), relative "
-    "to the current folder; repeatable (a union).",
-)
-@click.option(
-    "--exclude",
-    "excludes",
-    multiple=True,
-    metavar="PATH",
-    help="Leave out documents matching PATH (same syntax); repeatable.",
-)
-@click.option(
-    "--tag",
-    "tags",
-    multiple=True,
-    metavar="TAG",
-    help="Only documents whose front matter has this tag (case and a leading # ignored); "
-    f"repeatable (a union, at most {TAGS.max_items}), together with --path.",
-)
+@search_options
 @project_option
 @knowledge_command
 def search_cmd(
