@@ -35,7 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +78,7 @@ def file_match(q: Question, hit: Hit) -> bool:
     return any(hit.path == t.path for t in q.targets)
 
 
-def _rank(q: Question, hits: list[Hit], ok: Callable[[Question, Hit], bool]) -> int | None:
+def _rank(q: Question, hits: Sequence[Hit], ok: Callable[[Question, Hit], bool]) -> int | None:
     return next((i + 1 for i, h in enumerate(hits) if ok(q, h)), None)
 
 
@@ -192,7 +192,7 @@ def _metrics(rows: list[dict[str, Any]], resamples: int) -> dict[str, Any]:
     return out
 
 
-def _print_miss(row: dict[str, Any], hits: list[Hit]) -> None:
+def _print_miss(row: dict[str, Any], hits: Sequence[Hit]) -> None:
     q: Question = row["q"]
     print(
         f"MISS {q.id} [{q.lang}/{q.kind}] {q.query!r} -> {q.path} # {q.heading} "

@@ -139,7 +139,7 @@ def hit_json(hit: Any) -> dict[str, Any]:
         "start_line": hit.start_line,
         "end_line": hit.end_line,
         "score": hit.score,
-        "retrievers": hit.retrievers,
+        "retrievers": dict(hit.retrievers),
         "found_by": list(hit.found_by),
         "match_lines": list(match.lines) if match else [hit.start_line, hit.start_line],
         "match_section": match.section if match else hit.section,
@@ -365,7 +365,7 @@ def stats_json(
     from ..knowledge import Status
 
     out: dict[str, Any] = {"tier": stats_tier(settings, stats)}
-    out.update(stats.__dict__)
+    out.update(stats._asdict())
     out["model_files"] = model_files
     out.update(where_json(settings))
     out["backlog"] = stats.chunks - stats.vectors if stats.model else 0

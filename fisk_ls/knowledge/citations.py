@@ -8,8 +8,8 @@ no token can reach a file outside them.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from .display import display_text
 from .errors import CitationError
@@ -49,8 +49,7 @@ def parse_citation(token: str) -> tuple[str, int]:
     return pure.as_posix(), int(ordinal)
 
 
-@dataclass(frozen=True)
-class CitedChunk:
+class CitedChunk(NamedTuple):
     """A chunk a citation points at, and whether its file changed since it was indexed."""
 
     citation: str
@@ -86,16 +85,14 @@ def check_freshness_all(
 ) -> list[CitedChunk]:
     """:func:`check_freshness` for chunks of one file (a chunk and its neighbours), reading it
     once."""
-    from dataclasses import replace
-
     try:
         raw = file_path.read_bytes()
     except OSError:
-        return [replace(c, stale=True, moved_to=None) for c in chunks]
+        return [c._replace(stale=True, moved_to=None) for c in chunks]
     if hashlib.sha256(raw).hexdigest() == indexed_hash:
         return chunks
     text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-    return [replace(c, stale=True, moved_to=locate(text, c.text)) for c in chunks]
+    return [c._replace(stale=True, moved_to=locate(text, c.text)) for c in chunks]
 
 
 def locate(text: str, body: str) -> tuple[int, int] | None:

@@ -8,9 +8,8 @@ agent.yaml belong to the rest of fisk-ai and are left alone.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import settings_schema as contract
 from .errors import ConfigError
@@ -49,8 +48,7 @@ _YAML_NAMES = {s.wire: s.name for s in contract.EMBEDDINGS}
 DEFAULT_BUILTIN_MODEL = "all-MiniLM-L6-v2"
 
 
-@dataclass(frozen=True)
-class EmbeddingsConfig:
+class EmbeddingsConfig(NamedTuple):
     """The embeddings block of agent.yaml: the provider of the vector tier and its settings."""
 
     base_url: str
@@ -74,8 +72,7 @@ class EmbeddingsConfig:
         return self.provider == "builtin"
 
 
-@dataclass(frozen=True)
-class ExpansionConfig:
+class ExpansionConfig(NamedTuple):
     """Where a person's question gets its extra search strings (expansion.py).
 
     ``openai``: an OpenAI-compatible chat server at ``base_url``; ``editor``: the editor's own
@@ -88,8 +85,7 @@ class ExpansionConfig:
     timeout: float = contract.EXPANSION_TIMEOUT.default
 
 
-@dataclass(frozen=True)
-class KnowledgeConfig:
+class KnowledgeConfig(NamedTuple):
     """The ``harness.knowledge`` block of agent.yaml (its defaults: no agent.yaml)."""
 
     enabled: bool = False
@@ -104,12 +100,11 @@ class KnowledgeConfig:
     expansion: ExpansionConfig | None = None
 
 
-@dataclass(frozen=True)
-class AgentConfig:
+class AgentConfig(NamedTuple):
     """What fisk-ls reads of an agent.yaml."""
 
     identity: str = "fisk-ai"
-    knowledge: KnowledgeConfig = field(default_factory=KnowledgeConfig)
+    knowledge: KnowledgeConfig = KnowledgeConfig()
     mcp_builtins: tuple[str, ...] = ()
 
 

@@ -7,7 +7,6 @@ it (collapse.py has the keys, match.py the location).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .collapse import normalised, paragraph_key
@@ -136,7 +135,7 @@ def assemble(
             retrievers=ranks.get(cid, {}),
             found_by=found.get(cid, ("query",)),
         )
-        return hit if locate is None else replace(hit, match=locate(hit))
+        return hit if locate is None else hit._replace(match=locate(hit))
 
     hits: list[Hit] = []
     folded: dict[int, list[Hit]] = {}  # a hit's chunk id -> the hits folded into it
@@ -194,7 +193,7 @@ def assemble(
         rank |= {(f.path, f.ordinal): place.get(f.chunk_id, 0) for f in folded[hit.chunk_id]}
         return tuple(sorted(out, key=lambda w: rank.get((w.path, w.ordinal), 0)))
 
-    return [replace(h, copies=others(h)) for h in hits]
+    return [h._replace(copies=others(h)) for h in hits]
 
 
 def _paragraph_key(hit: Hit) -> str | None:
@@ -209,10 +208,9 @@ def _paragraph_key(hit: Hit) -> str | None:
 def _moved(match: Match, shift: int) -> Match:
     """``match`` in a copy of its chunk whose lines start ``shift`` lines later."""
     word = match.first_word
-    return replace(
-        match,
+    return match._replace(
         lines=(match.lines[0] + shift, match.lines[1] + shift),
-        first_word=None if word is None else replace(word, line=word.line + shift),
+        first_word=None if word is None else word._replace(line=word.line + shift),
     )
 
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from .config import (
     AgentConfig,
@@ -36,8 +36,7 @@ STORE_DIR_ENV = "FISK_AI_STORE_DIR"
 DB_NAME = "knowledge.db"  # store.DB_NAME (not imported: store sits above this module)
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """Everything a store, an index run or a search needs, resolved to absolute paths."""
 
     project_root: Path
@@ -76,8 +75,7 @@ class Settings:
 
         ``exclude`` adds to the configured patterns (an editor setting never un-ignores).
         """
-        return replace(
-            self,
+        return self._replace(
             roots=self.roots if roots is None else roots,
             exclude=self.exclude if exclude is None else (*self.exclude, *exclude),
             top_k=self.top_k if top_k is None else top_k,
@@ -144,8 +142,7 @@ def store_for_config(config_dir: Path, agent: AgentConfig, base: Path | None) ->
     return store, f"knowledge/{agent.identity} {where}; no directory configured"
 
 
-@dataclass(frozen=True)
-class ProjectRoot:
+class ProjectRoot(NamedTuple):
     """Where a project starts, found from a folder (see the module docstring for the rule)."""
 
     root: Path

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import schema
 from .errors import FormatTooNew
@@ -12,8 +11,7 @@ if TYPE_CHECKING:
     import apsw
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(NamedTuple):
     """What ``rag_meta`` says about the live index."""
 
     format_version: int = schema.FORMAT_VERSION

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any
+from typing import Any, NamedTuple
 
 from .fts import cjk_bigrams, cjk_runs, has_cjk
 from .question import Asked
@@ -32,8 +31,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 
 
-@dataclass(frozen=True, slots=True)
-class Spot:
+class Spot(NamedTuple):
     """Where a word starts in the source file."""
 
     line: int
@@ -43,8 +41,7 @@ class Spot:
     front end counts (code points, UTF-16 code units, UTF-8 bytes)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(NamedTuple):
     """Where in a hit's chunk the query matched, and the snippet shown for it."""
 
     lines: tuple[int, int]
@@ -68,8 +65,7 @@ class Match:
     ``end`` is its text, trailing newlines dropped)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Part:
+class _Part(NamedTuple):
     """A paragraph-like part of a chunk body (:func:`parts`)."""
 
     text: str

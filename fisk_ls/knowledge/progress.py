@@ -15,8 +15,8 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .regular import open_regular
 
@@ -27,8 +27,7 @@ RECORD_EVERY = 0.5
 MAX_RUN_BYTES = 4096
 
 
-@dataclass(frozen=True)
-class IndexRun:
+class IndexRun(NamedTuple):
     """An index run that is scheduled or running: ``files`` of ``total`` files handled
     (``total`` None: not counted yet, the run is waiting or walking)."""
 

@@ -173,9 +173,7 @@ class Project:
         results are weak (expansion.py), and the result's ``expansion`` says what happened; the
         gate reads at least ``FLAT_DEPTH`` hits, so a search for fewer asks for that many and
         keeps its own count. SearchCancelled past the request's deadline."""
-        import dataclasses
-
-        k = request.count(self.settings.top_k)
+        k = request.wanted(self.settings.top_k)
         wide = k
         if request.expand:  # expansion.py is imported by a search that may expand only
             from .expansion import FLAT_DEPTH, expanded
@@ -183,7 +181,7 @@ class Project:
             wide = max(k, FLAT_DEPTH)
 
         def run(strings: tuple[str, ...]) -> SearchResult:
-            return self.reader.search(dataclasses.replace(request, also=strings, top_k=wide))
+            return self.reader.search(request._replace(also=strings, top_k=wide))
 
         with self.errors():
             if not request.expand:
@@ -191,7 +189,7 @@ class Project:
             result, expansion = expanded(
                 run, request.query, self.expander, searched_scores, request.also
             )
-            return dataclasses.replace(result, hits=result.hits[:k], expansion=expansion)
+            return result._replace(hits=result.hits[:k], expansion=expansion)
 
     def tier(self) -> str:
         """The tier line as configured, read from the manifest without embedding anything."""

@@ -10,7 +10,6 @@ takes back (a plain ``relpath#ordinal`` is looked for in each project in turn).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -60,10 +59,7 @@ class Merged(Generic[P]):
     def as_result(self, qualify: bool = False) -> SearchResult:
         """The merged answer as the core's result (for the core's sentence of it, and the
         renderers); with ``qualify`` each hit's citation names its project."""
-        hits = [
-            dataclasses.replace(f.hit, project=f.project.name) if qualify else f.hit
-            for f in self.found
-        ]
+        hits = [f.hit._replace(project=f.project.name) if qualify else f.hit for f in self.found]
         return SearchResult(
             self.status,
             self.tier,
@@ -131,7 +127,7 @@ def search_projects(
     strings join ``also`` when the plain results are weak (the core's ``expanded``), once for
     all projects."""
     searched = scopes(projects, request)
-    k = request.count(projects[0].settings.top_k)
+    k = request.wanted(projects[0].settings.top_k)
     wide = k
     if request.expand:  # expansion.py is imported by a search that may expand only
         from .expansion import FLAT_DEPTH, expanded
@@ -139,7 +135,7 @@ def search_projects(
         wide = max(k, FLAT_DEPTH)  # the gate reads at least FLAT_DEPTH
 
     def run(strings: tuple[str, ...]) -> Merged[P]:
-        asked = [(p, dataclasses.replace(r, also=strings, top_k=wide)) for p, r in searched]
+        asked = [(p, r._replace(also=strings, top_k=wide)) for p, r in searched]
         return merge_search(asked, wide)
 
     if not request.expand:
@@ -194,7 +190,7 @@ def scopes(projects: Sequence[P], request: SearchRequest) -> list[tuple[P, Searc
                 mine.append(rel)
                 claimed.add(p)
         if mine:
-            out.append((project, dataclasses.replace(request, paths=tuple(mine))))
+            out.append((project, request._replace(paths=tuple(mine))))
     if stray := [p for p in request.paths if os.path.isabs(p) and p not in claimed]:
         roots = ", ".join(os.path.realpath(p.root) for p in projects[:4])
         name = request.spelling.paths

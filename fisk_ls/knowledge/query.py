@@ -5,8 +5,7 @@ match location read these fields; none of them derives them from the text again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .fts import heading_key
 from .languages import locale_language
@@ -23,8 +22,7 @@ def string_name(i: int) -> str:
     return "query" if i == 0 else f"also[{i - 1}]"
 
 
-@dataclass(frozen=True)
-class SearchString:
+class SearchString(NamedTuple):
     """One search string as the index is searched for it (fts.py's rules, applied once)."""
 
     text: str
@@ -55,8 +53,7 @@ class SearchString:
         )
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(NamedTuple):
     """A checked search request: the query first among ``strings``, then the ``also`` ones."""
 
     strings: tuple[SearchString, ...]

@@ -8,8 +8,7 @@ the search to lexical.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from .errors import EmbeddingsError
 
@@ -29,8 +28,7 @@ class QueryEmbedder(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class QueryVector:
+class QueryVector(NamedTuple):
     """The outcome of embedding a query: a unit vector, or the failure to report."""
 
     vector: list[float] | None = None

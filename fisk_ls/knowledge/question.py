@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .fts import (
     MAX_QUERY_CHARS,
@@ -129,8 +129,7 @@ def _definition(text: str, stop: frozenset[str]) -> re.Match[str] | None:
     return None
 
 
-@dataclass(frozen=True)
-class Asked:
+class Asked(NamedTuple):
     """One search string read once by the index's rules: the query side's terms, phrases,
     compound words and heading words all come from these fields, so one search normalises its
     text, finds its language's stop words, matches the what-is frame and splits the words once.

@@ -7,12 +7,10 @@ reads the manifest on every call, so a rebuild or a model switch is noticed with
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .arms import ArmPool, default_workers
 from .citations import (
@@ -44,8 +42,7 @@ if TYPE_CHECKING:  # the vector modules are imported where a configuration with 
     from .vectors.space import VectorSpace
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """An indexed document (``Knowledge.sources``)."""
 
     path: str
@@ -54,8 +51,7 @@ class Source:
     indexed_at: float
 
 
-@dataclass(frozen=True)
-class StoreStats:
+class StoreStats(NamedTuple):
     """Counts and sizes of a store (``Knowledge.stats``)."""
 
     store: str
@@ -143,7 +139,7 @@ class Knowledge:
         SearchCancelled, its running statement interrupted."""
         q = Query.of(
             request,
-            request.count(self.settings.top_k),
+            request.wanted(self.settings.top_k),
             request.scope(self.settings.project_root),
             environment_language(os.environ),
         )
@@ -169,7 +165,7 @@ class Knowledge:
                 coarse=self.coarse,
                 pool=self.arms,
             )
-            return dataclasses.replace(result, indexing=self.indexing())
+            return result._replace(indexing=self.indexing())
 
     def _may_hold_vectors(self) -> bool:
         """False when the live index is built lexical-only (embeddings were configured after

@@ -15,12 +15,10 @@ apart from ordinary ones (the language server's lanes, MCP's limiter).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from .question import is_long
 from .settings_checks import (
@@ -51,8 +49,7 @@ class RequestError(SettingError):
         self.field = field
 
 
-@dataclass(frozen=True)
-class Spelling:
+class Spelling(NamedTuple):
     """How a front end names each field of a request in its messages."""
 
     query: str = "query"
@@ -69,8 +66,10 @@ class Spelling:
         return spelled
 
 
-@dataclass(frozen=True)
-class SearchRequest:
+_PLAIN = Spelling()
+
+
+class SearchRequest(NamedTuple):
     """One search as a front end asks it (build it with :func:`check_request`; the core's own
     callers may construct it directly with values already in the contract).
 
@@ -79,7 +78,8 @@ class SearchRequest:
     (``settings_schema.normal_tag``). ``top_k`` None is the configured count. ``context``: the
     neighbouring chunks a front end shows around each hit. ``reader_language``: the asker's
     locale or language tag when the front end knows it. ``deadline``: when the search must
-    stop (deadline.py)."""
+    stop (deadline.py). Two requests are equal when they ask the same: ``deadline`` and
+    ``spelling`` are left out of equality and of the hash."""
 
     query: str
     top_k: int | None = None
@@ -91,8 +91,19 @@ class SearchRequest:
     expand: bool = False
     context: int = 0
     cwd: str | None = None
-    deadline: Deadline | None = field(default=None, compare=False)
-    spelling: Spelling = field(default=Spelling(), compare=False)
+    deadline: Deadline | None = None
+    spelling: Spelling = _PLAIN
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SearchRequest):
+            return NotImplemented
+        return self[:_ASKED] == other[:_ASKED]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:_ASKED])
 
     @property
     def long(self) -> bool:
@@ -103,7 +114,7 @@ class SearchRequest:
     def scoped(self) -> bool:
         return bool(self.paths or self.excludes or self.tags)
 
-    def count(self, default: int) -> int:
+    def wanted(self, default: int) -> int:
         """The hits to return: ``top_k``, else the configured ``default``."""
         return default if self.top_k is None else self.top_k
 
@@ -135,6 +146,10 @@ class SearchRequest:
             raise RequestError("paths", str(exc)) from None
 
 
+_ASKED = 10
+"""The fields of a request that say what it asks (all but ``deadline`` and ``spelling``)."""
+
+
 def _check_flag(value: object, name: str) -> bool:
     if value is None:
         return False
@@ -145,7 +160,7 @@ def _check_flag(value: object, name: str) -> bool:
 
 def check_request(
     values: Mapping[str, object],
-    spelling: Spelling = Spelling(),
+    spelling: Spelling = _PLAIN,
     *,
     context: Setting = TOOL_CONTEXT,
     cwd: str | Path | None = None,
@@ -163,7 +178,7 @@ def check_request(
     project (as :meth:`SearchRequest.scope` resolves them), else the relative ones (a pattern
     that leaves the root, ``../x``, is refused at once) and, unless ``absolute``, none may be
     absolute (``absolute``: they are resolved later against each project's root, ``scopes``)."""
-    unknown = sorted(set(values) - {f.name for f in fields(SearchRequest)})
+    unknown = sorted(set(values) - set(SearchRequest._fields))
     if unknown:
         raise ValueError(f"not fields of a search request: {', '.join(unknown)}")
 
@@ -200,5 +215,5 @@ def check_request(
         request.scope(root)
     elif request.scoped:
         kept = [p for p in request.paths if not (absolute and os.path.isabs(p))]
-        dataclasses.replace(request, paths=kept, cwd=None).scope(None)
+        request._replace(paths=kept, cwd=None).scope(None)
     return request

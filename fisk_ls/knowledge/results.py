@@ -12,7 +12,8 @@ with a one-line ``reason``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from .citations import format_citation
@@ -44,8 +45,7 @@ class Location(NamedTuple):
         return format_citation(self.path, self.ordinal)
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """One search result: a chunk, its score and where the query matched in it."""
 
     chunk_id: int
@@ -56,7 +56,7 @@ class Hit:
     start_line: int
     end_line: int
     score: float
-    retrievers: dict[str, int] = field(default_factory=dict)
+    retrievers: Mapping[str, int] = MappingProxyType({})
     """Which retrievers found the chunk, with its 1-based rank in each."""
     copies: tuple[Location, ...] = ()
     """Other chunks with the same or near-identical text, collapsed into this hit (best first)."""
@@ -78,13 +78,12 @@ class Hit:
         return display_text(self.section, self.text)
 
 
-@dataclass(frozen=True)
-class SearchResult:
+class SearchResult(NamedTuple):
     """A search's answer: its status, the tier line and the hits, best first."""
 
     status: Status
     tier: str
-    hits: list[Hit] = field(default_factory=list)
+    hits: Sequence[Hit] = ()
     degraded: bool = False
     reason: str | None = None
     scoped: bool = False

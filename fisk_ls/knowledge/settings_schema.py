@@ -12,14 +12,12 @@ language server's message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Kind = Literal["integer", "number", "string", "boolean", "array"]
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     """One setting: its agent.yaml name, its camelCase wire name, its type and limits."""
 
     name: str

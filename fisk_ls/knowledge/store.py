@@ -13,9 +13,8 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import schema
 from .connect import apsw_lib, connect_reader, explain, load_vec
@@ -29,8 +28,7 @@ if TYPE_CHECKING:
     import apsw
 
 
-@dataclass
-class Snapshot:
+class Snapshot(NamedTuple):
     """A consistent read of the live generation (inside one read transaction)."""
 
     conn: apsw.Connection

@@ -32,8 +32,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .fts import or_expression
 from .question import MAX_PHRASES, Asked
@@ -52,8 +51,7 @@ WORTH = 0.25
 pass may score as not skipped), else the full query runs at once."""
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """One OR query over the full-text index: its phrases and its terms, each term with how
     many rows match it (at least that many, when the count was capped), and the index's row
     count (FTS5's own, ``lexical.indexed_rows``)."""

@@ -16,7 +16,6 @@ import contextlib
 import re
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -322,8 +321,8 @@ class Writer:
     def finish_rebuild(self, generation: int, manifest: Manifest) -> None:
         """Switch readers to ``generation`` atomically, then drop the old one."""
         old = self.manifest.generation
-        new_manifest = replace(
-            manifest, generation=generation, format_version=schema.FORMAT_VERSION
+        new_manifest = manifest._replace(
+            generation=generation, format_version=schema.FORMAT_VERSION
         )
         with self.transaction():
             self._write_manifest(new_manifest)

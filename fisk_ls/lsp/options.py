@@ -112,7 +112,7 @@ class Options:
         )
         if self.expansion is None:
             return laid
-        return replace(laid, expansion=self.expansion.config())
+        return laid._replace(expansion=self.expansion.config())
 
 
 @dataclass

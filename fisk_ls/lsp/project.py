@@ -7,7 +7,6 @@ searches across roots by score and resolves a citation in the first root that ha
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -130,7 +129,7 @@ class Projects:
         if not projects:
             return Merged(Status.INDEX_NOT_BUILT, "no workspace folder is open")
         if request.reader_language is None:
-            request = dataclasses.replace(request, reader_language=self.reader_language)
+            request = request._replace(reader_language=self.reader_language)
         expander = self.expander(projects[0]) if request.expand else None
         return search_projects(projects, request, expander)
 

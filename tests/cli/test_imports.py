@@ -50,6 +50,8 @@ NEVER_FOR_JSON_SEARCH = (
     "click",  # the quick path (cli/quick.py) reads a plain search's command line
     "fisk_ls.cli.app",
     "fisk_ls.cli.options",
+    "dataclasses",  # the search's records are NamedTuples: cheaper to create at import
+    "inspect",
 )
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -173,7 +172,7 @@ def test_a_scope_over_many_documents_checks_the_deadline(
     d = Deadline()
     d.cancel()
     with pytest.raises(SearchCancelled):
-        k.search(replace(scoped_request(COSTLY, 10, scope), deadline=d))
+        k.search(scoped_request(COSTLY, 10, scope)._replace(deadline=d))
     assert k.search(scoped_request(COSTLY, 10, scope)).hits
 
 

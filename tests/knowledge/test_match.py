@@ -4,6 +4,7 @@ words the index matched (issue: precise results)."""
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import apsw
@@ -11,8 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index_project, resolve_settings
+from fisk_ls.knowledge import (
+    Knowledge,
+    SearchRequest,
+    Settings,
+    index_project,
+    resolve_settings,
+)
 from fisk_ls.knowledge.match import fts_tokenizer, locate
+from fisk_ls.knowledge.results import Hit
 
 TOKENIZE = fts_tokenizer(apsw.Connection(":memory:"))
 
@@ -37,7 +45,7 @@ def long_section() -> str:
     )
 
 
-def search(tmp_path: Path, docs: dict[str, str], query: str) -> list:  # type: ignore[type-arg]
+def search(tmp_path: Path, docs: dict[str, str], query: str) -> Sequence[Hit]:
     root = tmp_path / "proj"
     for rel, text in docs.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)

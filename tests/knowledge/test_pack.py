@@ -264,9 +264,7 @@ def test_a_missing_or_refused_prebuilt_pack_is_a_note_and_the_run_indexes_locall
     bad.write_bytes(b"not a pack at all")
     for prebuilt, said in ((tmp_path / "absent.pack", "does not exist"), (bad, "refused")):
         settings = resolve_settings(cwd=project, store_base=store_base)
-        from dataclasses import replace
-
-        settings = replace(settings, prebuilt=prebuilt, store_dir=tmp_path / f"s-{said[:4]}")
+        settings = settings._replace(prebuilt=prebuilt, store_dir=tmp_path / f"s-{said[:4]}")
         with Project(settings) as proj:
             stats = proj.index()
         assert stats.added > 0

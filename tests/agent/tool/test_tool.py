@@ -157,7 +157,7 @@ def test_trimming_keeps_the_text_around_the_match() -> None:
         fts_tokenizer(apsw.Connection(":memory:")),
     )
     base = hit(0, text)
-    found = Hit(**{**base.__dict__, "match": match})
+    found = base._replace(match=match)
     out = build_outcome(SearchResult(Status.OK, "lexical", [found]), budget_chars=700)
     (item,) = out["results"]
     assert item.get("truncated") is True
