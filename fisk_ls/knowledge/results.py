@@ -13,7 +13,6 @@ with a one-line ``reason``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from .citations import format_citation
@@ -56,7 +55,7 @@ class Hit(NamedTuple):
     start_line: int
     end_line: int
     score: float
-    retrievers: Mapping[str, int] = MappingProxyType({})
+    retrievers: Mapping[str, int] = {}
     """Which retrievers found the chunk, with its 1-based rank in each."""
     copies: tuple[Location, ...] = ()
     """Other chunks with the same or near-identical text, collapsed into this hit (best first)."""
