@@ -2,7 +2,7 @@
 calls per second with several calls in flight on one session.
 
     python bench/mcp_speed.py [--corpus otel|powershell] [--store DIR] [--rounds 3]
-                              [--calls 40] [--concurrency 8] > mcp.json
+                              [--calls 40] [--concurrency 8] [--baseline FISK_AI] > mcp.json
 
 Both servers are real ``fisk-ai mcp`` processes over the same store (indexed first when
 ``--store`` holds no index of the corpus), each driven by the official MCP SDK client on one
@@ -10,12 +10,19 @@ session. Each round times, for stdio then HTTP then HTTP then stdio (so drifts i
 both alike), ``--calls`` searches one by one and the same searches with ``--concurrency`` in
 flight at once; the questions are the corpus's dev-set questions, in order. Prints one JSON
 object: medians over the rounds and the ratios HTTP ÷ stdio.
+
+The client runs on the same machine and takes CPU too, so each phase also records the CPU time
+per call of the server process (``/proc/PID/stat``, all its threads) and of this client
+process: when the client's share is the larger, the calls per second measure the client.
+``--baseline FISK_AI`` (another checkout's ``fisk-ai``, e.g. ``/work/main/.venv/bin/fisk-ai``)
+serves HTTP beside this tree's, timed in the same turns, for an A/B of the two servers.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -27,6 +34,8 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -53,20 +62,47 @@ def project(corpus_dir: Path, work: Path) -> Path:
     return root
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def child_pids() -> set[int]:
+    out: set[int] = set()
+    for children in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
+        out.update(int(p) for p in children.read_text().split())
+    return out
+
+
+@dataclass
+class Server:
+    """A server under test: its client session and its process."""
+
+    client: Client
+    pid: int
+
+
 @asynccontextmanager
-async def stdio_session(root: Path, env: dict[str, str]) -> AsyncIterator[Client]:
+async def stdio_session(root: Path, env: dict[str, str]) -> AsyncIterator[Server]:
     params = StdioServerParameters(command=CLI[0], args=[*CLI[1:], "mcp"], env=env, cwd=root)
+    before = child_pids()
     with open(os.devnull, "w") as log:
         async with Client(stdio_client(params, errlog=log), read_timeout_seconds=60) as c:
-            yield c
+            (pid,) = child_pids() - before
+            yield Server(c, pid)
 
 
 @asynccontextmanager
-async def http_session(root: Path, env: dict[str, str], work: Path) -> AsyncIterator[Client]:
-    err = work / "http.err"
+async def http_session(
+    cmd: list[str], root: Path, env: dict[str, str], err: Path
+) -> AsyncIterator[Server]:
     with open(err, "wb") as sink:
         proc = subprocess.Popen(
-            [*CLI, "mcp", "--http", "--port", "0"],
+            [*cmd, "mcp", "--http", "--port", "0"],
             cwd=root,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -87,67 +123,131 @@ async def http_session(root: Path, env: dict[str, str], work: Path) -> AsyncIter
             create_mcp_http_client() as http,
             Client(streamable_http_client(url, http_client=http)) as c,
         ):
-            yield c
+            yield Server(c, proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+async def call(client: Client, query: str) -> None:
+    result = await client.call_tool("knowledge_search", {"query": query})
+    if result.is_error:
+        raise SystemExit(f"search failed: {result.content}")
 
 
 async def one_by_one(client: Client, queries: list[str]) -> list[float]:
     out = []
     for q in queries:
         t = time.perf_counter()
-        result = await client.call_tool("knowledge_search", {"query": q})
+        await call(client, q)
         out.append((time.perf_counter() - t) * 1000)
-        if result.is_error:
-            raise SystemExit(f"search failed: {result.content}")
     return out
 
 
 async def concurrent(client: Client, queries: list[str], width: int) -> float:
-    """Calls per second with ``width`` calls in flight on the one session."""
+    """Seconds for the calls with ``width`` in flight at once on the one session."""
     todo = iter(queries)
 
     async def lane() -> None:
         for q in todo:
-            result = await client.call_tool("knowledge_search", {"query": q})
-            if result.is_error:
-                raise SystemExit(f"search failed: {result.content}")
+            await call(client, q)
 
     t = time.perf_counter()
     await asyncio.gather(*(lane() for _ in range(width)))
-    return len(queries) / (time.perf_counter() - t)
+    return time.perf_counter() - t
 
 
-async def measure(args: argparse.Namespace, root: Path, env: dict[str, str], work: Path) -> Any:
+@dataclass
+class Phase:
+    """One way of calling, over the rounds: wall and CPU (server, client) per call."""
+
+    p50_ms: list[float] = field(default_factory=list)
+    rate: list[float] = field(default_factory=list)
+    server_cpu: float = 0.0
+    client_cpu: float = 0.0
+    calls: int = 0
+
+    async def timed(self, server: Server, run: Callable[[], Awaitable[float]], n: int) -> None:
+        s, c = cpu_seconds(server.pid), time.process_time()
+        seconds = await run()
+        self.server_cpu += cpu_seconds(server.pid) - s
+        self.client_cpu += time.process_time() - c
+        self.calls += n
+        self.rate.append(n / seconds)
+
+
+async def measure(
+    args: argparse.Namespace,
+    root: Path,
+    env: dict[str, str],
+    work: Path,
+) -> dict[str, Any]:
     corpus = CORPORA[args.corpus]
     queries = [q.query for q in load(corpus) if q.lang == "en"][: args.calls]
-    per_call: dict[str, list[float]] = {"stdio": [], "http": []}
-    rate: dict[str, list[float]] = {"stdio": [], "http": []}
-    async with stdio_session(root, env) as s, http_session(root, env, work) as h:
-        clients = {"stdio": s, "http": h}
-        for c in clients.values():  # warm: the store opened, the pages read once
-            await one_by_one(c, queries)
-        order: list[str] = ["stdio", "http", "http", "stdio"]
+    async with contextlib.AsyncExitStack() as stack:
+        servers = {
+            "stdio": await stack.enter_async_context(stdio_session(root, env)),
+            "http": await stack.enter_async_context(
+                http_session(CLI, root, env, work / "http.err")
+            ),
+        }
+        if args.baseline:
+            base_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+            servers["http_baseline"] = await stack.enter_async_context(
+                http_session([args.baseline], root, base_env, work / "baseline.err")
+            )
+        names = list(servers)
+        serial = {n: Phase() for n in names}
+        parallel = {n: Phase() for n in names}
+        for s in servers.values():  # warm: the store opened, the pages read once
+            await one_by_one(s.client, queries)
+        order = names + names[::-1]  # so drifts in load hit each alike
         for r in range(args.rounds):
             print(f"round {r + 1}, load {os.getloadavg()[0]:.2f}", file=sys.stderr)
             for name in order:
-                per_call[name].append(statistics.median(await one_by_one(clients[name], queries)))
+                s, times = servers[name], []
+
+                async def serially(s: Server = s, times: list[float] = times) -> float:
+                    times.extend(await one_by_one(s.client, queries))
+                    return sum(times) / 1000
+
+                await serial[name].timed(s, serially, len(queries))
+                serial[name].p50_ms.append(statistics.median(times))
             for name in order:
-                rate[name].append(await concurrent(clients[name], queries, args.concurrency))
+                s = servers[name]
+                await parallel[name].timed(
+                    s, partial(concurrent, s.client, queries, args.concurrency), len(queries)
+                )
 
     def med(v: list[float]) -> float:
         return round(statistics.median(v), 2)
 
+    def ms(seconds: float, calls: int) -> float:
+        return round(seconds * 1000 / calls, 2)
+
+    one = {k: med(v.p50_ms) for k, v in serial.items()}
+    rate = {k: med(v.rate) for k, v in parallel.items()}
     return {
         "corpus": args.corpus,
         "calls": len(queries),
         "rounds": args.rounds,
         "concurrency": args.concurrency,
-        "one_by_one_ms_p50": {k: med(v) for k, v in per_call.items()},
-        "concurrent_calls_per_s": {k: med(v) for k, v in rate.items()},
-        "http_over_stdio_one_by_one": round(med(per_call["http"]) / med(per_call["stdio"]), 2),
-        "http_over_stdio_concurrent_rate": round(med(rate["http"]) / med(rate["stdio"]), 2),
+        "one_by_one_ms_p50": one,
+        "one_by_one_calls_per_s": {k: med(v.rate) for k, v in serial.items()},
+        "concurrent_calls_per_s": rate,
+        "http_over_stdio_one_by_one": round(one["http"] / one["stdio"], 2),
+        "http_over_stdio_concurrent_rate": round(rate["http"] / rate["stdio"], 2),
+        # the issue's measure: calls/s with several in flight ÷ 1 / (one call's p50)
+        "concurrent_over_one_by_one": {k: round(rate[k] * one[k] / 1000, 2) for k in names},
+        "cpu_ms_per_call": {
+            k: {
+                "server_one_by_one": ms(serial[k].server_cpu, serial[k].calls),
+                "server_concurrent": ms(parallel[k].server_cpu, parallel[k].calls),
+                "client_one_by_one": ms(serial[k].client_cpu, serial[k].calls),
+                "client_concurrent": ms(parallel[k].client_cpu, parallel[k].calls),
+            }
+            for k in names
+        },
     }
 
 
@@ -158,6 +258,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--calls", type=int, default=40)
     ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument(
+        "--baseline",
+        metavar="FISK_AI",
+        help="another checkout's fisk-ai: its HTTP server is timed beside this tree's",
+    )
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="fisk-mcp-bench-"))
     try:
@@ -167,8 +272,7 @@ def main() -> None:
         subprocess.run(  # its progress lines must not reach the JSON on stdout
             [*CLI, "knowledge", "index"], cwd=root, env=env, check=True, stdout=subprocess.DEVNULL
         )
-        run: Callable[[], Awaitable[Any]] = lambda: measure(args, root, env, work)  # noqa: E731
-        result = asyncio.run(run())
+        result = asyncio.run(measure(args, root, env, work))
         result["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         shutil.rmtree(work, ignore_errors=True)
