@@ -9,26 +9,28 @@ SDK serves both protocol versions a client may ask for (tests/agent/mcp/test_pro
 on its own, no session), behind the same token, caps and deadlines.
 
 The store is opened read-only once (``Knowledge``) and shared by every session: an index built
-after the server started is found on the next call, and searches run in worker threads, a few
-at a time, so concurrent calls are safe and never block the event loop. stdout belongs to the
-stdio protocol: everything this module says goes to stderr.
+after the server started is found on the next call, and searches run in the server's own worker
+threads, a few at a time, so concurrent calls are safe and never block the event loop; each
+thread keeps its read connection for the server's life (``SearchThreads``). stdout belongs to
+the stdio protocol: everything this module says goes to stderr.
 
 The HTTP transport's edges are in http.py, its limits in http_limits.py.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
+import weakref
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
-import anyio.to_thread
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -42,6 +44,7 @@ from ..knowledge import (
     KnowledgeDisabled,
     KnowledgeError,
     SearchCancelled,
+    SearchRequest,
     Settings,
     Status,
     bounded,
@@ -237,6 +240,32 @@ def _arguments_are_protocol_errors(protocol_version: str) -> bool:
     return protocol_version < TOOL_ERRORS_FOR_ARGUMENTS  # versions are ISO dates
 
 
+class SearchThreads:
+    """The threads searches run on: ``short`` for ordinary requests, ``long`` for long ones
+    (``SearchRequest.long``), each lane a fixed set of threads started as calls need them and
+    kept for the server's life. A search waits for a free thread of its lane, first come first
+    served; one its caller gave up on keeps its thread until it has stopped (its deadline is
+    cancelled, deadline.py), so the lanes never hold more searches than threads.
+
+    The store keeps one read connection per thread (``Store``), with its own page cache; on
+    threads that come and go (anyio's pool ends a thread idle for 10 s), every burst of calls
+    after a pause opened new connections, cold, and the old ones stayed open."""
+
+    def __init__(self, short: int, long: int) -> None:
+        self.short = ThreadPoolExecutor(short, thread_name_prefix="fisk-mcp-search")
+        self.long = ThreadPoolExecutor(long, thread_name_prefix="fisk-mcp-long")
+
+    async def search(self, tool: KnowledgeTool, request: SearchRequest) -> dict[str, Any]:
+        """``tool.search(request)`` on a thread of its lane; cancelled, the call returns at
+        once (a search not yet started never starts)."""
+        lane = self.long if request.long else self.short
+        return await asyncio.wrap_future(lane.submit(tool.search, request))
+
+    def close(self) -> None:
+        for lane in (self.short, self.long):
+            lane.shutdown(wait=False, cancel_futures=True)
+
+
 def build_server(
     tool: KnowledgeTool | None,
     *,
@@ -245,14 +274,14 @@ def build_server(
 ) -> Server[Any]:
     """The low-level MCP server: lists and runs ``knowledge_search`` when ``tool`` is given.
 
-    Each call's arguments are parsed once, into the core's request. Searches run in worker
-    threads, ``max_concurrent`` at a time, and long requests (``SearchRequest.long``) at most
-    ``MAX_CONCURRENT_LONG`` of their own at a time, so any number of them leaves ordinary
-    searches their threads (as the language server's lanes).
-    A search still running at ``timeout`` (or when its caller cancels) is answered with the
-    timeout's error and stopped there (deadline.py): it frees its core and its thread."""
-    limiter = anyio.CapacityLimiter(max_concurrent)
-    long_limiter = anyio.CapacityLimiter(MAX_CONCURRENT_LONG)
+    Each call's arguments are parsed once, into the core's request. Searches run on
+    ``max_concurrent`` worker threads, and long requests (``SearchRequest.long``) on
+    ``MAX_CONCURRENT_LONG`` of their own, so any number of them leaves ordinary searches their
+    threads (as the language server's lanes); the threads end with the server
+    (``SearchThreads``). A search still running at ``timeout`` (or when its caller cancels) is
+    answered with the timeout's error and stopped there (deadline.py): it frees its core and
+    its thread."""
+    threads = SearchThreads(max_concurrent, MAX_CONCURRENT_LONG)
     tools = [TOOL] if tool is not None else []
 
     async def list_tools(
@@ -276,12 +305,9 @@ def build_server(
                 raise MCPError(INVALID_PARAMS, one_line(str(exc), MAX_ERROR_CHARS)) from None
             return _error(str(exc))
         log.info("Running %s", trace(request))
-        lane = long_limiter if request.long else limiter
         try:
             with anyio.fail_after(timeout):
-                outcome = await anyio.to_thread.run_sync(
-                    partial(tool.search, request), limiter=lane, abandon_on_cancel=True
-                )
+                outcome = await threads.search(tool, request)
         except (TimeoutError, SearchCancelled):
             return _error(f"{NAME}: the search took longer than {timeout:g}s")
         except KnowledgeError as exc:
@@ -297,7 +323,7 @@ def build_server(
     def input_schema(name: str) -> dict[str, Any] | None:
         return INPUT_SCHEMA if tool is not None and name == NAME else None
 
-    return Server(
+    server: Server[Any] = Server(
         SERVER_NAME,
         version=_version(),
         title="fisk-ls knowledge search",
@@ -306,6 +332,8 @@ def build_server(
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    weakref.finalize(server, threads.close)  # idle threads end with the server
+    return server
 
 
 def _configure_logging() -> None:
