@@ -89,7 +89,14 @@ class Server:
 
 
 @asynccontextmanager
-async def stdio_session(root: Path, env: dict[str, str]) -> AsyncIterator[Server]:
+async def stdio_session(root: Path, env: dict[str, str]) -> AsyncIterator[Client]:
+    """A client session of a stdio server (bench/agent_latency.py uses it too)."""
+    async with stdio_server(root, env) as server:
+        yield server.client
+
+
+@asynccontextmanager
+async def stdio_server(root: Path, env: dict[str, str]) -> AsyncIterator[Server]:
     params = StdioServerParameters(command=CLI[0], args=[*CLI[1:], "mcp"], env=env, cwd=root)
     before = child_pids()
     with open(os.devnull, "w") as log:
@@ -188,7 +195,7 @@ async def measure(
     queries = [q.query for q in load(corpus) if q.lang == "en"][: args.calls]
     async with contextlib.AsyncExitStack() as stack:
         servers = {
-            "stdio": await stack.enter_async_context(stdio_session(root, env)),
+            "stdio": await stack.enter_async_context(stdio_server(root, env)),
             "http": await stack.enter_async_context(
                 http_session(CLI, root, env, work / "http.err")
             ),
