@@ -90,6 +90,11 @@ def _topk(d: dict[str, Any]) -> Iterator[tuple[str, float | None, bool]]:
 def _mcp(d: dict[str, Any]) -> Iterator[tuple[str, float | None, bool]]:
     yield "HTTP ÷ stdio, one by one", _get(d, "http_over_stdio_one_by_one"), False
     yield "HTTP ÷ stdio, concurrent calls/s", _get(d, "http_over_stdio_concurrent_rate"), True
+    yield (
+        "HTTP, in flight ÷ one by one, calls/s",
+        _get(d, "concurrent_over_one_by_one", "http"),
+        True,
+    )
 
 
 EXTRACTORS = {

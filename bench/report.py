@@ -178,6 +178,19 @@ def mcp_section(r: dict[str, Any]) -> list[str]:
         f"| calls per second, {r['concurrency']} in flight on one session | {rate['stdio']} | "
         f"{rate['http']} | {r['http_over_stdio_concurrent_rate']}x | ≥ 0.67x (1.5x the time) | "
         f"{ok(r['http_over_stdio_concurrent_rate'] >= 1 / 1.5)} |",
+        *_side_by_side(r),
+    ]
+
+
+def _side_by_side(r: dict[str, Any]) -> list[str]:
+    """The row of a session's calls in flight against the same calls one by one (calls per
+    second each way; results before it was measured have no row)."""
+    gain = r.get("concurrent_over_one_by_one")
+    if not gain:
+        return []
+    return [
+        f"| {r['concurrency']} in flight ÷ one by one, calls per second (same calls) | "
+        f"{gain['stdio']}x | {gain['http']}x | - | HTTP ≥ 1.5x | {ok(gain['http'] >= 1.5)} |"
     ]
 
 
