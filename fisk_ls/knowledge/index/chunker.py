@@ -18,6 +18,7 @@ split.py.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from ..display import display_text
@@ -31,7 +32,7 @@ from .blocks import (
     label_text,
     scan,
 )
-from .front_matter import front_matter
+from .front_matter import FrontMatter, front_matter
 
 TARGET_CHARS = 1200
 """Blocks of one section are packed into a chunk until adding the next would pass this."""
@@ -137,24 +138,42 @@ def chunk_document(text: str) -> Document:
     """Split markdown or plain text into chunks (see the module docstring)."""
     lines = split_lines(text)
     front = front_matter(lines)
-    front_title = front.title
-    sections = _sections(lines, front.lines, clean_heading(front_title))
-    title = front_title or next(
-        (s.names[-1] for s in sections if s.heading_line and s.level == 1 and s.names), ""
+    title, chunks = chunk_body(lines, front)
+    return document(front, title, chunks)
+
+
+def document(front: FrontMatter, title: str, chunks: list[Chunk]) -> Document:
+    """The document of ``chunk_body``'s title and chunks under ``front``."""
+    return Document(
+        title=front.title or title,
+        chunks=chunks,
+        description=front.description,
+        tags=front.tags,
+        problem=front.problem,
     )
+
+
+def chunk_body(lines: list[str], front: FrontMatter) -> tuple[str, list[Chunk]]:
+    """The chunks of ``lines`` after ``front``, and the title the headings give (the first
+    level-1 heading's, else the first heading's). Both depend on nothing but ``body_key``'s
+    parts: the lines after the front matter, how many lines it takes and its title."""
+    sections = _sections(lines, front.lines, clean_heading(front.title))
+    title = next((s.names[-1] for s in sections if s.heading_line and s.level == 1 and s.names), "")
     if not title:
         title = next((s.names[-1] for s in sections if s.heading_line and s.names), "")
     packer = _Packer(lines)
     for section in sections:
         packer.add_section(section)
     packer.flush()
-    return Document(
-        title=title,
-        chunks=packer.chunks,
-        description=front.description,
-        tags=front.tags,
-        problem=front.problem,
-    )
+    return title, packer.chunks
+
+
+def body_key(lines: list[str], front: FrontMatter) -> bytes:
+    """A digest of what ``chunk_body`` reads: two documents with the same key have the same
+    chunks (versioned documentation repeats a page under new front matter)."""
+    h = hashlib.blake2b(f"{front.lines}:{len(front.title)}:{front.title}:".encode(), digest_size=16)
+    h.update("\n".join(lines[front.lines :]).encode("utf-8", "surrogatepass"))
+    return h.digest()
 
 
 MIN_INTRO_ROOM = 300
