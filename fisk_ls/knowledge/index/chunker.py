@@ -241,8 +241,9 @@ class _Packer:
         first = min(len(blocks[0].text), MAX_CHARS) if blocks else 0
         if self.parts and (self.size >= MIN_CHARS or self.size + first + 2 > TARGET_CHARS):
             self.flush()
-        if section.heading_line:
-            heading = "\n".join(self.lines[section.heading_line - 1 : section.heading_end])
+        if line := section.heading_line:
+            end = section.heading_end  # a setext heading spans lines; an ATX heading is one
+            heading = self.lines[line - 1] if end == line else "\n".join(self.lines[line - 1 : end])
             whole = len(heading) <= MAX_HEADING_CHARS
             block = Block(
                 heading if whole else heading[:MAX_HEADING_CHARS],
@@ -261,14 +262,23 @@ class _Packer:
         if blocks:
             # Only sections that bring content name the chunk: "# A" then "## B" + text is "A > B".
             self.owners.append(section.names)
-        rest = sum(len(b.text) + 2 for b in blocks)
-        for block in blocks:
+        sizes = [len(b.text) + 2 for b in blocks]
+        rest = sum(sizes)
+        for block, size in zip(blocks, sizes, strict=True):
+            if size - 2 <= MAX_CHARS:  # one piece (most blocks)
+                if self.parts and self.size + size > TARGET_CHARS:
+                    self._place(block, rest, section)
+                else:
+                    self.parts.append(block)
+                    self.size += size
+                rest -= size
+                continue
             room = MAX_CHARS - self.size - 2
             intro = bool(self.parts) and _is_intro(self.parts[-1])
             pieces = split.pieces(block, MAX_CHARS, room if intro and room >= MIN_INTRO_ROOM else 0)
             for piece in pieces:
                 self._place(piece, rest if len(pieces) == 1 else len(piece.text) + 2, section)
-            rest -= len(block.text) + 2
+            rest -= size
 
     def _place(self, piece: Block, rest: int, section: _Section) -> None:
         """Append ``piece``; ``rest`` is what is left of the section from it on."""
@@ -303,13 +313,15 @@ class _Packer:
             merged = len({tuple(o) for o in owners}) > 1
             section = label(owners) if owners else " > ".join(self.first_names)
         parts = self.parts
-        body = self._body(parts) if parts else ""
+        body: str | None = None
         if merged and self.first_heading is not None:
             # The label names every merged section; the text keeps the first one's heading too,
             # unless that would take it past MAX_CHARS (``size`` does not count that heading).
             shown = [self.first_heading, *parts]
             if len(text := self._body(shown)) <= MAX_CHARS:
                 parts, body = shown, text
+        if body is None:
+            body = self._body(parts) if parts else ""
         if not parts:  # a heading with nothing under it: its own (heading-only) chunk
             line = self.start
             self.chunks.append(Chunk(len(self.chunks), section, "", line, line))
