@@ -92,7 +92,9 @@ DERIVED_MAX = 100_000
 """Entries a ``Repeats`` keeps (about 30 MB) before it starts over."""
 
 DOCUMENTS_MAX_CHARS = 32_000_000
-"""Characters of chunk text a ``Repeats`` keeps for whole documents before it starts over."""
+"""Characters of chunk text a ``Repeats`` keeps for whole documents (about 50 MB); past it the
+oldest go. Copies of a page lie one version's folder apart in the walk: the PowerShell docs
+need about 30M characters to keep them all (bench/tuning.md, "Cold index: the chunking worker")."""
 
 Chunked = tuple[str, list[ChunkRow]]
 """A document body's rows and the title its headings give (``chunker.chunk_body``)."""
@@ -124,13 +126,15 @@ class Repeats:
         found = self.documents.get(key)
         if found is None:
             found = _chunked(lines, front, self)
-            chars = sum(len(row.body) for row in found[1])
-            if self.document_chars + chars > DOCUMENTS_MAX_CHARS:
-                self.documents.clear()
-                self.document_chars = 0
             self.documents[key] = found
-            self.document_chars += chars
+            self.document_chars += _chars(found)
+            while self.document_chars > DOCUMENTS_MAX_CHARS:  # the oldest go first
+                self.document_chars -= _chars(self.documents.pop(next(iter(self.documents))))
         return found
+
+
+def _chars(chunked: Chunked) -> int:
+    return sum(len(row.body) for row in chunked[1])
 
 
 def _chunked(lines: list[str], front: FrontMatter, repeats: Repeats | None) -> Chunked:

@@ -330,7 +330,7 @@ def test_a_page_repeated_under_new_front_matter_is_chunked_once(
     """A body already chunked in the run, under front matter of the same length and title,
     takes its rows from ``Repeats``; a new title or a longer front matter (the line numbers
     move) is chunked anew; the rows are those each file gets on its own, also once the memory
-    starts over."""
+    is full and lets the oldest go."""
     from fisk_ls.knowledge.index.walk import Candidate
 
     body = "Intro text.\n\n## SYNOPSIS\n\nGets a thing.\n\n```powershell\nGet-Thing\n```\n"
@@ -363,7 +363,9 @@ def test_a_page_repeated_under_new_front_matter_is_chunked_once(
     assert shared[0].prepared and shared[1].prepared
     assert shared[0].prepared.rows == shared[1].prepared.rows
     assert shared[0].prepared.rows is not shared[1].prepared.rows  # each outcome its own list
-    monkeypatch.setattr(examine, "DOCUMENTS_MAX_CHARS", 1)
+    assert alone[0].prepared is not None
+    one = sum(len(row.body) for row in alone[0].prepared.rows)  # every copy's body is as long
+    monkeypatch.setattr(examine, "DOCUMENTS_MAX_CHARS", one)  # room for one: the oldest go
     small = examine.Repeats()
     assert [examine.examine(*job, small).prepared for job in jobs] == [o.prepared for o in alone]
     assert len(small.documents) == 1
