@@ -30,6 +30,14 @@ _INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 _INLINE_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _SPECIAL_START = frozenset(" \t#`~=-+*_>|<0123456789")
+# The first characters each kind of line can start with (a space: up to three of indent).
+_FENCE_START = frozenset(" `~")
+_ATX_START = frozenset(" #")
+_SETEXT_START = frozenset(" =-")
+_BREAK_START = frozenset(" -*_")
+_HTML_START = frozenset(" <")
+_QUOTE_START = frozenset(" >")
+_ITEM_START = frozenset(" -+*0123456789")
 _LIST_ITEM = re.compile(r"([-+*]|[0-9]{1,9}[.)])(?=[ \t]|$)")
 
 _BLOCK_NAMES = (
@@ -331,14 +339,17 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
                 para_start = i
             i += 1
             continue
-        if not line.strip():
+        # From here ``c`` is one of _SPECIAL_START (or ""): each test below is asked only of
+        # lines whose first character it can accept (a line that starts with anything but a
+        # space or tab is not blank, not indented, and has no spaces to strip before its sign).
+        spaced = c == " " or c == "\t" or not c
+        if spaced and not line.strip():
             if para_start >= 0:  # the open paragraph ends
                 yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
                 para_start = -1
             i += 1
             continue
-        ind = indent(line)
-        if ind >= 4:
+        if spaced and indent(line) >= 4:
             if para_start >= 0:  # indented text continues a paragraph (lazy continuation)
                 i += 1
                 continue
@@ -350,7 +361,7 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
             yield Block("\n".join(lines[i:j]), i + 1, j)
             i = j
             continue
-        fence = fence_open(line)
+        fence = fence_open(line) if c in _FENCE_START else None
         if fence:
             if para_start >= 0:  # the open paragraph ends
                 yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
@@ -366,7 +377,7 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
             yield Block("\n".join(lines[i:end]), i + 1, end, (line, closing))
             i = end
             continue
-        heading = atx(line)
+        heading = atx(line) if c in _ATX_START else None
         if heading:
             if para_start >= 0:  # the open paragraph ends
                 yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
@@ -374,7 +385,7 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
             yield Heading(heading[0], heading[1], i + 1, i + 1)
             i += 1
             continue
-        if para_start >= 0:
+        if para_start >= 0 and c in _SETEXT_START:
             level = setext_level(line)
             if level:
                 text = " ".join(s.strip() for s in lines[para_start:i])
@@ -383,13 +394,13 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
                 yield Heading(level, clean_heading(text), start + 1, i + 1)
                 i += 1
                 continue
-        if thematic_break(line):
+        if c in _BREAK_START and thematic_break(line):
             if para_start >= 0:  # the open paragraph ends
                 yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
                 para_start = -1
             i += 1
             continue
-        html = html_start(line, para_start >= 0)
+        html = html_start(line, para_start >= 0) if c in _HTML_START else None
         if html is not None:
             if para_start >= 0:  # the open paragraph ends
                 yield Block("\n".join(lines[para_start:i]), para_start + 1, i)
@@ -405,8 +416,8 @@ def scan(lines: list[str], first: int) -> Iterator[Event]:
             yield Block("\n".join(lines[i:j]), i + 1, j)
             i = j
             continue
-        quoted = _quote_content(line)
-        width = list_item(line, para_start >= 0) if quoted is None else 0
+        quoted = _quote_content(line) if c in _QUOTE_START else None
+        width = list_item(line, para_start >= 0) if quoted is None and c in _ITEM_START else 0
         if quoted is not None or width:
             # A block quote or list item opens; its lines are one text block (with the
             # paragraph it interrupts, if any) until the container closes.

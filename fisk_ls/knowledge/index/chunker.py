@@ -12,15 +12,17 @@ a valid code block. Sizes are counted in characters (code points), so a split ca
 UTF-8 sequence.
 
 Packing and labels are one algorithm (where a chunk ends and what it is called); the block
-scanner is in blocks.py, the front matter in front_matter.py.
+scanner is in blocks.py, the front matter in front_matter.py, the cutting of one long block in
+split.py.
 """
 
 from __future__ import annotations
 
-import re
+import hashlib
 from dataclasses import dataclass
 
 from ..display import display_text
+from . import split
 from .blocks import (
     MAX_HEADING_CHARS,
     MAX_LABEL_CHARS,
@@ -30,7 +32,7 @@ from .blocks import (
     label_text,
     scan,
 )
-from .front_matter import front_matter
+from .front_matter import FrontMatter, front_matter
 
 TARGET_CHARS = 1200
 """Blocks of one section are packed into a chunk until adding the next would pass this."""
@@ -42,8 +44,6 @@ MIN_CHARS = 350
 """A chunk smaller than this takes in the next section too (headings are soft boundaries)."""
 
 _COLONS = (":", "：")
-
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,122 +127,6 @@ def _sections(lines: list[str], first: int, title: str) -> list[_Section]:
     return sections
 
 
-def _split_text(block: Block, limit: int) -> list[Block]:
-    """Split a long paragraph on sentence, then line, then word, then character boundaries."""
-    text = block.text
-    if len(text) <= limit:
-        return [block]
-    pieces: list[tuple[int, int]] = []  # (start offset, end offset) in text
-    table = all(s.lstrip().startswith("|") for s in text.split("\n"))
-    _split_range(text, 0, len(text), limit, 0 if not table else 1, pieces)
-    out = []
-    for a, b in pieces:
-        piece = text[a:b].strip()
-        if not piece:
-            continue
-        lead = len(text[a:b]) - len(text[a:b].lstrip())
-        start = block.start + text.count("\n", 0, a + lead)
-        end = start + piece.count("\n")
-        out.append(Block(piece, start, end, None, False))
-    return out
-
-
-_SPLITTERS: tuple[re.Pattern[str], ...] = (
-    _SENTENCE_END,
-    re.compile(r"\n"),
-    re.compile(r"\s+"),
-)
-
-
-def _split_range(
-    text: str, a: int, b: int, limit: int, level: int, out: list[tuple[int, int]]
-) -> None:
-    if b - a <= limit:
-        out.append((a, b))
-        return
-    if level >= len(_SPLITTERS):
-        for s in range(a, b, limit):
-            out.append((s, min(s + limit, b)))
-        return
-    # Greedy: cut at the last boundary of this kind that keeps the piece within the limit.
-    pattern = _SPLITTERS[level]
-    cuts = [m.end() for m in pattern.finditer(text, a, b)]
-    start = a
-    pending_end = -1
-    for cut in cuts:
-        if cut - start <= limit:
-            pending_end = cut
-            continue
-        if pending_end > start:
-            out.append((start, pending_end))
-            start = pending_end
-            if cut - start <= limit:
-                pending_end = cut
-                continue
-        # Even the first boundary is too far: split this stretch with a finer splitter.
-        _split_range(text, start, cut, limit, level + 1, out)
-        start = cut
-        pending_end = -1
-    if b - start <= limit:
-        out.append((start, b))
-    elif pending_end > start:
-        out.append((start, pending_end))
-        _split_range(text, pending_end, b, limit, level + 1, out)
-    else:
-        _split_range(text, start, b, limit, level + 1, out)
-
-
-def _split_fence(block: Block, limit: int, first_limit: int = 0) -> list[Block]:
-    """Split a long fenced block at line boundaries; each piece is a complete fence. The first
-    piece is at most ``first_limit`` long when that is given (it joins an introduction)."""
-    assert block.fence is not None
-    opening, closing = block.fence
-    lines = block.text.split("\n")
-    closed = len(lines) > 1 and lines[-1] == closing
-    inner = lines[1:-1] if closed else lines[1:]
-    overhead = len(opening) + len(closing) + 2
-    full = max(limit - overhead, 40)
-    room = max(first_limit - overhead, 40) if first_limit else full
-    out: list[Block] = []
-    buf: list[str] = []
-    size = 0
-    first_line = block.start + 1
-
-    def flush() -> None:
-        nonlocal buf, size, first_line, room
-        if buf:
-            text = "\n".join([opening, *buf, closing])
-            out.append(Block(text, first_line, first_line + len(buf) - 1, block.fence, False))
-            first_line += len(buf)
-            buf, size, room = [], 0, full
-
-    for line in inner:
-        while len(line) > room:  # a single enormous line: cut it (characters, never bytes)
-            flush()
-            buf, size = [line[:room]], room
-            flush()
-            first_line -= 1  # the rest is still on the same source line
-            line = line[room:]
-        if size + len(line) + 1 > room:
-            flush()
-        buf.append(line)
-        size += len(line) + 1
-    flush()
-    if out:
-        # The first piece starts at the opening fence line, the last ends at the closing one.
-        out[0].start = block.start
-        out[-1].end = block.end
-    return out or [block]
-
-
-def _pieces(block: Block, first_limit: int = 0) -> list[Block]:
-    if len(block.text) <= MAX_CHARS:
-        return [block]
-    if block.fence is not None:
-        return _split_fence(block, MAX_CHARS, first_limit)
-    return _split_text(block, MAX_CHARS)
-
-
 def headings(text: str) -> list[tuple[int, str, int]]:
     """(level, text, 1-based line) of every heading, as the chunker sees them."""
     lines = split_lines(text)
@@ -254,24 +138,42 @@ def chunk_document(text: str) -> Document:
     """Split markdown or plain text into chunks (see the module docstring)."""
     lines = split_lines(text)
     front = front_matter(lines)
-    front_title = front.title
-    sections = _sections(lines, front.lines, clean_heading(front_title))
-    title = front_title or next(
-        (s.names[-1] for s in sections if s.heading_line and s.level == 1 and s.names), ""
+    title, chunks = chunk_body(lines, front)
+    return document(front, title, chunks)
+
+
+def document(front: FrontMatter, title: str, chunks: list[Chunk]) -> Document:
+    """The document of ``chunk_body``'s title and chunks under ``front``."""
+    return Document(
+        title=front.title or title,
+        chunks=chunks,
+        description=front.description,
+        tags=front.tags,
+        problem=front.problem,
     )
+
+
+def chunk_body(lines: list[str], front: FrontMatter) -> tuple[str, list[Chunk]]:
+    """The chunks of ``lines`` after ``front``, and the title the headings give (the first
+    level-1 heading's, else the first heading's). Both depend on nothing but ``body_key``'s
+    parts: the lines after the front matter, how many lines it takes and its title."""
+    sections = _sections(lines, front.lines, clean_heading(front.title))
+    title = next((s.names[-1] for s in sections if s.heading_line and s.level == 1 and s.names), "")
     if not title:
         title = next((s.names[-1] for s in sections if s.heading_line and s.names), "")
     packer = _Packer(lines)
     for section in sections:
         packer.add_section(section)
     packer.flush()
-    return Document(
-        title=title,
-        chunks=packer.chunks,
-        description=front.description,
-        tags=front.tags,
-        problem=front.problem,
-    )
+    return title, packer.chunks
+
+
+def body_key(lines: list[str], front: FrontMatter) -> bytes:
+    """A digest of what ``chunk_body`` reads: two documents with the same key have the same
+    chunks (versioned documentation repeats a page under new front matter)."""
+    h = hashlib.blake2b(f"{front.lines}:{len(front.title)}:{front.title}:".encode(), digest_size=16)
+    h.update("\n".join(lines[front.lines :]).encode("utf-8", "surrogatepass"))
+    return h.digest()
 
 
 MIN_INTRO_ROOM = 300
@@ -339,8 +241,9 @@ class _Packer:
         first = min(len(blocks[0].text), MAX_CHARS) if blocks else 0
         if self.parts and (self.size >= MIN_CHARS or self.size + first + 2 > TARGET_CHARS):
             self.flush()
-        if section.heading_line:
-            heading = "\n".join(self.lines[section.heading_line - 1 : section.heading_end])
+        if line := section.heading_line:
+            end = section.heading_end  # a setext heading spans lines; an ATX heading is one
+            heading = self.lines[line - 1] if end == line else "\n".join(self.lines[line - 1 : end])
             whole = len(heading) <= MAX_HEADING_CHARS
             block = Block(
                 heading if whole else heading[:MAX_HEADING_CHARS],
@@ -359,14 +262,23 @@ class _Packer:
         if blocks:
             # Only sections that bring content name the chunk: "# A" then "## B" + text is "A > B".
             self.owners.append(section.names)
-        rest = sum(len(b.text) + 2 for b in blocks)
-        for block in blocks:
+        sizes = [len(b.text) + 2 for b in blocks]
+        rest = sum(sizes)
+        for block, size in zip(blocks, sizes, strict=True):
+            if size - 2 <= MAX_CHARS:  # one piece (most blocks)
+                if self.parts and self.size + size > TARGET_CHARS:
+                    self._place(block, rest, section)
+                else:
+                    self.parts.append(block)
+                    self.size += size
+                rest -= size
+                continue
             room = MAX_CHARS - self.size - 2
             intro = bool(self.parts) and _is_intro(self.parts[-1])
-            pieces = _pieces(block, room if intro and room >= MIN_INTRO_ROOM else 0)
+            pieces = split.pieces(block, MAX_CHARS, room if intro and room >= MIN_INTRO_ROOM else 0)
             for piece in pieces:
                 self._place(piece, rest if len(pieces) == 1 else len(piece.text) + 2, section)
-            rest -= len(block.text) + 2
+            rest -= size
 
     def _place(self, piece: Block, rest: int, section: _Section) -> None:
         """Append ``piece``; ``rest`` is what is left of the section from it on."""
@@ -401,13 +313,15 @@ class _Packer:
             merged = len({tuple(o) for o in owners}) > 1
             section = label(owners) if owners else " > ".join(self.first_names)
         parts = self.parts
-        body = self._body(parts) if parts else ""
+        body: str | None = None
         if merged and self.first_heading is not None:
             # The label names every merged section; the text keeps the first one's heading too,
             # unless that would take it past MAX_CHARS (``size`` does not count that heading).
             shown = [self.first_heading, *parts]
             if len(text := self._body(shown)) <= MAX_CHARS:
                 parts, body = shown, text
+        if body is None:
+            body = self._body(parts) if parts else ""
         if not parts:  # a heading with nothing under it: its own (heading-only) chunk
             line = self.start
             self.chunks.append(Chunk(len(self.chunks), section, "", line, line))

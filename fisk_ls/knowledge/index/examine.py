@@ -23,8 +23,9 @@ from typing import Literal, NamedTuple
 
 from .. import fts, schema
 from ..collapse import text_key
-from .chunker import Chunk, chunk_document
+from .chunker import Chunk, body_key, chunk_body, split_lines
 from .files import CHANGED_NOTE, read_document
+from .front_matter import FrontMatter, front_matter
 from .walk import Candidate
 
 
@@ -90,15 +91,27 @@ Derived = tuple[str | None, str, str]
 DERIVED_MAX = 100_000
 """Entries a ``Repeats`` keeps (about 30 MB) before it starts over."""
 
+DOCUMENTS_MAX_CHARS = 32_000_000
+"""Characters of chunk text a ``Repeats`` keeps for whole documents (about 50 MB); past it the
+oldest go. Copies of a page lie one version's folder apart in the walk: the PowerShell docs
+need about 30M characters to keep them all (bench/tuning.md, "Cold index: the chunking worker")."""
+
+Chunked = tuple[str, list[ChunkRow]]
+"""A document body's rows and the title its headings give (``chunker.chunk_body``)."""
+
 
 class Repeats:
-    """The derived fields of chunks already examined in one run, by section and body digest.
+    """What one run has examined so far: the rows of each document body (by
+    ``chunker.body_key``) and the derived fields of each chunk (by section and body digest).
 
-    They are functions of a chunk's section and body alone, and versioned documentation repeats
-    most chunks in every copy of a page, so a run computes each once."""
+    Both are functions of those keys alone, and versioned documentation repeats most pages
+    under new front matter (the PowerShell docs: 7,948 bodies in 14,143 files) and most chunks
+    in every copy of a page, so a run chunks each body and derives each chunk once."""
 
     def __init__(self) -> None:
         self.known: dict[tuple[str, bytes], Derived] = {}
+        self.documents: dict[bytes, Chunked] = {}
+        self.document_chars = 0
 
     def derived(self, section: str, body: str, key: bytes) -> Derived:
         found = self.known.get((section, key))
@@ -108,41 +121,26 @@ class Repeats:
             found = self.known[(section, key)] = derive(section, body)
         return found
 
+    def chunked(self, lines: list[str], front: FrontMatter) -> Chunked:
+        key = body_key(lines, front)
+        found = self.documents.get(key)
+        if found is None:
+            found = _chunked(lines, front, self)
+            self.documents[key] = found
+            self.document_chars += _chars(found)
+            while self.document_chars > DOCUMENTS_MAX_CHARS:  # the oldest go first
+                self.document_chars -= _chars(self.documents.pop(next(iter(self.documents))))
+        return found
 
-def derive(section: str, body: str) -> Derived:
-    """A chunk's CJK column, digest and near-duplicate key."""
-    return (
-        fts.cjk_column(section + "\n" + body),
-        chunk_hash_of(section, body),
-        text_key(section, body),
-    )
+
+def _chars(chunked: Chunked) -> int:
+    return sum(len(row.body) for row in chunked[1])
 
 
-def examine(
-    key: str, cand: Candidate, existing: Existing | None, repeats: Repeats | None = None
-) -> Outcome:
-    """Read, hash and chunk one file. No database access: runs in a worker process.
-    ``repeats``: the run's chunks so far, whose derived fields are reused."""
-    if (
-        existing is not None
-        and existing.size == cand.size
-        and existing.mtime_ns == cand.mtime_ns
-        and existing.inode == cand.inode
-    ):
-        return Outcome(key, cand, existing, "unchanged")
-    result = read_document(cand.path, expected=cand)
-    if isinstance(result, str):
-        kind: OutcomeKind = "changing" if result.endswith(CHANGED_NOTE) else "unreadable"
-        return Outcome(key, cand, existing, kind, note=result)
-    raw, text = result
-    digest = hashlib.sha256(raw).hexdigest()
-    if existing is not None and existing.hash == digest:
-        return Outcome(key, cand, existing, "touched")
-    doc = chunk_document(text)
-    first = doc.chunks[0].section if doc.chunks else ""
-    about = fts.document_field(doc.title, doc.description, key, first)
+def _chunked(lines: list[str], front: FrontMatter, repeats: Repeats | None) -> Chunked:
+    title, chunks = chunk_body(lines, front)
     rows = []
-    for ch in doc.chunks:
+    for ch in chunks:
         body = schema.body_key(ch.text)
         cjk, hashed, near = (
             repeats.derived(ch.section, ch.text, body)
@@ -162,8 +160,48 @@ def examine(
                 body,
             )
         )
-    prep = Prepared(key, cand, digest, doc.title, existing, rows, about, doc.tags)
-    note = f"{key}: {doc.problem}" if doc.problem else ""
+    return title, rows
+
+
+def derive(section: str, body: str) -> Derived:
+    """A chunk's CJK column, digest and near-duplicate key."""
+    return (
+        fts.cjk_column(section + "\n" + body),
+        chunk_hash_of(section, body),
+        text_key(section, body),
+    )
+
+
+def examine(
+    key: str, cand: Candidate, existing: Existing | None, repeats: Repeats | None = None
+) -> Outcome:
+    """Read, hash and chunk one file. No database access: runs in a worker process.
+    ``repeats``: the run's documents and chunks so far, whose rows are reused."""
+    if (
+        existing is not None
+        and existing.size == cand.size
+        and existing.mtime_ns == cand.mtime_ns
+        and existing.inode == cand.inode
+    ):
+        return Outcome(key, cand, existing, "unchanged")
+    result = read_document(cand.path, expected=cand)
+    if isinstance(result, str):
+        kind: OutcomeKind = "changing" if result.endswith(CHANGED_NOTE) else "unreadable"
+        return Outcome(key, cand, existing, kind, note=result)
+    raw, text = result
+    digest = hashlib.sha256(raw).hexdigest()
+    if existing is not None and existing.hash == digest:
+        return Outcome(key, cand, existing, "touched")
+    lines = split_lines(text)
+    front = front_matter(lines)
+    heading_title, rows = (
+        repeats.chunked(lines, front) if repeats is not None else _chunked(lines, front, None)
+    )
+    title = front.title or heading_title
+    first = rows[0].section if rows else ""
+    about = fts.document_field(title, front.description, key, first)
+    prep = Prepared(key, cand, digest, title, existing, list(rows), about, front.tags)
+    note = f"{key}: {front.problem}" if front.problem else ""
     return Outcome(key, cand, existing, "changed", note=note, prepared=prep)
 
 

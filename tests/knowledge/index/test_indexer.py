@@ -324,6 +324,53 @@ def test_repeated_chunks_get_the_fields_computed_for_them_alone(
     assert 0 < len(repeats.known) <= 2
 
 
+def test_a_page_repeated_under_new_front_matter_is_chunked_once(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body already chunked in the run, under front matter of the same length and title,
+    takes its rows from ``Repeats``; a new title or a longer front matter (the line numbers
+    move) is chunked anew; the rows are those each file gets on its own, also once the memory
+    is full and lets the oldest go."""
+    from fisk_ls.knowledge.index.walk import Candidate
+
+    body = "Intro text.\n\n## SYNOPSIS\n\nGets a thing.\n\n```powershell\nGet-Thing\n```\n"
+    fronts = [
+        "---\ntitle: Get-Thing\nms.date: 2024-01-0{i}\n---\n",
+        "---\ntitle: Get-Thing\nms.date: 2024-01-0{i}\n---\n",
+        "---\ntitle: Get-Other\nms.date: 2024-01-0{i}\n---\n",
+        "---\ntitle: Get-Thing\nms.date: 2024-01-0{i}\nauthor: x\n---\n",
+        "",
+        "---\ntitle: Get-Thing\nms.date: 2024-01-0{i}\ntags: [a, b]\n---\n",
+    ]
+    jobs = []
+    for i, front in enumerate(fronts):
+        path = project / f"v{i}" / "Get-Thing.md"
+        path.parent.mkdir()
+        path.write_text(front.format(i=i) + body)
+        st = path.stat()
+        jobs.append(
+            (
+                f"v{i}/Get-Thing.md",
+                Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino),
+                None,
+            )
+        )
+    alone = [examine.examine(*job) for job in jobs]
+    repeats = examine.Repeats()
+    shared = [examine.examine(*job, repeats) for job in jobs]
+    assert [o.prepared for o in shared] == [o.prepared for o in alone]
+    assert len(repeats.documents) == 4  # v0 and v1 share one body; v5 has v3's length
+    assert shared[0].prepared and shared[1].prepared
+    assert shared[0].prepared.rows == shared[1].prepared.rows
+    assert shared[0].prepared.rows is not shared[1].prepared.rows  # each outcome its own list
+    assert alone[0].prepared is not None
+    one = sum(len(row.body) for row in alone[0].prepared.rows)  # every copy's body is as long
+    monkeypatch.setattr(examine, "DOCUMENTS_MAX_CHARS", one)  # room for one: the oldest go
+    small = examine.Repeats()
+    assert [examine.examine(*job, small).prepared for job in jobs] == [o.prepared for o in alone]
+    assert len(small.documents) == 1
+
+
 @pytest.mark.parametrize("built", [False, True])
 def test_a_first_build_commits_in_larger_batches(
     settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch, built: bool
