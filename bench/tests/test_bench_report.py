@@ -62,6 +62,6 @@ def test_the_hand_written_notes_come_last_under_their_own_heading(tmp_path: Path
 def test_a_corpus_of_one_language_gets_no_language_row() -> None:
     d = json.loads((BENCH / "results" / "devset.json").read_text())
     text = "\n".join(report.devset_section(d))
-    assert "| powershell | lexical | overall | 166 |" in text
+    assert "| powershell | lexical | overall |" in text
     assert "| powershell | lexical | lang en |" not in text
-    assert "| otel | lexical | lang ja | 22 |" in text
+    assert "| otel | lexical | lang ja |" in text
