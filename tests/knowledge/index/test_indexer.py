@@ -16,6 +16,7 @@ from fisk_ls.knowledge import (
     update_paths,
 )
 from fisk_ls.knowledge.index import examine
+from fisk_ls.knowledge.index.walk import Candidate
 
 
 def sources(settings: Settings) -> set[str]:
@@ -253,8 +254,6 @@ def test_a_no_change_run_reads_nothing_and_starts_no_worker(
 @pytest.mark.slow
 def test_worker_processes_yield_every_outcome_in_order(project: Path) -> None:
     """One or two chunking workers: the same outcomes, in the order of the jobs."""
-    from fisk_ls.knowledge.index.walk import Candidate
-
     jobs = []
     for i in range(examine.PARALLEL_MIN_FILES + 7):
         path = project / f"w{i}.md"
@@ -298,22 +297,13 @@ def test_repeated_chunks_get_the_fields_computed_for_them_alone(
 ) -> None:
     """Copies of a page (versioned docs) reuse a chunk's derived fields through ``Repeats``;
     the rows are those each file gets on its own, also once the memory starts over."""
-    from fisk_ls.knowledge.index.walk import Candidate
-
     page = "# Get-Thing\n\n## SYNOPSIS\n\nGets a thing, see [docs](https://x.example/a?v={v}).\n"
-    jobs = []
-    for i in range(6):
-        path = project / f"v{i}" / "Get-Thing.md"
-        path.parent.mkdir()
-        path.write_text(page.format(v=i % 2) + ("\n## 日本語\n\n説明です。\n" if i % 3 else ""))
-        st = path.stat()
-        jobs.append(
-            (
-                f"v{i}/Get-Thing.md",
-                Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino),
-                None,
-            )
+    jobs = [
+        _copy_job(
+            project, i, page.format(v=i % 2) + ("\n## 日本語\n\n説明です。\n" if i % 3 else "")
         )
+        for i in range(6)
+    ]
     alone = [examine.examine(*job) for job in jobs]
     monkeypatch.setattr(examine, "DERIVED_MAX", 2)
     repeats = examine.Repeats()
@@ -331,8 +321,6 @@ def test_a_page_repeated_under_new_front_matter_is_chunked_once(
     takes its rows from ``Repeats``; a new title or a longer front matter (the line numbers
     move) is chunked anew; the rows are those each file gets on its own, also once the memory
     is full and lets the oldest go."""
-    from fisk_ls.knowledge.index.walk import Candidate
-
     body = "Intro text.\n\n## SYNOPSIS\n\nGets a thing.\n\n```powershell\nGet-Thing\n```\n"
     fronts = [
         "---\ntitle: Get-Thing\nms.date: 2024-01-0{i}\n---\n",
@@ -342,19 +330,7 @@ def test_a_page_repeated_under_new_front_matter_is_chunked_once(
         "",
         "---\ntitle: Get-Thing\nms.date: 2024-01-0{i}\ntags: [a, b]\n---\n",
     ]
-    jobs = []
-    for i, front in enumerate(fronts):
-        path = project / f"v{i}" / "Get-Thing.md"
-        path.parent.mkdir()
-        path.write_text(front.format(i=i) + body)
-        st = path.stat()
-        jobs.append(
-            (
-                f"v{i}/Get-Thing.md",
-                Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino),
-                None,
-            )
-        )
+    jobs = [_copy_job(project, i, front.format(i=i) + body) for i, front in enumerate(fronts)]
     alone = [examine.examine(*job) for job in jobs]
     repeats = examine.Repeats()
     shared = [examine.examine(*job, repeats) for job in jobs]
@@ -391,3 +367,12 @@ def test_a_first_build_commits_in_larger_batches(
     monkeypatch.setattr(Writer, "batch", batch)
     index_project(settings)
     assert asked == [() if built else runs.FIRST_BUILD_BATCH]
+
+
+def _copy_job(project: Path, i: int, text: str) -> tuple[str, Candidate, None]:
+    """``examine``'s arguments for copy ``i`` of a page (``v{i}/Get-Thing.md``) holding ``text``."""
+    path = project / f"v{i}" / "Get-Thing.md"
+    path.parent.mkdir()
+    path.write_text(text)
+    st = path.stat()
+    return f"v{i}/Get-Thing.md", Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino), None
