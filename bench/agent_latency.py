@@ -41,7 +41,7 @@ from typing import Any
 from devset import agent_file, load_agent, store_settings
 from devset_questions import CORPORA, load
 
-from fisk_ls.knowledge import Knowledge, SearchRequest, search
+from fisk_ls.knowledge import Knowledge, Project, SearchRequest, search
 
 
 def _quantiles(ms: list[float]) -> dict[str, float]:
@@ -123,7 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     questions = [q for q in load(corpus) if q.lang == "en"]
     also = load_agent(agent_file(corpus.questions), questions, None)
     settings = store_settings(corpus, args.store_base, args.builtin)
-    k = Knowledge(settings)
+    k = Knowledge(settings, Project(settings).embedder())  # the project's one embedder
+    if args.builtin is not None and not k.tier().startswith("hybrid"):
+        k.close()
+        raise SystemExit(
+            f"--builtin: the store is not hybrid ({k.tier()}); run bench/devset.py first"
+        )
     arms = k.arms
     alone: list[float] = []
     fused: list[float] = []
