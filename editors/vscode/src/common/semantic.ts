@@ -88,7 +88,7 @@ export class SemanticOffer implements vscode.Disposable {
   offered: string | undefined;
   /** Fires with the offer's text when it is shown. */
   readonly onDidOffer = this.offers.event;
-  /** Fires with what turning semantic search on did. */
+  /** Fires with what turning semantic search on did, once its setting is written. */
   readonly onDidEnable = this.outcomes.event;
 
   constructor(
@@ -122,20 +122,19 @@ export class SemanticOffer implements vscode.Disposable {
   async enable(): Promise<EnableOutcome> {
     const outcome = await this.install();
     logInfo(`semantic search: ${JSON.stringify(outcome)}`);
-    this.outcomes.fire(outcome);
     if (outcome.kind === 'manual') {
       const copy = 'Copy Commands';
       const text = `Fisk: ${outcome.reason} Run ${outcome.commands.map((c) => `\`${c}\``).join(' then ')}, then "Fisk: Turn On Semantic Search (Built-in Model)" again.`;
       void vscode.window.showWarningMessage(text, copy).then((c) => (c === copy ? vscode.env.clipboard.writeText(outcome.commands.join('\n')) : undefined));
-      return outcome;
-    }
-    if (outcome.kind === 'failed') {
+    } else if (outcome.kind === 'failed') {
       void vscode.window.showErrorMessage(`Fisk: ${outcome.message}`);
-      return outcome;
+    } else {
+      const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+      await vscode.workspace.getConfiguration(SETTINGS_SECTION).update('embeddings.provider', 'builtin', target);
+      void vscode.window.showInformationMessage('Fisk: semantic search is on; the model embeds the docs in the background (the status bar shows how far it got).');
     }
-    const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-    await vscode.workspace.getConfiguration(SETTINGS_SECTION).update('embeddings.provider', 'builtin', target);
-    void vscode.window.showInformationMessage('Fisk: semantic search is on; the model embeds the docs in the background (the status bar shows how far it got).');
+    // Told once the setting is written: a listener reads the settings as they now are.
+    this.outcomes.fire(outcome);
     return outcome;
   }
 
