@@ -116,10 +116,21 @@ try {
   await page.screenshot({ path: path.join(artifacts, 'vscode-search-opened.png') });
 
   first = await openSearch();
-  await first.hover();
-  await first.locator(`.action-label[aria-label="Also in ${COPIES} files"]`).click();
+  // A row shows its buttons while the pointer is over it; the list can draw its rows again (the
+  // focused row's preview, results arriving) between the hover and the click, which then finds the
+  // button hidden: hover and click again until the copies' picker opens.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await first.hover({ timeout: 5000 });
+      await first.locator(`.action-label[aria-label="Also in ${COPIES} files"]`).click({ timeout: 5000 });
+      await page.locator('.quick-input-widget input[placeholder*="Open another copy"]').waitFor({ timeout: 10000 });
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      await page.mouse.move(0, 0);
+    }
+  }
   const others = page.locator('.quick-input-list .monaco-list-row', { hasText: 'upgrading.md' });
-  await page.locator('.quick-input-widget input[placeholder*="Open another copy"]').waitFor({ timeout: 10000 });
   await others.nth(COPIES - 1).waitFor({ timeout: 10000 });
   const names = (await others.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
   if (names.length !== COPIES || names.some((n) => n.includes(relpath))) throw new Error(`the second pick lists ${JSON.stringify(names)}`);
