@@ -146,8 +146,9 @@ class SearchRequest(NamedTuple):
             raise RequestError("paths", str(exc)) from None
 
 
-_ASKED = 10
-"""The fields of a request that say what it asks (all but ``deadline`` and ``spelling``)."""
+_ASKED = SearchRequest._fields.index("deadline")
+"""The fields of a request that say what it asks: those before ``deadline`` (``deadline`` and
+``spelling`` come last)."""
 
 
 def _check_flag(value: object, name: str) -> bool:

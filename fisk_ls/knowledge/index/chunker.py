@@ -139,11 +139,6 @@ def chunk_document(text: str) -> Document:
     lines = split_lines(text)
     front = front_matter(lines)
     title, chunks = chunk_body(lines, front)
-    return document(front, title, chunks)
-
-
-def document(front: FrontMatter, title: str, chunks: list[Chunk]) -> Document:
-    """The document of ``chunk_body``'s title and chunks under ``front``."""
     return Document(
         title=front.title or title,
         chunks=chunks,

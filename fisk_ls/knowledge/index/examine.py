@@ -23,7 +23,7 @@ from typing import Literal, NamedTuple
 
 from .. import fts, schema
 from ..collapse import text_key
-from .chunker import Chunk, body_key, chunk_body, split_lines
+from .chunker import body_key, chunk_body, split_lines
 from .files import CHANGED_NOTE, read_document
 from .front_matter import FrontMatter, front_matter
 from .walk import Candidate
@@ -283,10 +283,6 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="fisk-parent-watch", daemon=True).start()
-
-
-def chunk_hash(chunk: Chunk) -> str:
-    return chunk_hash_of(chunk.section, chunk.text)
 
 
 def chunk_hash_of(section: str, body: str) -> str:
