@@ -27,6 +27,8 @@ NEVER_FOR_SEARCH = (
     "fisk_ls.knowledge.vectors.providers",
     "fisk_ls.knowledge.vectors.models",
     "fisk_ls.cli.progress",
+    "hashlib",  # it loads OpenSSL; a search's digests are the built-in ones (knowledge/digests.py)
+    "_hashlib",
     "secrets",
     "rich",
     "rich.progress",
@@ -40,6 +42,7 @@ NEVER_FOR_LEXICAL_SEARCH = (
     "fisk_ls.knowledge.expansion",  # only with --expand
     "fisk_ls.knowledge.scope",  # only with --path, --exclude or --tag
     "fisk_ls.knowledge.wildmatch",
+    "string",  # the glob syntax's (scope); collapse.py's byte table needs none of it
     "fisk_ls.knowledge.vectors.backlog",  # only with embeddings configured
     "fisk_ls.knowledge.vectors.space",
     "logging",
