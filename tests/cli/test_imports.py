@@ -132,3 +132,35 @@ def test_the_program_skips_the_collections_at_exit(project: Path, store_base: Pa
     it leaves the collector alone."""
     assert exit_probe(project, "") == "frozen at exit: True"
     assert exit_probe(project, "sys.argv[1:]") == "frozen at exit: False"
+
+
+COLLECTOR_PROBE = """
+import atexit, gc, sys
+atexit.register(lambda: print("collector on:", gc.isenabled()))  # runs last
+from fisk_ls.cli import main
+main()
+"""
+
+
+def collector_at_exit(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", COLLECTOR_PROBE, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_only_a_plain_search_runs_without_the_collector(project: Path, store_base: Path) -> None:
+    """Run as the program, a plain search (one query, then the process ends) leaves the
+    collector off; a command through click, which may run for as long as it is left, has it."""
+    from fisk_ls.knowledge import index_project, resolve_settings
+
+    index_project(resolve_settings(cwd=project, store_base=store_base))
+    search = ("knowledge", "search", "backpressure", "--json", "--store-dir", str(store_base))
+    assert collector_at_exit(project, *search) == "collector on: False"
+    assert collector_at_exit(project, "knowledge", "sources", "--json") == "collector on: True"
+    assert collector_at_exit(project, *search[:3]) == "collector on: True"  # text: click
