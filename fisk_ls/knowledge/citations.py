@@ -7,7 +7,6 @@ no token can reach a file outside them.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -89,6 +88,8 @@ def check_freshness_all(
         raw = file_path.read_bytes()
     except OSError:
         return [c._replace(stale=True, moved_to=None) for c in chunks]
+    import hashlib  # here: hashlib loads OpenSSL, which a search never needs (digests.py)
+
     if hashlib.sha256(raw).hexdigest() == indexed_hash:
         return chunks
     text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")

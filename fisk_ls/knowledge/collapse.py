@@ -15,16 +15,16 @@ that matched, normalised the same way, under its own heading, so search shows th
 
 from __future__ import annotations
 
-import hashlib
 import re
-import string
+
+from .digests import blake2b
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")
 _ASCII_WORDS = bytes(
-    c if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256)
-).translate(bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode()))
+    ord(chr(c).lower()) if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256)
+)
 """A byte table: ASCII letters (lower-cased) and digits kept, every other byte a space."""
 
 
@@ -49,7 +49,7 @@ def text_key(section: str, body: str) -> str:
     """A short digest of ``normalised(section, body)``: 64 bits (stored with every chunk; two
     different texts share a key, and show as one hit, with odds of about 1 in 10^9 for a
     150k-chunk index)."""
-    digest = hashlib.blake2b(normalised(section, body).encode(), digest_size=8)
+    digest = blake2b(normalised(section, body).encode(), digest_size=8)
     return "n:" + digest.hexdigest()
 
 
@@ -70,5 +70,5 @@ def paragraph_key(heading: str, text: str, min_words: int = FOLD_MIN_WORDS) -> s
     words = normalised("", text)
     if words.count(" ") + 1 < min_words:
         return None
-    digest = hashlib.blake2b(f"{normalised(heading, '')}\n{words}".encode(), digest_size=8)
+    digest = blake2b(f"{normalised(heading, '')}\n{words}".encode(), digest_size=8)
     return "p:" + digest.hexdigest()

@@ -16,7 +16,6 @@ finds the same index.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
@@ -28,6 +27,7 @@ from .config import (
     KnowledgeConfig,
     load_agent_config,
 )
+from .digests import sha256_hex
 from .errors import ConfigError, KnowledgeDisabled
 
 CONFIG_NAME = "agent.yaml"
@@ -105,7 +105,7 @@ def _checked_base(base: Path | None) -> Path | None:
 
 def zero_config_store(root: Path, base: Path | None) -> Path:
     """The store of a project with no agent.yaml: outside the repository, keyed by its root."""
-    digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:12]
+    digest = sha256_hex(os.fsencode(root))[:12]
     return (base or default_cache_base()) / f"{root.name or 'root'}-{digest}"
 
 

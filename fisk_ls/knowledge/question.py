@@ -6,6 +6,7 @@ give in a ``SearchString``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -36,44 +37,45 @@ _IDENTIFIER = re.compile(r"(?<![^\W_])[^\W_]++(?:[_\-./:][^\W_]++)+")
 
 # What-is questions, by language. ``term`` keeps the frame in the text (its words are stop
 # words), ``abbr`` and ``def`` drop it (its words are not), ``bare`` is a CJK term without its
-# frame (CJK text has no stop words: the frame's bigrams would be search terms).
-_DEFINITIONS = tuple(
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        r"^\s*(?:what|who)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:an?\s+|the\s+)?(?P<term>.+?)"
-        r"(?:\s+(?:in|of|for|within|inside|on)\s+.+)?\s*\??\s*$"
-        r"|^\s*what\s+(?:does|do)\s+(?P<abbr>.+?)\s+(?:stand\s+for|mean)\s*\??\s*$"
-        r"|^\s*(?:define|definition\s+of|meaning\s+of)\s+(?:an?\s+|the\s+)?(?P<def>.+?)\s*\??\s*$",
-        # es: "¿qué es un span?", "qué son las convenciones semánticas"
-        r"^\s*¿?\s*(?:qué|que|cuál|cual)\s+(?:es|son)\s+(?:(?:una?|el|la|los|las|lo)\s+)?"
-        r"(?P<term>.+?)(?:\s+(?:en|dentro\s+de)\s+.+)?\s*\??\s*$",
-        # pt: "o que é um log record", "o que é um pipeline no collector"
-        r"^\s*(?:o\s+)?que\s+(?:é|são)\s+(?:(?:uma?|os?|as?)\s+)?"
-        r"(?P<term>.+?)(?:\s+(?:em|no|na|nos|nas)\s+.+)?\s*\??\s*$",
-        # fr: "qu'est-ce qu'un span ?", "qu'est-ce que l'observabilité ?", "c'est quoi un span"
-        r"^\s*(?:qu['’]est[- ]ce\s+qu(?:e\s+|['’])|c['’]est\s+quoi\s+)"
-        r"(?:(?:une?|les?|la|des)\s+|l['’])?(?P<term>.+?)(?:\s+(?:dans|en)\s+.+)?\s*\??\s*$",
-        # de: "was ist ein Span"
-        r"^\s*was\s+(?:ist|sind)\s+(?:(?:eine?n?|der|die|das)\s+)?"
-        r"(?P<term>.+?)(?:\s+(?:in|im)\s+.+)?\s*\??\s*$",
-        # it: "cos'è uno span", "che cosa sono le metriche"
-        r"^\s*(?:che\s+)?cos(?:['’]\s*|a\s+)(?:è|sono)\s+(?:(?:un[oa]?|il|lo|la|i|gli|le)\s+|l['’])?"
-        r"(?P<term>.+?)(?:\s+(?:in|nel|nella)\s+.+)?\s*\??\s*$",
-    )
+# frame (CJK text has no stop words: the frame's bigrams would be search terms). Compiled on
+# first use (``_frames``): about 2 ms that most searches, not being what-is questions, skip.
+_DEFINITIONS = (
+    r"^\s*(?:what|who)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:an?\s+|the\s+)?(?P<term>.+?)"
+    r"(?:\s+(?:in|of|for|within|inside|on)\s+.+)?\s*\??\s*$"
+    r"|^\s*what\s+(?:does|do)\s+(?P<abbr>.+?)\s+(?:stand\s+for|mean)\s*\??\s*$"
+    r"|^\s*(?:define|definition\s+of|meaning\s+of)\s+(?:an?\s+|the\s+)?(?P<def>.+?)\s*\??\s*$",
+    # es: "¿qué es un span?", "qué son las convenciones semánticas"
+    r"^\s*¿?\s*(?:qué|que|cuál|cual)\s+(?:es|son)\s+(?:(?:una?|el|la|los|las|lo)\s+)?"
+    r"(?P<term>.+?)(?:\s+(?:en|dentro\s+de)\s+.+)?\s*\??\s*$",
+    # pt: "o que é um log record", "o que é um pipeline no collector"
+    r"^\s*(?:o\s+)?que\s+(?:é|são)\s+(?:(?:uma?|os?|as?)\s+)?"
+    r"(?P<term>.+?)(?:\s+(?:em|no|na|nos|nas)\s+.+)?\s*\??\s*$",
+    # fr: "qu'est-ce qu'un span ?", "qu'est-ce que l'observabilité ?", "c'est quoi un span"
+    r"^\s*(?:qu['’]est[- ]ce\s+qu(?:e\s+|['’])|c['’]est\s+quoi\s+)"
+    r"(?:(?:une?|les?|la|des)\s+|l['’])?(?P<term>.+?)(?:\s+(?:dans|en)\s+.+)?\s*\??\s*$",
+    # de: "was ist ein Span"
+    r"^\s*was\s+(?:ist|sind)\s+(?:(?:eine?n?|der|die|das)\s+)?"
+    r"(?P<term>.+?)(?:\s+(?:in|im)\s+.+)?\s*\??\s*$",
+    # it: "cos'è uno span", "che cosa sono le metriche"
+    r"^\s*(?:che\s+)?cos(?:['’]\s*|a\s+)(?:è|sono)\s+(?:(?:un[oa]?|il|lo|la|i|gli|le)\s+|l['’])?"
+    r"(?P<term>.+?)(?:\s+(?:in|nel|nella)\s+.+)?\s*\??\s*$",
 )
-_CJK_DEFINITIONS = tuple(
-    re.compile(pattern)
-    for pattern in (
-        # ja: "スパンとは", "プロデューサースパンとは何ですか", "バゲッジって何", "スパンは何ですか"
-        r"^\s*(?P<bare>.+?)\s*(?:とは(?:\s*(?:何|なに|なん))?|って\s*(?:何|なに|なん))"
-        r"\s*(?:ですか|でしょうか|なの|か)?\s*[？?]?\s*$",
-        r"^\s*(?P<bare>.+?)\s*は\s*(?:何|なん)\s*(?:ですか|でしょうか)\s*[？?]?\s*$",
-        # zh: "什么是 Span", "什么叫实体", "Tracer Provider 是什么", "实体是什么意思？"
-        r"^\s*(?:什么是|什麼是|什么叫做?|什麼叫做?|何为|何謂)\s*(?P<bare>.+?)\s*[？?]?\s*$",
-        r"^\s*(?P<bare>.+?)\s*(?:是什么意思|是什麼意思|指的是什么|是指什么|是什么|是什麼|是啥)\s*(?:呢)?"
-        r"\s*[？?]?\s*$",
-    )
+_CJK_DEFINITIONS = (
+    # ja: "スパンとは", "プロデューサースパンとは何ですか", "バゲッジって何", "スパンは何ですか"
+    r"^\s*(?P<bare>.+?)\s*(?:とは(?:\s*(?:何|なに|なん))?|って\s*(?:何|なに|なん))"
+    r"\s*(?:ですか|でしょうか|なの|か)?\s*[？?]?\s*$",
+    r"^\s*(?P<bare>.+?)\s*は\s*(?:何|なん)\s*(?:ですか|でしょうか)\s*[？?]?\s*$",
+    # zh: "什么是 Span", "什么叫实体", "Tracer Provider 是什么", "实体是什么意思？"
+    r"^\s*(?:什么是|什麼是|什么叫做?|什麼叫做?|何为|何謂)\s*(?P<bare>.+?)\s*[？?]?\s*$",
+    r"^\s*(?P<bare>.+?)\s*(?:是什么意思|是什麼意思|指的是什么|是指什么|是什么|是什麼|是啥)\s*(?:呢)?"
+    r"\s*[？?]?\s*$",
 )
+DEFINITION_STARTS = "¿cdmoqw"
+"""The first character (lower-cased, after white space) a question of ``_DEFINITIONS`` can
+have: each pattern's frame starts with one of these (what, who, define, definition, meaning;
+qué, que, cuál, cual; o que; qu'est-ce, c'est; was; che, cos), so a query starting otherwise
+matches none of them."""
+
 CJK_DEFINITION_CHARS = 40
 """A CJK what-is question is at most this long (its term has no spaces to count words by)."""
 
@@ -111,17 +113,22 @@ def is_long(text: str, stop: frozenset[str] | None = None) -> bool:
     return False
 
 
+@functools.cache
+def _frames(patterns: tuple[str, ...], flags: int) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(pattern, flags) for pattern in patterns)
+
+
 def _definition(text: str, stop: frozenset[str]) -> re.Match[str] | None:
     """The what-is match of a short query (``_DEFINITIONS``; ``_CJK_DEFINITIONS`` for CJK);
     ``text`` has its controls stripped and is cut at ``MAX_QUERY_CHARS``."""
     if has_cjk(text):
         if len(text.strip()) > CJK_DEFINITION_CHARS:
             return None
-        patterns = _CJK_DEFINITIONS
-    elif is_long(text, stop):
+        patterns = _frames(_CJK_DEFINITIONS, 0)
+    elif text.lstrip()[:1].lower() not in DEFINITION_STARTS or is_long(text, stop):
         return None
     else:
-        patterns = _DEFINITIONS
+        patterns = _frames(_DEFINITIONS, re.IGNORECASE)
     for pattern in patterns:
         m = pattern.match(text)
         if m is not None:

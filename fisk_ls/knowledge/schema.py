@@ -9,8 +9,9 @@ or killed rebuild leaves the previous generation answering.
 
 from __future__ import annotations
 
-import hashlib
 from typing import NamedTuple
+
+from .digests import blake2b
 
 FORMAT_VERSION = 5
 """Bumped when the layout changes; readers refuse a newer one, and the next writer rebuilds an
@@ -235,7 +236,7 @@ END;
 
 def body_key(body: str) -> bytes:
     """``texts.key``: the digest that finds a body's one stored copy."""
-    return hashlib.blake2b(body.encode(), digest_size=16).digest()
+    return blake2b(body.encode(), digest_size=16).digest()
 
 
 def fts_flush_sql(generation: int) -> tuple[str, str]:

@@ -27,6 +27,8 @@ NEVER_FOR_SEARCH = (
     "fisk_ls.knowledge.vectors.providers",
     "fisk_ls.knowledge.vectors.models",
     "fisk_ls.cli.progress",
+    "hashlib",  # it loads OpenSSL; a search's digests are the built-in ones (knowledge/digests.py)
+    "_hashlib",
     "secrets",
     "rich",
     "rich.progress",
@@ -40,6 +42,7 @@ NEVER_FOR_LEXICAL_SEARCH = (
     "fisk_ls.knowledge.expansion",  # only with --expand
     "fisk_ls.knowledge.scope",  # only with --path, --exclude or --tag
     "fisk_ls.knowledge.wildmatch",
+    "string",  # the glob syntax's (scope); collapse.py's byte table needs none of it
     "fisk_ls.knowledge.vectors.backlog",  # only with embeddings configured
     "fisk_ls.knowledge.vectors.space",
     "logging",
@@ -129,3 +132,35 @@ def test_the_program_skips_the_collections_at_exit(project: Path, store_base: Pa
     it leaves the collector alone."""
     assert exit_probe(project, "") == "frozen at exit: True"
     assert exit_probe(project, "sys.argv[1:]") == "frozen at exit: False"
+
+
+COLLECTOR_PROBE = """
+import atexit, gc, sys
+atexit.register(lambda: print("collector on:", gc.isenabled()))  # runs last
+from fisk_ls.cli import main
+main()
+"""
+
+
+def collector_at_exit(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", COLLECTOR_PROBE, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_only_a_plain_search_runs_without_the_collector(project: Path, store_base: Path) -> None:
+    """Run as the program, a plain search (one query, then the process ends) leaves the
+    collector off; a command through click, which may run for as long as it is left, has it."""
+    from fisk_ls.knowledge import index_project, resolve_settings
+
+    index_project(resolve_settings(cwd=project, store_base=store_base))
+    search = ("knowledge", "search", "backpressure", "--json", "--store-dir", str(store_base))
+    assert collector_at_exit(project, *search) == "collector on: False"
+    assert collector_at_exit(project, "knowledge", "sources", "--json") == "collector on: True"
+    assert collector_at_exit(project, *search[:3]) == "collector on: True"  # text: click

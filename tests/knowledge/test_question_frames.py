@@ -4,16 +4,18 @@ reaches the section headed by its term, in Latin script as in Japanese and Chine
 
 from __future__ import annotations
 
+import re
+import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fisk_ls.knowledge import Knowledge, SearchRequest, index_project, resolve_settings
-from fisk_ls.knowledge.fts import STOP_WORDS, heading_key, stop_words
+from fisk_ls.knowledge import Knowledge, SearchRequest, index_project, question, resolve_settings
+from fisk_ls.knowledge.fts import STOP_WORDS, has_cjk, heading_key, stop_words
 from fisk_ls.knowledge.languages import language_stop_words, query_language
 from tests.support.question import heading_terms, query_phrases, query_terms, question_text
 
@@ -152,6 +154,47 @@ def test_a_japanese_frame_never_leaves_a_bigram(term: str, frame: str) -> None:
 @given(HAN, st.sampled_from(["什么是{}", "{}是什么", "什么是 {}？"]))
 def test_a_chinese_frame_never_leaves_a_bigram(term: str, frame: str) -> None:
     assert query_terms(frame.format(term)) == query_terms(term)
+
+
+def test_no_other_first_character_matches_a_frames_first_letter() -> None:
+    """A query tries the what-is frames only when its first character (after white space,
+    lower-cased) is one of ``DEFINITION_STARTS``; as the frames are compiled (ignoring case,
+    after ``\\s*``), no other character can stand first in one."""
+    starts = f"[{question.DEFINITION_STARTS}]"
+    for code in range(sys.maxunicode + 1):
+        if re.fullmatch(starts, chr(code), re.IGNORECASE):
+            assert chr(code).lower() in question.DEFINITION_STARTS, hex(code)
+        assert (re.fullmatch(r"\s", chr(code)) is not None) == chr(code).isspace(), hex(code)
+
+
+def every_frame(text: str) -> re.Match[str] | None:
+    """The what-is match as it was before the first-character check."""
+    stop = stop_words(text)
+    if has_cjk(text) or question.is_long(text, stop):
+        return None
+    frames = (re.compile(p, re.IGNORECASE) for p in question._DEFINITIONS)
+    return next((m for m in (f.match(text) for f in frames) if m is not None), None)
+
+
+FRAME_QUESTIONS = ["what is a {}", "Who was {}?", "what does {} stand for", "define {}"]
+FRAME_QUESTIONS += ["Definition of {}", "meaning of the {}", "¿qué es un {}?", "cuál es el {}"]
+FRAME_QUESTIONS += ["o que é um {}", "que são os {}", "qu'est-ce qu'un {} ?", "c’est quoi un {}"]
+FRAME_QUESTIONS += ["was ist ein {}", "cos'è uno {}", "che cosa sono le {}", "{} is what"]
+NOISE = st.text(alphabet="abcdoqwWÉéİıſKk\u212a ¿?'’\t\n-", max_size=24)
+
+
+@given(
+    st.sampled_from(["", " ", "\u3000", "\t\n"]),
+    st.sampled_from(FRAME_QUESTIONS) | NOISE.map(lambda noise: noise + "{}"),
+    st.sampled_from([str, str.upper, str.swapcase]),
+    TERM,
+)
+def test_the_first_character_check_skips_no_frame(
+    lead: str, question_form: str, case: Callable[[str], str], term: str
+) -> None:
+    text = lead + case(question_form).replace("{}", term)
+    found, expected = question._definition(text, stop_words(text)), every_frame(text)
+    assert (found and found.groupdict()) == (expected and expected.groupdict())
 
 
 PAGES = {
