@@ -266,6 +266,13 @@ class BuiltinEmbedder:
                 out[i] = vec
         return out
 
+    def ready(self) -> bool:
+        """The query session is loaded: a query embeds in milliseconds on this machine, with no
+        load or download first, so a search may embed it while it holds its read snapshot
+        (query_vectors.embeds_beside)."""
+        with self._lock:
+            return self._query is not None and not self._closed
+
     def probe_dimension(self) -> int:
         """The vector length: one probe at normal priority on the caller's thread (a lowered
         worker can starve on a busy machine, and the probe runs before any file is written).
