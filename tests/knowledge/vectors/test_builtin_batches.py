@@ -55,3 +55,26 @@ def test_a_short_question_is_not_padded_to_long_strings() -> None:
     assert query_groups([40, 13, 41, 80]) == [[1], [0, 2], [3]]
     assert query_groups([20, 20]) == [[0, 1]]
     assert query_groups([]) == []
+
+
+@given(
+    st.lists(st.integers(min_value=0, max_value=120), max_size=7),
+    st.integers(min_value=0, max_value=40),
+)
+def test_query_groups_cost_the_least_of_every_cut_of_the_sorted_strings(
+    lengths: list[int], run: int
+) -> None:
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    least = min(
+        (
+            _cost(
+                [order[a:b] for a, b in zip((0, *cuts), (*cuts, len(order)), strict=True) if a < b],
+                lengths,
+                run,
+            )
+            for mask in range(1 << max(len(order) - 1, 0))
+            for cuts in [tuple(i + 1 for i in range(len(order) - 1) if mask >> i & 1)]
+        ),
+        default=0,
+    )
+    assert _cost(query_groups(lengths, run), lengths, run) == least
