@@ -21,7 +21,8 @@ alternately; ``mcp`` holds their p50 and ratio.
                                   [--mcp-store DIR] [--out FILE]
 
 The stores are bench/devset.py's (``--store-base``); ``--builtin`` times the hybrid store (the
-query and its strings embedded in one model call). Prints (and with ``--out`` writes) one JSON
+query and its strings embedded in runs grouped by length, beside the lexical arms once the
+model is loaded). Prints (and with ``--out`` writes) one JSON
 object: p50 / p95 milliseconds of each and their ratio.
 """
 

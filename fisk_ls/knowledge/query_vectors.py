@@ -1,13 +1,18 @@
 """A search string's vector: the query embedder's protocol and the outcome of embedding (a unit
-vector or the failure to report). The query is embedded *before* the read snapshot is opened, so
-no WAL snapshot or connection is held while the embeddings server thinks; ``search.run_search``
+vector or the failure to report). A query is embedded *before* the read snapshot is opened, so
+no WAL snapshot or connection is held while an embeddings server thinks (the OpenAI-compatible
+provider may take seconds, and a model's first load or download longer), except where the
+provider embeds in this process and its model is loaded (``ready``: the built-in provider after
+its first query): then it embeds on a thread of its own (:class:`Embedding`) while the search
+runs its lexical arms, which takes tens of milliseconds and needs no server. ``search.run_search``
 decides whether a failure is loud (a misconfiguration is raised, so it gets fixed) or degrades
 the search to lexical.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import NamedTuple, Protocol
 
 from .errors import EmbeddingsError
@@ -80,6 +85,44 @@ def embed_queries(embedder: QueryEmbedder, texts: Sequence[str]) -> list[QueryVe
     for i, v in zip(wanted, vectors, strict=True):
         out[i] = QueryVector(vector=list(v))
     return out
+
+
+def embeds_beside(embedder: QueryEmbedder) -> bool:
+    """Whether ``embedder`` may embed while a search holds its read snapshot: it computes in
+    this process and its model is loaded (a ``ready()`` that says so; the built-in provider).
+    A provider without ``ready`` (a remote server) embeds before the snapshot opens."""
+    ready = getattr(embedder, "ready", None)
+    return callable(ready) and bool(ready())
+
+
+class Embedding:
+    """Query vectors computed on a thread of its own, started at once: ``result`` waits for
+    them (and raises what escaped the work, e.g. KeyboardInterrupt; a provider's failure is a
+    :class:`QueryVector` error, as :func:`embed_queries` gives it); ``join`` only waits. Whoever
+    starts one joins it before returning, so no thread outlives its search."""
+
+    def __init__(self, work: Callable[[], list[QueryVector]]) -> None:
+        self._vectors: list[QueryVector] = []
+        self._escaped: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(work,), name="fisk-query-embed", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, work: Callable[[], list[QueryVector]]) -> None:
+        try:
+            self._vectors = work()
+        except BaseException as exc:  # handed to the searching thread by result()
+            self._escaped = exc
+
+    def join(self) -> None:
+        self._thread.join()
+
+    def result(self) -> list[QueryVector]:
+        self._thread.join()
+        if self._escaped is not None:
+            raise self._escaped
+        return self._vectors
 
 
 def _log_failure() -> None:

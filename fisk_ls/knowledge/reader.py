@@ -29,7 +29,14 @@ from .location import Settings
 from .notices import Status
 from .progress import IndexRun, recorded_run
 from .query import Query
-from .query_vectors import QueryEmbedder, QueryVector, embed_queries, embed_query
+from .query_vectors import (
+    Embedding,
+    QueryEmbedder,
+    QueryVector,
+    embed_queries,
+    embed_query,
+    embeds_beside,
+)
 from .request import SearchRequest
 from .results import SearchResult, tier_line
 from .search import run_search
@@ -129,14 +136,15 @@ class Knowledge:
     def search(self, request: SearchRequest) -> SearchResult:
         """Search the live index for a checked ``request`` (request.py): its scope resolved
         against this project's root (RequestError for a path outside it), its count against the
-        configured one, its strings parsed once (query.py). With embeddings configured, the
-        query and its ``also`` strings are embedded first, in one model call, outside the read
-        transaction (optimistically: whether the index holds vectors is known only inside it),
-        then the vector space and dimension are checked against that snapshot; each hit's
-        ``found_by`` names the strings that found it. The reader's language is the request's,
-        else the process's locale (``LC_ALL`` / ``LC_MESSAGES`` / ``LANG``), for a query whose
-        words name none. Past the request's ``deadline`` (deadline.py) it raises
-        SearchCancelled, its running statement interrupted."""
+        configured one, its strings parsed once (query.py). With embeddings configured, the query
+        and its ``also`` strings are embedded in one provider call, before the read transaction
+        opens, or, with a loaded in-process model (``embeds_beside``), on a thread while the lexical
+        arms run (optimistically: whether the index holds vectors is known only inside it), then the
+        vector space and dimension are checked against that snapshot; each hit's ``found_by`` names
+        the strings that found it. The reader's language is the request's, else the process's locale
+        (``LC_ALL`` / ``LC_MESSAGES`` / ``LANG``), for a query whose words name none. Past the
+        request's ``deadline`` (deadline.py) it raises SearchCancelled, its running statement
+        interrupted."""
         q = Query.of(
             request,
             request.wanted(self.settings.top_k),
@@ -145,27 +153,41 @@ class Knowledge:
         )
         deadline = request.deadline
         space = self.vector_space()
-        vectors: Sequence[QueryVector | None] = ()
+        vectors: Sequence[QueryVector | None] | Callable[[], Sequence[QueryVector | None]] = ()
+        pending: Embedding | None = None
         check(deadline)
-        if self.embedder is not None and self._may_hold_vectors():
+        embedder = self.embedder
+        if embedder is not None and self._may_hold_vectors():
             texts = [s.text for s in q.strings]
-            if len(texts) > 1:
-                vectors = embed_queries(self.embedder, texts)
+
+            def embed() -> list[QueryVector]:
+                assert embedder is not None
+                if len(texts) > 1:
+                    return embed_queries(embedder, texts)
+                return [embed_query(embedder, texts[0])]
+
+            if embeds_beside(embedder):
+                pending = Embedding(embed)  # beside the lexical arms (query_vectors.py)
+                vectors = pending.result
             else:
-                vectors = [embed_query(self.embedder, q.text)]
-        with self.store.snapshot(deadline) as snap:
-            if snap is not None and space is not None and snap.manifest.hybrid:
-                self.store.ensure_vec(snap.conn)
-            result = run_search(
-                snap,
-                q,
-                space=space,
-                vectors=vectors,
-                term_stats=self.term_stats,
-                coarse=self.coarse,
-                pool=self.arms,
-            )
-            return result._replace(indexing=self.indexing())
+                vectors = embed()
+        try:
+            with self.store.snapshot(deadline) as snap:
+                if snap is not None and space is not None and snap.manifest.hybrid:
+                    self.store.ensure_vec(snap.conn)
+                result = run_search(
+                    snap,
+                    q,
+                    space=space,
+                    vectors=vectors,
+                    term_stats=self.term_stats,
+                    coarse=self.coarse,
+                    pool=self.arms,
+                )
+                return result._replace(indexing=self.indexing())
+        finally:
+            if pending is not None:
+                pending.join()
 
     def _may_hold_vectors(self) -> bool:
         """False when the live index is built lexical-only (embeddings were configured after

@@ -6,13 +6,14 @@ A search whose query embedding failed for any reason other than a misconfigurati
 a timeout, garbage vectors, an HTML page, a redirect, an oversized body) is ``degraded``:
 lexical results with a one-line ``reason``. A misconfiguration (a bad key, an unknown model,
 another dimension, another vector space) is raised, so it gets fixed. The query is embedded
-before the snapshot is opened (query_vectors.py); the vector space and dimension are checked
-inside it, where the manifest is known.
+before the snapshot is opened, or beside the lexical arms with a loaded in-process model
+(query_vectors.py); the vector space and dimension are checked inside it, once the vectors are
+known, where the manifest is known.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .anchored import anchored
@@ -157,7 +158,7 @@ def run_search(
     query: Query,
     *,
     space: VectorSpace | None = None,
-    vectors: Sequence[QueryVector | None] = (),
+    vectors: Sequence[QueryVector | None] | Callable[[], Sequence[QueryVector | None]] = (),
     term_stats: TermStats | None = None,
     coarse: knn.CoarseIndex | None = None,
     pool: ArmPool | None = None,
@@ -166,15 +167,16 @@ def run_search(
     """Search one snapshot (None = not built) for a parsed ``query`` (query.py); the
     snapshot's deadline is checked between its stages (SearchCancelled once it has passed).
 
-    ``space`` is the configured vector space (None: lexical configuration) and
-    ``vectors`` what ``query_vectors.embed_query`` / ``embed_queries`` gave for the query's strings,
-    in order, before the snapshot opened. Each string runs both arms and :func:`fuse_strings`
-    fuses all the lists (a query without ``also`` strings: its own two); with ``pool`` the
-    strings' lexical arms run side by side (arms.py), the same lists. The query's scope
-    keeps every retriever to its documents before its cut (scope.py); one that holds no
-    document answers ``ok`` with no hits. Each hit's match is located (match.py) and hits
-    showing the same matched paragraph are one (``hits.assemble``); ``locate`` False leaves
-    both out (a measure of the search alone).
+    ``space`` is the configured vector space (None: lexical configuration) and ``vectors`` what
+    ``query_vectors.embed_query`` / ``embed_queries`` gave for the query's strings, in order, before
+    the snapshot opened, or a callable that waits for them (an embedding running beside the lexical
+    arms, ``query_vectors.Embedding``): called once the lexical arms are done, and the vector space
+    is checked after it. Each string runs both arms and :func:`fuse_strings` fuses all the lists (a
+    query without ``also`` strings: its own two); with ``pool`` the strings' lexical arms run side
+    by side (arms.py), the same lists. The query's scope keeps every retriever to its documents
+    before its cut (scope.py); one that holds no document answers ``ok`` with no hits. Each hit's
+    match is located (match.py) and hits showing the same matched paragraph are one
+    (``hits.assemble``); ``locate`` False leaves both out (a measure of the search alone).
     """
     model = space.model if space is not None else None
     if snap is None:
@@ -191,15 +193,6 @@ def run_search(
     if is_empty(snap):
         return SearchResult(Status.INDEX_EMPTY, tier)
     strings = query.strings
-    given = [vectors[i] if i < len(vectors) else None for i in range(len(strings))]
-    qv = given[0] or QueryVector(
-        error=EmbeddingsError("invalid_response", "the query was not embedded")
-    )
-    faulty = qv.error is not None and not (hybrid and qv.error.misconfigured)
-    if space is not None and hybrid and not faulty:
-        # A provider that failed (its model does not load, the server is down) is a fault to
-        # report, not another vector space: the search degrades before any vector-space check.
-        require_match(snap.manifest, space)
     scope = query.scope
     docs = within = None
     if scope is not None:  # scope.py (and its glob matcher): imported by a scoped search only
@@ -222,6 +215,16 @@ def run_search(
     else:
         deeps = [arm(snap, s, plan, docs) for s, plan in zip(strings, plans, strict=True)]
     snap.check()
+    known = vectors() if callable(vectors) else vectors  # an embedding beside the lexical arms
+    given = [known[i] if i < len(known) else None for i in range(len(strings))]
+    qv = given[0] or QueryVector(
+        error=EmbeddingsError("invalid_response", "the query was not embedded")
+    )
+    faulty = qv.error is not None and not (hybrid and qv.error.misconfigured)
+    if space is not None and hybrid and not faulty:
+        # A provider that failed (its model does not load, the server is down) is a fault to
+        # report, not another vector space: the search degrades before any vector-space check.
+        require_match(snap.manifest, space)
     found_vectors: list[knn.Scored] = [[] for _ in strings]
     degraded, reason = False, None
     if space is not None and (hybrid or given[0] is not None):

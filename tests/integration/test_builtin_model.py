@@ -205,6 +205,54 @@ def test_batching_and_padding_do_not_change_vectors(minilm: Path) -> None:
     emb.close()
 
 
+def test_a_query_and_its_strings_get_the_vectors_of_one_padded_batch(minilm: Path) -> None:
+    """The strings run in groups by length (query_groups): each vector is the one a single
+    padded batch of them all gives, and the one each string gets alone, to float noise."""
+    from fisk_ls.knowledge.vectors.builtin import BuiltinEmbedder
+
+    emb = BuiltinEmbedder("all-MiniLM-L6-v2", model_dir=minilm)
+    texts = [
+        "what does a collector do",
+        "the collector receives, processes and exports telemetry data from many sources " * 3,
+        "collector pipeline receivers processors exporters",
+        "an agent running beside each service",
+    ]
+    try:
+        session, tokenizer = emb._query_parts()
+        batch = emb._run(session, tokenizer.encode_batch(texts))
+        grouped = emb.embed_queries(texts)
+        one_by_one = [emb.embed_query(t) for t in texts]
+    finally:
+        emb.close()
+    assert len(grouped) == len(texts)
+    for g, b, o in zip(grouped, batch, one_by_one, strict=True):
+        assert max(abs(x - y) for x, y in zip(g, b, strict=True)) < 1e-5
+        assert max(abs(x - y) for x, y in zip(g, o, strict=True)) < 1e-5
+
+
+def test_the_model_embeds_beside_the_lexical_arms_once_loaded(pets: Settings, minilm: Path) -> None:
+    """The first search loads the model before its snapshot opens; later ones embed on a thread
+    while the lexical arms run (query_vectors.embeds_beside), with the same result."""
+    from fisk_ls.knowledge.vectors.builtin import BuiltinEmbedder
+
+    h = builtin(pets, minilm)
+    index_project(h)
+    emb = BuiltinEmbedder("all-MiniLM-L6-v2", model_dir=minilm)
+    kb = reader(h, embedder=emb)
+    request = SearchRequest("which animal meows", 3, also=("cats chase mice", "a pet that purrs"))
+    try:
+        assert not emb.ready()
+        first = kb.search(request)
+        assert emb.ready()
+        assert kb.search(request) == first and not first.degraded
+        assert first.hits[0].path == "pets/cat.md"
+    finally:
+        kb.close()
+        emb.close()
+    assert not emb.ready()
+    assert not [t for t in threading.enumerate() if t.name == "fisk-query-embed"]
+
+
 def test_the_indexing_session_is_freed_and_reloaded(minilm: Path) -> None:
     from fisk_ls.knowledge.vectors.builtin import BuiltinEmbedder
 

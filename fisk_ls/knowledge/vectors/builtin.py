@@ -122,6 +122,33 @@ def _first_line(exc: BaseException, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+RUN_TOKENS = 8
+"""What one more model run costs on the query session, in padded tokens (all-MiniLM-L6-v2 int8,
+one thread: about 2.1 ms a run plus 0.24 ms a token, bench/tuning.md "Agent strings with hybrid
+search: the embedding"): :func:`query_groups` pads a short string to a longer one only when that
+wastes fewer tokens than a run of its own costs."""
+
+
+def query_groups(lengths: Sequence[int], run_tokens: int = RUN_TOKENS) -> list[list[int]]:
+    """Positions of ``lengths`` (token counts, in any order) grouped into model runs of the
+    least cost, a run costing ``run_tokens`` plus its size times its longest length: the
+    positions sorted by length, cut where that pays (exact, over every cut of the sorted
+    order). Groups are in ascending length, each in ascending length."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    sizes = [max(lengths[i], 1) for i in order]
+    # best[j]: the least cost of the first j sorted positions; cut[j]: where its last run starts
+    best = [0] + [0] * len(order)
+    cut = [0] * (len(order) + 1)
+    for j in range(1, len(order) + 1):
+        best[j], cut[j] = min((best[i] + run_tokens + (j - i) * sizes[j - 1], i) for i in range(j))
+    groups: list[list[int]] = []
+    j = len(order)
+    while j > 0:
+        groups.append(order[cut[j] : j])
+        j = cut[j]
+    return groups[::-1]
+
+
 def batches(lengths: Sequence[int], budget: int, most: int = MAX_BATCH) -> list[list[int]]:
     """Consecutive positions of ascending ``lengths`` grouped so that each group's size times
     its longest length stays within ``budget`` (a group holds at least one, at most ``most``)."""
@@ -225,12 +252,26 @@ class BuiltinEmbedder:
         return self._run(session, [tokenizer.encode(self.query_prefix + query)])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
-        """Unit vectors for several queries, in order, in one model run (a padded batch)."""
+        """Unit vectors for several queries, in order. Strings of similar length share a model
+        run and others get their own (:func:`query_groups`): a padded batch spends the model's
+        time on its short strings' padding (a question of 13 tokens beside agent strings of 40)."""
         queries = [t.strip() for t in texts]
         if not all(queries):
             raise ValueError("a query is empty")
         session, tokenizer = self._query_parts()
-        return self._run(session, tokenizer.encode_batch([self.query_prefix + q for q in queries]))
+        encoded = tokenizer.encode_batch([self.query_prefix + q for q in queries])
+        out: list[list[float]] = [[] for _ in queries]
+        for group in query_groups([len(e.ids) for e in encoded]):
+            for i, vec in zip(group, self._run(session, [encoded[i] for i in group]), strict=True):
+                out[i] = vec
+        return out
+
+    def ready(self) -> bool:
+        """The query session is loaded: a query embeds in milliseconds on this machine, with no
+        load or download first, so a search may embed it while it holds its read snapshot
+        (query_vectors.embeds_beside)."""
+        with self._lock:
+            return self._query is not None and not self._closed
 
     def probe_dimension(self) -> int:
         """The vector length: one probe at normal priority on the caller's thread (a lowered
