@@ -14,8 +14,11 @@ in flight ÷ one by one (``concurrent_over_one_by_one``: the same calls' total t
 ``…_p50``: against 1 ÷ the one-by-one p50, as first reported).
 
 The client runs on the same machine and takes CPU too, so each phase also records the CPU time
-per call of the server process (``/proc/PID/stat``, all its threads) and of this client
-process: when the client's share is the larger, the calls per second measure the client.
+per call of the server process (``/proc/PID/stat``, all its threads; its main thread, which
+runs the event loop, the SDK and the transport, apart) and of this client process: when the
+client's share is the larger, the calls per second measure the client. ``cores_busy`` is both
+processes' CPU time over the phase's wall time: one by one is near 1 (each call waits for the
+last); in flight it says how much of the machine's two cores the calls kept busy.
 ``--baseline FISK_AI`` (another checkout's ``fisk-ai``, e.g. ``/work/main/.venv/bin/fisk-ai``)
 serves HTTP beside this tree's, timed in the same turns, for an A/B of the two servers.
 """
@@ -67,9 +70,11 @@ def project(corpus_dir: Path, work: Path) -> Path:
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid`` so far (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """User + system CPU time of process ``pid`` so far (all its threads), or of its
+    ``thread`` alone (the main thread's id is the process's)."""
+    where = f"/proc/{pid}" if thread is None else f"/proc/{pid}/task/{thread}"
+    fields = Path(f"{where}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
@@ -173,16 +178,25 @@ class Phase:
     p50_ms: list[float] = field(default_factory=list)
     rate: list[float] = field(default_factory=list)
     server_cpu: float = 0.0
+    loop_cpu: float = 0.0
     client_cpu: float = 0.0
+    wall: float = 0.0
     calls: int = 0
 
     async def timed(self, server: Server, run: Callable[[], Awaitable[float]], n: int) -> None:
         s, c = cpu_seconds(server.pid), time.process_time()
+        loop = cpu_seconds(server.pid, server.pid)
         seconds = await run()
         self.server_cpu += cpu_seconds(server.pid) - s
+        self.loop_cpu += cpu_seconds(server.pid, server.pid) - loop
         self.client_cpu += time.process_time() - c
+        self.wall += seconds
         self.calls += n
         self.rate.append(n / seconds)
+
+    def cores(self) -> float:
+        """The cores server and client kept busy together: their CPU time over the wall."""
+        return round((self.server_cpu + self.client_cpu) / self.wall, 2)
 
 
 async def measure(
@@ -254,10 +268,16 @@ async def measure(
             k: {
                 "server_one_by_one": ms(serial[k].server_cpu, serial[k].calls),
                 "server_concurrent": ms(parallel[k].server_cpu, parallel[k].calls),
+                "server_main_thread_one_by_one": ms(serial[k].loop_cpu, serial[k].calls),
+                "server_main_thread_concurrent": ms(parallel[k].loop_cpu, parallel[k].calls),
                 "client_one_by_one": ms(serial[k].client_cpu, serial[k].calls),
                 "client_concurrent": ms(parallel[k].client_cpu, parallel[k].calls),
             }
             for k in names
+        },
+        # server + client CPU ÷ wall time: on this 2-core machine, how far from both cores
+        "cores_busy": {
+            k: {"one_by_one": serial[k].cores(), "concurrent": parallel[k].cores()} for k in names
         },
     }
 

@@ -45,6 +45,21 @@ def normalised(section: str, body: str) -> str:
     return " ".join(_WORD.findall(text.casefold()))
 
 
+def probe(words: str) -> tuple[str, ...]:
+    """The distinct words of a normalised text (:func:`normalised`), longest first: what
+    :func:`may_hold` looks for."""
+    return tuple(sorted(set(words.split(" ")), key=len, reverse=True))
+
+
+def may_hold(folded: str, words: tuple[str, ...]) -> bool:
+    """False when ``normalised("", text)`` cannot hold the normalised text whose
+    :func:`probe` is ``words``, given ``folded`` = ``text.casefold()``: every word of a
+    normalised text it holds is in ``folded``, since normalising drops text and folds case
+    (character by character) but never joins two words. A few substring tests instead of
+    normalising the text."""
+    return all(w in folded for w in words)
+
+
 def text_key(section: str, body: str) -> str:
     """A short digest of ``normalised(section, body)``: 64 bits (stored with every chunk; two
     different texts share a key, and show as one hit, with odds of about 1 in 10^9 for a

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .collapse import normalised, paragraph_key
+from .collapse import may_hold, normalised, paragraph_key, probe
 from .languages import prefer_query_language
 from .match import Match, fts_tokenizer, terms_tokens
 from .match import locate as locate_match
@@ -162,14 +162,19 @@ def assemble(
         if locate is None:
             break
     if words and at < len(groups):
-        # The candidates below the last hit: those that hold a shown paragraph (a cheap test on
-        # their normalised text) are located, and fold into its hit when that is what matched.
+        # The candidates below the last hit: those that hold a shown paragraph (cheap tests:
+        # its words in the case-folded body, then the paragraph in the normalised text) are
+        # located, and fold into its hit when that is what matched.
         rest = groups[at:]
         rows = hydrate(snap, [cid for cid, _ in rest])
+        probes = [probe(w) for w in words]
         for cid, score in rest:
             row = rows.get(cid)
             if row is None:
                 continue
+            folded_body = row.body.casefold()
+            if not any(may_hold(folded_body, p) for p in probes):
+                continue  # most: normalising them would find none of the paragraphs
             text = normalised("", row.body)
             if not any(w in text for w in words):
                 continue

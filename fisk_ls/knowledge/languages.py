@@ -165,18 +165,20 @@ def environment_language(environ: Mapping[str, str]) -> str | None:
     return None
 
 
-def copies_language(path: str) -> list[tuple[str, str]]:
-    """(parent folder, language) for each language folder in ``path``."""
+@functools.lru_cache(maxsize=8192)
+def copies_language(path: str) -> tuple[tuple[str, str], ...]:
+    """(parent folder, language) for each language folder in ``path``; remembered per path (a
+    search asks it of each candidate, and a long-lived server sees the same paths again)."""
     parts = path.split("/")[:-1]
     out: list[tuple[str, str]] = []
     for i, part in enumerate(parts):
         lang = language_of_path_segment(part)
         if lang is not None:
             out.append(("/".join(parts[:i]), lang))
-    return out
+    return tuple(out)
 
 
-def most_common_language(where: dict[int, list[tuple[str, str]]]) -> str | None:
+def most_common_language(where: Mapping[int, Sequence[tuple[str, str]]]) -> str | None:
     """The language folder most candidates are in (each counted by its outermost one), or None
     on a tie."""
     votes = Counter(found[0][1] for found in where.values() if found)
@@ -201,7 +203,7 @@ def prefer_query_language(
     copy in the main language first (its other copies are scored down once more). Unchanged
     when the candidates show no translations, or no
     language is known and none is the most common."""
-    where: dict[int, list[tuple[str, str]]] = {}
+    where: dict[int, tuple[tuple[str, str], ...]] = {}
     seen: dict[str, set[str]] = defaultdict(set)
     for cid, _ in fused:
         found = copies_language(paths.get(cid, ""))

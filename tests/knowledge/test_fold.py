@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index_project, resolve_settings
-from fisk_ls.knowledge.collapse import FOLD_MIN_WORDS, paragraph_key
+from fisk_ls.knowledge.collapse import FOLD_MIN_WORDS, may_hold, normalised, paragraph_key, probe
 from tests.support.repeated import (
     COMMANDS,
     OPTION,
@@ -116,3 +116,41 @@ def test_the_key_ignores_case_spacing_and_punctuation(ws: list[str], gap: str) -
     assert (key is None) == (len(ws) < FOLD_MIN_WORDS)
     if key is not None:
         assert key != paragraph_key("other", text)
+
+
+pieces = st.sampled_from(
+    [
+        "Cache",
+        "tar",
+        "ball",
+        " ",
+        "\n",
+        "-",
+        "_",
+        "[x](http://a.b/c)",
+        "](",
+        "https://x.y/z ",
+        "www.Q.org",
+        "ẞtraße",
+        "STRASSE",
+        "İi",
+        "ΣΑΣ",
+        "ﬁle",
+        "Ǆ",
+        "é",
+        "é",
+        "42",
+        "…",
+    ]
+)
+
+
+@given(st.lists(pieces | st.text(max_size=4), max_size=30), st.integers(0, 30), st.integers(0, 30))
+def test_may_hold_is_false_only_when_the_normalised_text_lacks_the_words(
+    parts: list[str], start: int, end: int
+) -> None:
+    body = "".join(parts)
+    part = "".join(parts[start:end])  # often a part of the body, so often held
+    words = normalised("", part)
+    if words and words in normalised("", body):
+        assert may_hold(body.casefold(), probe(words))
