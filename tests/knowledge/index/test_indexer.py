@@ -237,15 +237,22 @@ def test_a_no_change_run_reads_nothing_and_starts_no_worker(
         (project / f"bulk{i}.md").write_text(f"# Bulk {i}\n\nLine {i}.\n")
     index_project(settings)
     handed: list[int] = []
+    started: list[bool] = []
     real = runs.examine_all  # type: ignore[attr-defined]  # the name runs calls
+    real_start = examine.Workers.start
 
-    def recording(jobs):  # type: ignore[no-untyped-def]
+    def recording(jobs, **kwargs):  # type: ignore[no-untyped-def]
         handed.append(len(jobs))
-        return real(jobs)
+        return real(jobs, **kwargs)
+
+    def start(self):  # type: ignore[no-untyped-def]
+        started.append(True)
+        return real_start(self)
 
     monkeypatch.setattr(runs, "examine_all", recording)
+    monkeypatch.setattr(examine.Workers, "start", start)
     stats = index_project(settings)
-    assert handed == [0] and stats.skipped == stats.files
+    assert handed == [0] and stats.skipped == stats.files and not started
     (project / "bulk3.md").write_text("# Bulk 3\n\nChanged.\n")
     index_project(settings)
     assert handed[-1] == 1  # just the changed file, examined inline
