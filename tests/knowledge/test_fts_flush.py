@@ -327,3 +327,51 @@ def test_a_long_batch_moves_its_chunks_into_the_fts_table_between_commits(
             assert w.conn.in_transaction  # flushed, not committed
             assert scalar(w.conn, "SELECT value FROM rag_meta WHERE key = 'commits'") == commits
         assert_consistent(w.conn, tables)
+
+
+def test_a_batch_flushes_in_a_spare_moment_once_enough_is_pending(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Batch.idle`` (the chunking worker is behind) moves the pending chunks into the FTS
+    table inside the transaction once ``IDLE_FLUSH_UNITS`` units wait, not for fewer, and
+    commits nothing."""
+    import time
+
+    from fisk_ls.knowledge import writer as writer_module
+
+    monkeypatch.setattr(time, "monotonic", lambda: 100.0)  # never due by the clock
+    monkeypatch.setattr(writer_module, "IDLE_FLUSH_UNITS", 3)
+    with fresh_writer() as w:
+        tables = w.manifest.tables
+
+        def write(word: str) -> None:
+            with w.transaction() as conn:
+                doc = scalar(
+                    conn, f"INSERT INTO {tables.documents}(path) VALUES (?) RETURNING id", (word,)
+                )
+                row = ChunkRow(0, "", word, None, 1, 1, "00" * 16, "n:" + "00" * 8, body_key(word))
+                insert_chunks(conn, tables, doc, [row])
+
+        def pending() -> int:
+            return int(scalar(w.conn, f"SELECT count(*) FROM {tables.pending}"))
+
+        commits = scalar(w.conn, "SELECT value FROM rag_meta WHERE key = 'commits'")
+        with w.batch(4096, 2.0) as batch:
+            batch.idle()  # no transaction yet: nothing to do
+            batch.tick()  # opens the transaction
+            for word in ("w0", "w1"):
+                write(word)
+                batch.tick()
+            batch.idle()
+            assert pending() == 2  # two units: not worth a flush
+            write("w2")
+            batch.tick()
+            batch.idle()
+            assert pending() == 0 and fts_ids(w.conn, tables, "w2") == {3}
+            assert w.conn.in_transaction
+            assert scalar(w.conn, "SELECT value FROM rag_meta WHERE key = 'commits'") == commits
+            write("w3")
+            batch.tick()
+            batch.idle()
+            assert pending() == 1  # the count starts again after a flush
+        assert_consistent(w.conn, tables)

@@ -231,6 +231,7 @@ class Workers:
     def __init__(self, count: int = 1) -> None:
         self.count = max(1, count)
         self._pool: ProcessPoolExecutor | None = None
+        self._exiting: threading.Thread | None = None
 
     def start(self) -> ProcessPoolExecutor:
         """The pool, its processes started (once)."""
@@ -252,19 +253,27 @@ class Workers:
         return self._pool
 
     def release(self) -> None:
-        """Let the workers go without waiting for them to exit (the executor's thread joins
-        them; the interpreter's exit waits for that thread): a worker's exit frees its whole
-        memory of the run (about 0.2 s for the PowerShell docs), time the writer spends on its
-        last files and commit instead."""
+        """Let the workers go: they exit (a worker's exit frees its whole memory of the run,
+        about 0.2 s for the PowerShell docs) while the writer writes its last files and
+        commits; ``close`` waits for them."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._exiting = threading.Thread(
+                target=self._pool.shutdown,
+                kwargs={"wait": True, "cancel_futures": True},
+                name="fisk-workers-exit",
+                daemon=True,
+            )
             self._pool = None
+            self._exiting.start()
 
     def close(self) -> None:
         """Stop the workers (what is queued is cancelled) and wait for them to exit."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._exiting is not None:
+            self._exiting.join()
+            self._exiting = None
 
     def __enter__(self) -> Workers:
         return self

@@ -143,7 +143,6 @@ class Indexer:
                     vectors,
                     first_build=stats.first_build,
                 )
-                workers.close()  # every file is written: the worker's memory goes back now
                 if reconcile and not rebuild:
                     seen = {key for key, _ in candidates}
                     walked = [k for k, r in zip(keys, roots, strict=True) if r.exists()]

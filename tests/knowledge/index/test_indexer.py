@@ -383,3 +383,96 @@ def _copy_job(project: Path, i: int, text: str) -> tuple[str, Candidate, None]:
     path.write_text(text)
     st = path.stat()
     return f"v{i}/Get-Thing.md", Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino), None
+
+
+def _many(project: Path, count: int) -> None:
+    for i in range(count):
+        (project / "many" / f"f{i:04}.md").parent.mkdir(exist_ok=True)
+        (project / "many" / f"f{i:04}.md").write_text(f"# File {i}\n\nunique{i} words\n")
+
+
+@pytest.mark.slow
+def test_a_first_build_starts_its_worker_during_the_walk(
+    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker of a first build is started once the walk has found enough files, before the
+    run plans its writes, and has exited when the run returns."""
+    import multiprocessing
+
+    from fisk_ls.knowledge.index.stats import IndexReporter
+
+    _many(project, examine.PARALLEL_MIN_FILES + 10)
+    events: list[str] = []
+    real_start, real_plan = examine.Workers.start, IndexReporter.on_plan
+
+    def start(self: examine.Workers) -> object:
+        events.append("start")
+        return real_start(self)
+
+    def on_plan(self: IndexReporter, total: int) -> None:
+        events.append("plan")
+        real_plan(self, total)
+
+    monkeypatch.setattr(examine.Workers, "start", start)
+    monkeypatch.setattr(IndexReporter, "on_plan", on_plan)
+    stats = index_project(settings)
+    assert events[0] == "start" and "plan" in events
+    assert stats.added == examine.PARALLEL_MIN_FILES + 13
+    assert multiprocessing.active_children() == []
+
+
+@pytest.mark.slow
+def test_the_writer_flushes_while_the_worker_is_behind(
+    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``examine_all`` tells the run when the next outcome is not ready; the run's batch then
+    moves the pending chunks into the full-text index (a worker always behind here)."""
+    from fisk_ls.knowledge.fts_check import fts_mismatch
+    from fisk_ls.knowledge.index import runs
+    from fisk_ls.knowledge.opening import open_writer
+    from fisk_ls.knowledge.writer import Writer
+
+    _many(project, examine.PARALLEL_MIN_FILES + 10)
+    real = runs.examine_all  # type: ignore[attr-defined]  # the name runs calls
+    flushes: list[int] = []
+    real_flush = Writer.flush_fts
+
+    def behind(jobs, **kwargs):  # type: ignore[no-untyped-def]
+        idle = kwargs["idle"]
+        for outcome in real(jobs, **kwargs):
+            idle()
+            yield outcome
+
+    def flush(self: Writer) -> None:
+        flushes.append(1)
+        real_flush(self)
+
+    monkeypatch.setattr(runs, "examine_all", behind)
+    monkeypatch.setattr(Writer, "flush_fts", flush)
+    stats = index_project(settings)
+    # one flush per IDLE_FLUSH_UNITS files at least, besides the commits'
+    assert len(flushes) >= stats.added // 32
+    assert Knowledge(settings).search(SearchRequest("unique123")).hits[0].path == "many/f0123.md"
+    with open_writer(settings.store_dir) as w:
+        assert fts_mismatch(w.conn, w.manifest.tables) is None
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_fails_the_run_and_leaves_no_process(project: Path) -> None:
+    """A chunking worker killed under a started ``Workers`` surfaces as the pool's error from
+    ``examine_all``; closing waits for every process."""
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
+    _many(project, examine.PARALLEL_MIN_FILES + 10)
+    jobs = []
+    for path in sorted((project / "many").iterdir()):
+        st = path.stat()
+        jobs.append((path.name, Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino), None))
+    with examine.Workers() as workers:
+        workers.start()
+        for child in multiprocessing.active_children():
+            child.kill()
+        with pytest.raises(BrokenProcessPool):
+            list(examine.examine_all(jobs, batch=16, depth=2, workers=workers))
+    assert multiprocessing.active_children() == []
