@@ -7,6 +7,7 @@ its parent dies, even by ``kill -9`` (``die_with_parent``).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import os
@@ -231,7 +232,6 @@ class Workers:
     def __init__(self, count: int = 1) -> None:
         self.count = max(1, count)
         self._pool: ProcessPoolExecutor | None = None
-        self._exiting: threading.Thread | None = None
 
     def start(self) -> ProcessPoolExecutor:
         """The pool, its processes started (once)."""
@@ -245,35 +245,18 @@ class Workers:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.count,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=die_with_parent,
+                initializer=_worker_start,
                 initargs=(os.getpid(),),
             )
             for _ in range(self.count):  # a process is spawned when a call finds none idle
                 self._pool.submit(_ready)
         return self._pool
 
-    def release(self) -> None:
-        """Let the workers go: they exit (a worker's exit frees its whole memory of the run,
-        about 0.2 s for the PowerShell docs) while the writer writes its last files and
-        commits; ``close`` waits for them."""
-        if self._pool is not None:
-            self._exiting = threading.Thread(
-                target=self._pool.shutdown,
-                kwargs={"wait": True, "cancel_futures": True},
-                name="fisk-workers-exit",
-                daemon=True,
-            )
-            self._pool = None
-            self._exiting.start()
-
     def close(self) -> None:
         """Stop the workers (what is queued is cancelled) and wait for them to exit."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-        if self._exiting is not None:
-            self._exiting.join()
-            self._exiting = None
 
     def __enter__(self) -> Workers:
         return self
@@ -284,6 +267,14 @@ class Workers:
 
 def _ready() -> None:
     """A worker's first call: it has imported this module."""
+
+
+def _worker_start(parent: int) -> None:
+    """Worker initializer: ``die_with_parent``, and a quick exit. A worker's outcomes are all
+    sent (synchronously) before it exits; tearing down its interpreter would free the run's
+    memory object by object (about 0.2 s for the PowerShell docs) while the run waits on it."""
+    die_with_parent(parent)
+    atexit.register(os._exit, 0)
 
 
 def examine_all(
@@ -322,8 +313,6 @@ def examine_all(
                 results = window.popleft().result()
                 for b in islice(batches, 1):
                     window.append(pool.submit(_examine_many, b))
-                if not window:  # the last outcomes: the workers exit while they are written
-                    team.release()
                 yield from results
         finally:
             for future in window:  # given up early: what has not started never will
