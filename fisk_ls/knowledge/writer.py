@@ -360,9 +360,6 @@ FLUSH_SECONDS = 0.25
 index this often (``Writer.flush_fts``, inside the transaction): its commits stay short, so the
 chunking worker is not left waiting on a long one."""
 
-IDLE_FLUSH_UNITS = 32
-"""Units written since the last flush that make a spare moment (``Batch.idle``) worth a flush."""
-
 
 class Batch:
     def __init__(self, writer: Writer, max_units: int, max_seconds: float) -> None:
@@ -370,7 +367,6 @@ class Batch:
         self.max_units = max_units
         self.max_seconds = max_seconds
         self._units = 0
-        self._unflushed = 0
         self._started = 0.0
         self._flushed = 0.0
 
@@ -379,28 +375,16 @@ class Batch:
         conn = self.writer.conn
         if not conn.in_transaction:
             conn.execute("BEGIN IMMEDIATE")
-            self._units = self._unflushed = 0
+            self._units = 0
             self._started = self._flushed = time.monotonic()
             return
         self._units += 1
-        self._unflushed += 1
         now = time.monotonic()
         if self._units >= self.max_units or now - self._started >= self.max_seconds:
             self.writer.commit()
         elif now - self._flushed >= FLUSH_SECONDS:
-            self._flush(now)
-
-    def idle(self) -> None:
-        """The caller has nothing to write for a moment (the chunking worker is behind): move
-        the pending chunks into the full-text index now (at least ``IDLE_FLUSH_UNITS`` units'),
-        so the next flush or commit, which the worker may wait on, is shorter."""
-        if self._unflushed >= IDLE_FLUSH_UNITS and self.writer.conn.in_transaction:
-            self._flush(time.monotonic())
-
-    def _flush(self, now: float) -> None:
-        self.writer.flush_fts()
-        self._flushed = now
-        self._unflushed = 0
+            self.writer.flush_fts()
+            self._flushed = now
 
     def commit(self) -> None:
         """Commit now (before slow work such as embedding that must not hold a transaction)."""

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from itertools import islice
@@ -282,17 +282,13 @@ def examine_all(
     batch: int = 32,
     depth: int = 64,
     workers: int | Workers = 1,
-    *,
-    idle: Callable[[], object] | None = None,
 ) -> Iterator[Outcome]:
     """``examine`` over ``jobs``, yielded in order. Large runs use worker processes
     (``workers``: how many, or the caller's ``Workers``, perhaps started already), so reading
     and chunking (Python, GIL-bound) overlap with the SQLite writes in this process; ``depth``
     batches per worker are in flight (2,048 files), so the worker chunks on through the
-    longest commit of a first build. ``idle`` is called when the next outcome is not ready
-    yet: the writer's spare moment (``writer.Batch.idle``). One worker: a second one measured
-    no faster on the shared 2-core machine (bench/tuning.md, "Cold index"); more cores are
-    untested."""
+    longest commit of a first build. One worker: a second one measured no faster on the shared
+    2-core machine (bench/tuning.md, "Cold index"); more cores are untested."""
     if len(jobs) < PARALLEL_MIN_FILES:
         repeats = Repeats()
         for job in jobs:
@@ -308,8 +304,6 @@ def examine_all(
         )
         try:
             while window:
-                if idle is not None and not window[0].done():
-                    idle()
                 results = window.popleft().result()
                 for b in islice(batches, 1):
                     window.append(pool.submit(_examine_many, b))

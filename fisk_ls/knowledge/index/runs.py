@@ -51,7 +51,7 @@ from .walk import (
 )
 
 if TYPE_CHECKING:
-    from ..writer import Batch, Writer
+    from ..writer import Writer
 
 
 EMBED_GROUP = 192
@@ -89,8 +89,6 @@ class Indexer:
         self.cancel = cancel
         self.embedder = embedder
         self._has_vec = writer.has_vec_table(writer.manifest.generation)
-        self._batch: Batch | None = None
-        """The batch being written (``_process``), told when the worker is behind (``_idle``)."""
 
     @property
     def has_vectors(self) -> bool:
@@ -143,6 +141,7 @@ class Indexer:
                     vectors,
                     first_build=stats.first_build,
                 )
+                workers.close()  # every file is written: the worker's memory goes back now
                 if reconcile and not rebuild:
                     seen = {key for key, _ in candidates}
                     walked = [k for k, r in zip(keys, roots, strict=True) if r.exists()]
@@ -166,8 +165,8 @@ class Indexer:
             vectors.prune(self.writer.manifest.tables)
         return stats
 
+    @staticmethod
     def _examined(
-        self,
         candidates: list[tuple[str, Candidate]],
         existing: dict[str, Existing],
         workers: Workers,
@@ -186,12 +185,7 @@ class Indexer:
                 yield Outcome(key, cand, old, "unchanged")
             else:
                 changed.append((key, cand, old))
-        yield from examine_all(changed, workers=workers, idle=self._idle)
-
-    def _idle(self) -> None:
-        """The worker is behind: the batch uses the moment (``writer.Batch.idle``)."""
-        if self._batch is not None:
-            self._batch.idle()
+        yield from examine_all(changed, workers=workers)
 
     def _finish(self, vectors: VectorTier | None, stats: IndexStats, drain: bool) -> None:
         """Embed the live generation's backlog (``drain``) and count what is left."""
@@ -254,22 +248,20 @@ class Indexer:
         ``first_build``: commit less often (``FIRST_BUILD_BATCH``)."""
         done = 0
         with self.writer.batch(*(FIRST_BUILD_BATCH if first_build else ())) as batch:
-            self._batch = batch
-            try:
-                for outcome in outcomes:
-                    self._check_cancel()
-                    if dry_run and self.embedder is not None and outcome.prepared:
-                        stats.embeddings += len(outcome.prepared.rows)  # what a real run sends
-                    cached: dict[str, bytes] | None = None
-                    if vectors is not None and vectors.settled and outcome.prepared is not None:
-                        cached = vectors.cached([row.hash for row in outcome.prepared.rows])
-                    if not dry_run and outcome.kind != "unchanged":  # no change writes nothing
-                        batch.tick()
-                    self._apply(outcome, tables, stats, dry_run, cached)
-                    done += 1
-                    self.reporter.on_file(done, outcome.key)
-            finally:
-                self._batch = None
+            for outcome in outcomes:
+                self._check_cancel()
+                if dry_run and self.embedder is not None and outcome.prepared:
+                    stats.embeddings += len(outcome.prepared.rows)  # what a real run would send
+                cached: dict[str, bytes] | None = None
+                if vectors is not None and vectors.settled and outcome.prepared is not None:
+                    cached = vectors.cached([row.hash for row in outcome.prepared.rows])
+                if (
+                    not dry_run and outcome.kind != "unchanged"
+                ):  # a run with no change writes nothing
+                    batch.tick()
+                self._apply(outcome, tables, stats, dry_run, cached)
+                done += 1
+                self.reporter.on_file(done, outcome.key)
 
     def update_paths(self, paths: Iterable[Path], *, drain: bool = True) -> IndexStats:
         """Bring just these files up to date (saved, created, changed, deleted or renamed).
@@ -308,7 +300,7 @@ class Indexer:
             jobs.append((key, cand, self.existing(tables, key).get(key)))
         stats.files = len(jobs)
         vectors = self._vector_tier(False, self.writer.manifest.generation)
-        self._process(examine_all(jobs, idle=self._idle), tables, stats, False, vectors)
+        self._process(examine_all(jobs), tables, stats, False, vectors)
         self._delete(gone, tables)
         stats.removed += len(gone)
         self._settle(vectors, self.writer.manifest.generation)

@@ -422,42 +422,6 @@ def test_a_first_build_starts_its_worker_during_the_walk(
 
 
 @pytest.mark.slow
-def test_the_writer_flushes_while_the_worker_is_behind(
-    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``examine_all`` tells the run when the next outcome is not ready; the run's batch then
-    moves the pending chunks into the full-text index (a worker always behind here)."""
-    from fisk_ls.knowledge.fts_check import fts_mismatch
-    from fisk_ls.knowledge.index import runs
-    from fisk_ls.knowledge.opening import open_writer
-    from fisk_ls.knowledge.writer import Writer
-
-    _many(project, examine.PARALLEL_MIN_FILES + 10)
-    real = runs.examine_all  # type: ignore[attr-defined]  # the name runs calls
-    flushes: list[int] = []
-    real_flush = Writer.flush_fts
-
-    def behind(jobs, **kwargs):  # type: ignore[no-untyped-def]
-        idle = kwargs["idle"]
-        for outcome in real(jobs, **kwargs):
-            idle()
-            yield outcome
-
-    def flush(self: Writer) -> None:
-        flushes.append(1)
-        real_flush(self)
-
-    monkeypatch.setattr(runs, "examine_all", behind)
-    monkeypatch.setattr(Writer, "flush_fts", flush)
-    stats = index_project(settings)
-    # one flush per IDLE_FLUSH_UNITS files at least, besides the commits'
-    assert len(flushes) >= stats.added // 32
-    assert Knowledge(settings).search(SearchRequest("unique123")).hits[0].path == "many/f0123.md"
-    with open_writer(settings.store_dir) as w:
-        assert fts_mismatch(w.conn, w.manifest.tables) is None
-
-
-@pytest.mark.slow
 def test_a_worker_that_dies_fails_the_run_and_leaves_no_process(project: Path) -> None:
     """A chunking worker killed under a started ``Workers`` surfaces as the pool's error from
     ``examine_all``; closing waits for every process."""
