@@ -7,6 +7,7 @@ its parent dies, even by ``kill -9`` (``die_with_parent``).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import os
@@ -19,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from .. import fts, schema
 from ..collapse import text_key
@@ -27,6 +28,9 @@ from .chunker import body_key, chunk_body, split_lines
 from .files import CHANGED_NOTE, read_document
 from .front_matter import FrontMatter, front_matter
 from .walk import Candidate
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 
 @dataclass
@@ -220,43 +224,96 @@ PARALLEL_MIN_FILES = 200
 """Below this many files a run chunks inline; above, worker processes chunk ahead."""
 
 
+class Workers:
+    """The chunking worker processes of a run. ``start`` may come before the first job (during
+    the walk of a first build), so that a worker's start-up (a new interpreter importing the
+    chunker) overlaps the walk instead of following it. The owner closes them."""
+
+    def __init__(self, count: int = 1) -> None:
+        self.count = max(1, count)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self) -> ProcessPoolExecutor:
+        """The pool, its processes started (once)."""
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor  # here: most commands never chunk
+
+            # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor
+            # and the open SQLite connection, and would keep the lock alive after the parent
+            # is killed.
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.count,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_worker_start,
+                initargs=(os.getpid(),),
+            )
+            for _ in range(self.count):  # a process is spawned when a call finds none idle
+                self._pool.submit(_ready)
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the workers (what is queued is cancelled) and wait for them to exit."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _ready() -> None:
+    """A worker's first call: it has imported this module."""
+
+
+def _worker_start(parent: int) -> None:
+    """Worker initializer: ``die_with_parent``, and a quick exit. A worker's outcomes are all
+    sent (synchronously) before it exits; tearing down its interpreter would free the run's
+    memory object by object (about 0.2 s for the PowerShell docs) while the run waits on it."""
+    die_with_parent(parent)
+    atexit.register(os._exit, 0)
+
+
 def examine_all(
-    jobs: Sequence[Job], batch: int = 32, depth: int = 16, workers: int = 1
+    jobs: Sequence[Job],
+    batch: int = 32,
+    depth: int = 64,
+    workers: int | Workers = 1,
 ) -> Iterator[Outcome]:
-    """``examine`` over ``jobs``, yielded in order. Large runs use ``workers`` processes, so
-    reading and chunking (Python, GIL-bound) overlap with the SQLite writes in this process;
-    ``depth`` batches per worker are in flight, so the worker chunks on while a commit holds
-    the writer. One worker: a second one measured no faster on the shared 2-core machine
-    (bench/tuning.md, "Cold index"); more cores are untested."""
+    """``examine`` over ``jobs``, yielded in order. Large runs use worker processes
+    (``workers``: how many, or the caller's ``Workers``, perhaps started already), so reading
+    and chunking (Python, GIL-bound) overlap with the SQLite writes in this process; ``depth``
+    batches per worker are in flight (2,048 files), so the worker chunks on through the
+    longest commit of a first build. One worker: a second one measured no faster on the shared
+    2-core machine (bench/tuning.md, "Cold index"); more cores are untested."""
     if len(jobs) < PARALLEL_MIN_FILES:
         repeats = Repeats()
         for job in jobs:
             yield examine(*job, repeats)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor  # here: most commands never chunk
-
-    n = max(1, workers)
-    # "spawn", not "fork": a forked worker would inherit the writer lock's descriptor and the
-    # open SQLite connection, and would keep the lock alive after the parent is killed.
-    pool = ProcessPoolExecutor(
-        max_workers=n,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=die_with_parent,
-        initargs=(os.getpid(),),
-    )
+    owned = not isinstance(workers, Workers)
+    team = Workers(workers) if not isinstance(workers, Workers) else workers
     try:
+        pool = team.start()
         batches = (list(jobs[i : i + batch]) for i in range(0, len(jobs), batch))
         window: deque[Future[list[Outcome]]] = deque(
-            pool.submit(_examine_many, b) for b in islice(batches, depth * n)
+            pool.submit(_examine_many, b) for b in islice(batches, depth * team.count)
         )
-        while window:
-            results = window.popleft().result()
-            for b in islice(batches, 1):
-                window.append(pool.submit(_examine_many, b))
-            yield from results
+        try:
+            while window:
+                results = window.popleft().result()
+                for b in islice(batches, 1):
+                    window.append(pool.submit(_examine_many, b))
+                yield from results
+        finally:
+            for future in window:  # given up early: what has not started never will
+                future.cancel()
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if owned:
+            team.close()
 
 
 PARENT_POLL_SECONDS = 0.5

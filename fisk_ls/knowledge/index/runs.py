@@ -38,7 +38,7 @@ from ..vectors.tier import (
     VectorTier,
     refuse_lexical_over_hybrid,
 )
-from .examine import Existing, Job, Outcome, Prepared, examine_all
+from .examine import PARALLEL_MIN_FILES, Existing, Job, Outcome, Prepared, Workers, examine_all
 from .ignore import IgnoreRules
 from .rows import delete_document, write_document
 from .stats import IndexReporter, IndexStats
@@ -118,41 +118,44 @@ class Indexer:
             key_prefix(r, self.root) if r.is_dir() else document_key(r, self.root) for r in roots
         ]
         stats = IndexStats(dry_run=dry_run)
-        candidates = self.collect(roots, stats)
-        generation = self.writer.manifest.generation
-        tables = self.writer.manifest.tables
-        if rebuild and not dry_run:
-            generation = self.writer.begin_rebuild()
-            tables = schema.names(generation)
-        vectors: VectorTier | None = None
-        try:
-            existing = {} if rebuild else self.existing(tables)
-            stats.first_build = rebuild or not existing
-            if not dry_run:
-                vectors = self._vector_tier(rebuild, generation)
-            self.reporter.on_plan(len(candidates))
-            self._process(
-                self._examined(candidates, existing),
-                tables,
-                stats,
-                dry_run,
-                vectors,
-                first_build=stats.first_build,
-            )
-            if reconcile and not rebuild:
-                seen = {key for key, _ in candidates}
-                walked = [k for k, r in zip(keys, roots, strict=True) if r.exists()]
-                stale = [k for k in existing if k not in seen and _under(k, walked)]
-                if not dry_run:
-                    self._delete(stale, tables)
-                stats.removed += len(stale)
-            self._settle(vectors, generation)
-            if rebuild and vectors is not None and self.writer.manifest.hybrid:
-                self._drain(vectors, tables)  # before the switch: never fewer vectors than now
-        except BaseException:
+        existing = {} if rebuild else self.existing(self.writer.manifest.tables)
+        stats.first_build = rebuild or not existing
+        with Workers() as workers:
+            # A first build chunks every file it finds: its worker starts during the walk.
+            candidates = self.collect(roots, stats, workers if stats.first_build else None)
+            generation = self.writer.manifest.generation
+            tables = self.writer.manifest.tables
             if rebuild and not dry_run:
-                self.writer.abandon_rebuild(generation)
-            raise
+                generation = self.writer.begin_rebuild()
+                tables = schema.names(generation)
+            vectors: VectorTier | None = None
+            try:
+                if not dry_run:
+                    vectors = self._vector_tier(rebuild, generation)
+                self.reporter.on_plan(len(candidates))
+                self._process(
+                    self._examined(candidates, existing, workers),
+                    tables,
+                    stats,
+                    dry_run,
+                    vectors,
+                    first_build=stats.first_build,
+                )
+                workers.close()  # every file is written: the worker's memory goes back now
+                if reconcile and not rebuild:
+                    seen = {key for key, _ in candidates}
+                    walked = [k for k, r in zip(keys, roots, strict=True) if r.exists()]
+                    stale = [k for k in existing if k not in seen and _under(k, walked)]
+                    if not dry_run:
+                        self._delete(stale, tables)
+                    stats.removed += len(stale)
+                self._settle(vectors, generation)
+                if rebuild and vectors is not None and self.writer.manifest.hybrid:
+                    self._drain(vectors, tables)  # before the switch: never fewer vectors than now
+            except BaseException:
+                if rebuild and not dry_run:
+                    self.writer.abandon_rebuild(generation)
+                raise
         if rebuild and not dry_run:
             self.writer.finish_rebuild(generation, vectors.target if vectors else Manifest())
         elif (stats.removed or stats.updated or stats.first_build) and not dry_run:
@@ -164,7 +167,9 @@ class Indexer:
 
     @staticmethod
     def _examined(
-        candidates: list[tuple[str, Candidate]], existing: dict[str, Existing]
+        candidates: list[tuple[str, Candidate]],
+        existing: dict[str, Existing],
+        workers: Workers,
     ) -> Iterator[Outcome]:
         """Outcomes of every candidate. Files whose size, mtime and inode match are settled here,
         without a read; only the others go to ``examine_all`` (so a run where nothing changed
@@ -180,7 +185,7 @@ class Indexer:
                 yield Outcome(key, cand, old, "unchanged")
             else:
                 changed.append((key, cand, old))
-        yield from examine_all(changed)
+        yield from examine_all(changed, workers=workers)
 
     def _finish(self, vectors: VectorTier | None, stats: IndexStats, drain: bool) -> None:
         """Embed the live generation's backlog (``drain``) and count what is left."""
@@ -326,7 +331,12 @@ class Indexer:
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled("index run cancelled; re-running skips files already indexed")
 
-    def collect(self, roots: Sequence[Path], stats: IndexStats) -> list[tuple[str, Candidate]]:
+    def collect(
+        self, roots: Sequence[Path], stats: IndexStats, workers: Workers | None = None
+    ) -> list[tuple[str, Candidate]]:
+        """The documents under ``roots`` by key. ``workers`` are started once the walk has
+        found enough files for them (``PARALLEL_MIN_FILES``)."""
+
         def note(message: str) -> None:
             stats.notes.append(message)
             self.reporter.on_note(message)
@@ -348,6 +358,8 @@ class Indexer:
                 else:
                     key = document_key(Path(text), self.root)
                 found.setdefault(key, cand)
+                if workers is not None and len(found) == PARALLEL_MIN_FILES:
+                    workers.start()
         stats.files = len(found)
         return list(found.items())
 

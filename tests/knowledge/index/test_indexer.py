@@ -237,15 +237,22 @@ def test_a_no_change_run_reads_nothing_and_starts_no_worker(
         (project / f"bulk{i}.md").write_text(f"# Bulk {i}\n\nLine {i}.\n")
     index_project(settings)
     handed: list[int] = []
+    started: list[bool] = []
     real = runs.examine_all  # type: ignore[attr-defined]  # the name runs calls
+    real_start = examine.Workers.start
 
-    def recording(jobs):  # type: ignore[no-untyped-def]
+    def recording(jobs, **kwargs):  # type: ignore[no-untyped-def]
         handed.append(len(jobs))
-        return real(jobs)
+        return real(jobs, **kwargs)
+
+    def start(self):  # type: ignore[no-untyped-def]
+        started.append(True)
+        return real_start(self)
 
     monkeypatch.setattr(runs, "examine_all", recording)
+    monkeypatch.setattr(examine.Workers, "start", start)
     stats = index_project(settings)
-    assert handed == [0] and stats.skipped == stats.files
+    assert handed == [0] and stats.skipped == stats.files and not started
     (project / "bulk3.md").write_text("# Bulk 3\n\nChanged.\n")
     index_project(settings)
     assert handed[-1] == 1  # just the changed file, examined inline
@@ -376,3 +383,60 @@ def _copy_job(project: Path, i: int, text: str) -> tuple[str, Candidate, None]:
     path.write_text(text)
     st = path.stat()
     return f"v{i}/Get-Thing.md", Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino), None
+
+
+def _many(project: Path, count: int) -> None:
+    for i in range(count):
+        (project / "many" / f"f{i:04}.md").parent.mkdir(exist_ok=True)
+        (project / "many" / f"f{i:04}.md").write_text(f"# File {i}\n\nunique{i} words\n")
+
+
+@pytest.mark.slow
+def test_a_first_build_starts_its_worker_during_the_walk(
+    settings: Settings, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker of a first build is started once the walk has found enough files, before the
+    run plans its writes, and has exited when the run returns."""
+    import multiprocessing
+
+    from fisk_ls.knowledge.index.stats import IndexReporter
+
+    _many(project, examine.PARALLEL_MIN_FILES + 10)
+    events: list[str] = []
+    real_start, real_plan = examine.Workers.start, IndexReporter.on_plan
+
+    def start(self: examine.Workers) -> object:
+        events.append("start")
+        return real_start(self)
+
+    def on_plan(self: IndexReporter, total: int) -> None:
+        events.append("plan")
+        real_plan(self, total)
+
+    monkeypatch.setattr(examine.Workers, "start", start)
+    monkeypatch.setattr(IndexReporter, "on_plan", on_plan)
+    stats = index_project(settings)
+    assert events[0] == "start" and "plan" in events
+    assert stats.added == examine.PARALLEL_MIN_FILES + 13
+    assert multiprocessing.active_children() == []
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_fails_the_run_and_leaves_no_process(project: Path) -> None:
+    """A chunking worker killed under a started ``Workers`` surfaces as the pool's error from
+    ``examine_all``; closing waits for every process."""
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
+    _many(project, examine.PARALLEL_MIN_FILES + 10)
+    jobs = []
+    for path in sorted((project / "many").iterdir()):
+        st = path.stat()
+        jobs.append((path.name, Candidate(str(path), st.st_size, st.st_mtime_ns, st.st_ino), None))
+    with examine.Workers() as workers:
+        workers.start()
+        for child in multiprocessing.active_children():
+            child.kill()
+        with pytest.raises(BrokenProcessPool):
+            list(examine.examine_all(jobs, batch=16, depth=2, workers=workers))
+    assert multiprocessing.active_children() == []
