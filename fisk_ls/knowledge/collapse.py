@@ -16,6 +16,7 @@ that matched, normalised the same way, under its own heading, so search shows th
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from .digests import blake2b
 
@@ -58,6 +59,36 @@ def may_hold(folded: str, words: tuple[str, ...]) -> bool:
     (character by character) but never joins two words. A few substring tests instead of
     normalising the text."""
     return all(w in folded for w in words)
+
+
+class Probes:
+    """The :func:`probe` of each of several normalised texts, grouped by their first (longest)
+    word: :meth:`any_held` tests each distinct first word once for a text, and the rest of a
+    group's words only when it is there (about nine in ten texts lack every first word)."""
+
+    __slots__ = ("_groups",)
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        groups: dict[str, list[tuple[str, ...]]] = {}
+        for text in texts:
+            first, *rest = probe(text)
+            groups.setdefault(first, []).append(tuple(rest))
+        self._groups = groups
+
+    def any_held(self, folded: str) -> bool:
+        """``any(may_hold(folded, probe(t)) for t in texts)``, with fewer tests."""
+        for first, rests in self._groups.items():
+            if first in folded:
+                for rest in rests:
+                    if all(w in folded for w in rest):
+                        return True
+        return False
+
+
+def casefolded(text: str) -> str:
+    """``text.casefold()``: for ASCII text (most documentation) its ``lower()``, the same
+    string, taken by a faster path."""
+    return text.lower() if text.isascii() else text.casefold()
 
 
 def text_key(section: str, body: str) -> str:

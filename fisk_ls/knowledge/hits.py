@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .collapse import may_hold, normalised, paragraph_key, probe
+from .collapse import Probes, casefolded, normalised, paragraph_key
 from .languages import prefer_query_language
 from .match import Match, fts_tokenizer, terms_tokens
 from .match import locate as locate_match
@@ -167,13 +167,12 @@ def assemble(
         # located, and fold into its hit when that is what matched.
         rest = groups[at:]
         rows = hydrate(snap, [cid for cid, _ in rest])
-        probes = [probe(w) for w in words]
+        probes = Probes(words)
         for cid, score in rest:
             row = rows.get(cid)
             if row is None:
                 continue
-            folded_body = row.body.casefold()
-            if not any(may_hold(folded_body, p) for p in probes):
+            if not probes.any_held(casefolded(row.body)):
                 continue  # most: normalising them would find none of the paragraphs
             text = normalised("", row.body)
             if not any(w in text for w in words):
