@@ -62,8 +62,8 @@ def _chunk_rows(snap: Snapshot, ids: Sequence[int], columns: str) -> list[Any]:
 
 def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
     rows = _chunk_rows(snap, ids, "d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line")
-    return {
-        int(cid): _Row(str(path), int(ordinal), str(section), str(body), int(start), int(end))
+    return {  # NOT NULL text and integer columns, but the body (a view's LEFT JOIN)
+        cid: _Row(path, ordinal, section, str(body), start, end)
         for cid, path, ordinal, section, body, start, end in rows
     }
 
@@ -78,15 +78,12 @@ class _Candidate(NamedTuple):
 def _candidates(snap: Snapshot, fused: Sequence[tuple[int, float]]) -> dict[int, _Candidate]:
     """What ranking and collapsing need of each candidate, in one read."""
     rows = _chunk_rows(snap, [cid for cid, _ in fused], "c.near, d.path")
-    return {int(cid): _Candidate(str(near) or f"#{cid}", str(path)) for cid, near, path in rows}
+    return {cid: _Candidate(str(near) or f"#{cid}", path) for cid, near, path in rows}
 
 
 def _locations(snap: Snapshot, ids: Sequence[int]) -> dict[int, Location]:
     rows = _chunk_rows(snap, ids, "d.path, c.ordinal, c.start_line, c.end_line")
-    return {
-        int(cid): Location(str(path), int(ordinal), int(start), int(end))
-        for cid, path, ordinal, start, end in rows
-    }
+    return {cid: Location(path, ordinal, start, end) for cid, path, ordinal, start, end in rows}
 
 
 def assemble(
