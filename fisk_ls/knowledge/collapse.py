@@ -111,10 +111,17 @@ def paragraph_key(heading: str, text: str, min_words: int = FOLD_MIN_WORDS) -> s
     than ``min_words`` words, or it ends in a colon (it introduces what follows it, a list or
     a code block that may differ from page to page: "You can configure the sampler with
     environment variables:")."""
+    found = paragraph(heading, text, min_words)
+    return None if found is None else found[0]
+
+
+def paragraph(heading: str, text: str, min_words: int = FOLD_MIN_WORDS) -> tuple[str, str] | None:
+    """:func:`paragraph_key` and the part's normalised words (what :class:`Probes` looks for),
+    normalised once; None as there."""
     if text.rstrip().endswith(":"):
         return None
     words = normalised("", text)
     if words.count(" ") + 1 < min_words:
         return None
     digest = blake2b(f"{normalised(heading, '')}\n{words}".encode(), digest_size=8)
-    return "p:" + digest.hexdigest()
+    return "p:" + digest.hexdigest(), words

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .collapse import Probes, casefolded, normalised, paragraph_key
+from .collapse import Probes, casefolded, normalised, paragraph
 from .languages import prefer_query_language
 from .match import Match, fts_tokenizer, terms_tokens
 from .match import locate as locate_match
@@ -147,13 +147,13 @@ def assemble(
             if (row := rows.get(cid)) is None:
                 continue
             hit = hit_of(cid, score, row)
-            key = _paragraph_key(hit)
-            if key is not None and (into := shown.get(key)) is not None:
+            part = _paragraph(hit)
+            if part is not None and (into := shown.get(part[0])) is not None:
                 folded[into].append(hit)
                 continue
-            if key is not None and hit.match is not None:
-                shown[key] = cid
-                words.append(normalised("", hit.text[hit.match.offset : hit.match.end]))
+            if part is not None:
+                shown[part[0]] = cid
+                words.append(part[1])
             folded[cid] = []
             hits.append(hit)
         if locate is None:
@@ -175,8 +175,8 @@ def assemble(
             if not any(w in text for w in words):
                 continue
             hit = hit_of(cid, score, row)
-            key = _paragraph_key(hit)
-            if key is not None and (into := shown.get(key)) is not None:
+            part = _paragraph(hit)
+            if part is not None and (into := shown.get(part[0])) is not None:
                 folded[into].append(hit)
     place = {cid: i for i, (cid, _) in enumerate(fused)}
     copies = [m for h in hits for m in members[h.chunk_id]]
@@ -197,13 +197,14 @@ def assemble(
     return [h._replace(copies=others(h)) for h in hits]
 
 
-def _paragraph_key(hit: Hit) -> str | None:
-    """The key of the hit's matched part under its own heading (collapse.paragraph_key)."""
+def _paragraph(hit: Hit) -> tuple[str, str] | None:
+    """The key of the hit's matched part under its own heading, and its normalised words
+    (collapse.paragraph)."""
     m = hit.match
     if m is None:
         return None
     heading = m.section.rsplit(" > ", 1)[-1]
-    return paragraph_key(heading, hit.text[m.offset : m.end])
+    return paragraph(heading, hit.text[m.offset : m.end])
 
 
 def _moved(match: Match, shift: int) -> Match:
