@@ -200,12 +200,17 @@ def singular(word: str) -> str:
     return word
 
 
+@functools.lru_cache(maxsize=8192)
 def heading_key(text: str, stop: frozenset[str] = STOP_WORDS) -> tuple[str, ...]:
     """What a heading says, for matching it against a query's words: its words case-folded,
     stop words dropped (unless that leaves none), plurals folded (:func:`singular`). "What is
     Observability?" and "what is observability" share the key ("observability",); with the
     query's stop words (:func:`stop_words`), "Qu'est-ce que l'observabilité ?" and
-    "observabilité" do."""
+    "observabilité" do.
+
+    Remembered per heading: the heading boost asks it of the candidates' headings that may
+    match (a translated heading always may: the cheap test is for ASCII), and a reader sees
+    the same headings again."""
     plain = [unicodedata.normalize("NFC", w).casefold() for w, _ in words(fold_clitics(text))]
     kept = [w for w in plain if w not in stop] or plain
     return tuple(singular(w) for w in kept)

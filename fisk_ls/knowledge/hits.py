@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .collapse import may_hold, normalised, paragraph_key, probe
+from .collapse import Probes, casefolded, normalised, paragraph
 from .languages import prefer_query_language
 from .match import Match, fts_tokenizer, terms_tokens
 from .match import locate as locate_match
@@ -62,8 +62,8 @@ def _chunk_rows(snap: Snapshot, ids: Sequence[int], columns: str) -> list[Any]:
 
 def hydrate(snap: Snapshot, ids: Sequence[int]) -> dict[int, _Row]:
     rows = _chunk_rows(snap, ids, "d.path, c.ordinal, c.section, c.body, c.start_line, c.end_line")
-    return {
-        int(cid): _Row(str(path), int(ordinal), str(section), str(body), int(start), int(end))
+    return {  # NOT NULL text and integer columns, but the body (a view's LEFT JOIN)
+        cid: _Row(path, ordinal, section, str(body), start, end)
         for cid, path, ordinal, section, body, start, end in rows
     }
 
@@ -78,15 +78,12 @@ class _Candidate(NamedTuple):
 def _candidates(snap: Snapshot, fused: Sequence[tuple[int, float]]) -> dict[int, _Candidate]:
     """What ranking and collapsing need of each candidate, in one read."""
     rows = _chunk_rows(snap, [cid for cid, _ in fused], "c.near, d.path")
-    return {int(cid): _Candidate(str(near) or f"#{cid}", str(path)) for cid, near, path in rows}
+    return {cid: _Candidate(str(near) or f"#{cid}", path) for cid, near, path in rows}
 
 
 def _locations(snap: Snapshot, ids: Sequence[int]) -> dict[int, Location]:
     rows = _chunk_rows(snap, ids, "d.path, c.ordinal, c.start_line, c.end_line")
-    return {
-        int(cid): Location(str(path), int(ordinal), int(start), int(end))
-        for cid, path, ordinal, start, end in rows
-    }
+    return {cid: Location(path, ordinal, start, end) for cid, path, ordinal, start, end in rows}
 
 
 def assemble(
@@ -150,13 +147,13 @@ def assemble(
             if (row := rows.get(cid)) is None:
                 continue
             hit = hit_of(cid, score, row)
-            key = _paragraph_key(hit)
-            if key is not None and (into := shown.get(key)) is not None:
+            part = _paragraph(hit)
+            if part is not None and (into := shown.get(part[0])) is not None:
                 folded[into].append(hit)
                 continue
-            if key is not None and hit.match is not None:
-                shown[key] = cid
-                words.append(normalised("", hit.text[hit.match.offset : hit.match.end]))
+            if part is not None:
+                shown[part[0]] = cid
+                words.append(part[1])
             folded[cid] = []
             hits.append(hit)
         if locate is None:
@@ -167,20 +164,19 @@ def assemble(
         # located, and fold into its hit when that is what matched.
         rest = groups[at:]
         rows = hydrate(snap, [cid for cid, _ in rest])
-        probes = [probe(w) for w in words]
+        probes = Probes(words)
         for cid, score in rest:
             row = rows.get(cid)
             if row is None:
                 continue
-            folded_body = row.body.casefold()
-            if not any(may_hold(folded_body, p) for p in probes):
+            if not probes.any_held(casefolded(row.body)):
                 continue  # most: normalising them would find none of the paragraphs
             text = normalised("", row.body)
             if not any(w in text for w in words):
                 continue
             hit = hit_of(cid, score, row)
-            key = _paragraph_key(hit)
-            if key is not None and (into := shown.get(key)) is not None:
+            part = _paragraph(hit)
+            if part is not None and (into := shown.get(part[0])) is not None:
                 folded[into].append(hit)
     place = {cid: i for i, (cid, _) in enumerate(fused)}
     copies = [m for h in hits for m in members[h.chunk_id]]
@@ -201,13 +197,14 @@ def assemble(
     return [h._replace(copies=others(h)) for h in hits]
 
 
-def _paragraph_key(hit: Hit) -> str | None:
-    """The key of the hit's matched part under its own heading (collapse.paragraph_key)."""
+def _paragraph(hit: Hit) -> tuple[str, str] | None:
+    """The key of the hit's matched part under its own heading, and its normalised words
+    (collapse.paragraph)."""
     m = hit.match
     if m is None:
         return None
     heading = m.section.rsplit(" > ", 1)[-1]
-    return paragraph_key(heading, hit.text[m.offset : m.end])
+    return paragraph(heading, hit.text[m.offset : m.end])
 
 
 def _moved(match: Match, shift: int) -> Match:

@@ -110,8 +110,20 @@ def language_of_path_segment(segment: str) -> str | None:
     return base if base in LANGUAGES else None
 
 
+_LANGUAGES_OF: dict[str, tuple[str, ...]] = {
+    w: tuple(lang for lang, fw in _FUNCTION_WORDS.items() if w in fw)
+    for w in frozenset().union(*_FUNCTION_WORDS.values())
+}
+"""Each function word → the languages whose list holds it, in ``_FUNCTION_WORDS`` order: a
+query's words are looked up once each, not once per language."""
+
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+
+
 def query_language(text: str) -> str | None:
     """The language a query is written in, or None when its script says nothing we handle."""
+    if text.isascii():  # no kana, hangul or han; its letters are Latin
+        return _latin_language(text) if _ASCII_LETTER.search(text) else None
     kana = hangul = han = latin = 0
     for ch in text:
         o = ord(ch)
@@ -131,8 +143,15 @@ def query_language(text: str) -> str | None:
         return "zh"
     if not latin:
         return None
-    words = [w.casefold() for w in _WORD.findall(text)]
-    counts = {lang: sum(w in fw for w in words) for lang, fw in _FUNCTION_WORDS.items()}
+    return _latin_language(text)
+
+
+def _latin_language(text: str) -> str | None:
+    """The language of a query in Latin script, by the function words it holds."""
+    counts = dict.fromkeys(_FUNCTION_WORDS, 0)
+    for w in _WORD.findall(text):
+        for lang in _LANGUAGES_OF.get(w.casefold(), ()):
+            counts[lang] += 1
     best = max(counts.values())
     if best == 0:  # an identifier or a bare term: any language's page may be the one wanted
         return None

@@ -196,9 +196,15 @@ def terms_tokens(terms: Sequence[str], tokenize: Tokenizer) -> tuple[set[str], s
     return stems, grams
 
 
-def _chars(raw: bytes, offset: int) -> int:
-    """Byte offset (UTF-8, at a character boundary, as the tokenizer reports) → character offset."""
-    return len(raw[:offset].decode("utf-8"))
+def _chars(raw: bytes, offsets: set[int]) -> dict[int, int]:
+    """Byte offsets (UTF-8, at character boundaries, as the tokenizer reports) → character
+    offsets: the text is decoded once, piece by piece between the offsets in order."""
+    out: dict[int, int] = {}
+    byte = char = 0
+    for offset in sorted(offsets):
+        char += len(raw[byte:offset].decode("utf-8"))
+        byte, out[offset] = offset, char
+    return out
 
 
 def find_terms(
@@ -209,8 +215,8 @@ def find_terms(
     if stems:
         found = [(start, end) for start, end, token in tokenize(text) if token in stems]
         if found and not text.isascii():
-            raw = text.encode("utf-8")
-            found = [(_chars(raw, start), _chars(raw, end)) for start, end in found]
+            chars = _chars(text.encode("utf-8"), {at for span in found for at in span})
+            found = [(chars[start], chars[end]) for start, end in found]
     if grams and not text.isascii():  # CJK is never ASCII
         for run in cjk_runs().finditer(text):
             s = run.group(0)

@@ -11,6 +11,7 @@ lock is held, so a file left by a killed run says nothing. Reading it costs a re
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import time
@@ -57,6 +58,12 @@ class IndexRun(NamedTuple):
 
 def run_path(store_dir: Path) -> Path:
     return store_dir / RUN_NAME
+
+
+@functools.lru_cache(maxsize=64)
+def _run_file(store_dir: Path) -> str:
+    """``run_path`` as a string, remembered: every search of a reader looks for the file."""
+    return str(run_path(store_dir))
 
 
 class RunRecord:
@@ -115,7 +122,7 @@ def recorded_run(store_dir: Path) -> IndexRun | None:
     (``WriterLock.is_locked_elsewhere``); an unreadable one while it is held is a run whose
     count is not known."""
     try:
-        fd = open_regular(run_path(store_dir), follow=False)
+        fd = open_regular(_run_file(store_dir), follow=False)
     except OSError:
         return None
     try:

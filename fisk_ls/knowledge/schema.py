@@ -9,6 +9,7 @@ or killed rebuild leaves the previous generation answering.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 from .digests import blake2b
@@ -73,8 +74,10 @@ class Tables(NamedTuple):
     """Each document's front-matter tags (format 5; "" before: that layout has none)."""
 
 
+@functools.lru_cache(maxsize=64)
 def names(generation: int, format_version: int = FORMAT_VERSION) -> Tables:
-    """Table names of one generation (of ``format_version``'s layout)."""
+    """Table names of one generation (of ``format_version``'s layout); remembered, as a search
+    asks them of its snapshot a few dozen times."""
     g = int(generation)
     return Tables(
         documents=f"documents_{g}",

@@ -111,19 +111,13 @@ def boost_headings(
             [cid for cid, _ in ranked],
         )
     }
-    keys: dict[str, tuple[str, ...]] = {}
 
     def headed(cid: int) -> bool:
         section, before = labels.get(cid, ("", None))
         if not may_have_key(section, want):  # every heading is a part of the label
             return False
         for h in started_headings(section, before):
-            if not may_have_key(h, want):
-                continue
-            key = keys.get(h)
-            if key is None:
-                key = keys[h] = heading_key(h, stop)
-            if key == want:
+            if may_have_key(h, want) and heading_key(h, stop) == want:  # the key: remembered
                 return True
         return False
 

@@ -9,7 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index_project, resolve_settings
-from fisk_ls.knowledge.collapse import FOLD_MIN_WORDS, may_hold, normalised, paragraph_key, probe
+from fisk_ls.knowledge.collapse import (
+    FOLD_MIN_WORDS,
+    Probes,
+    casefolded,
+    may_hold,
+    normalised,
+    paragraph_key,
+    probe,
+)
 from tests.support.repeated import (
     COMMANDS,
     OPTION,
@@ -154,3 +162,18 @@ def test_may_hold_is_false_only_when_the_normalised_text_lacks_the_words(
     words = normalised("", part)
     if words and words in normalised("", body):
         assert may_hold(body.casefold(), probe(words))
+
+
+@given(st.lists(st.lists(pieces | st.text(max_size=4), max_size=8), max_size=6), st.lists(pieces))
+def test_probes_hold_what_may_hold_holds_one_by_one(
+    paragraphs: list[list[str]], body_parts: list[str]
+) -> None:
+    words = [normalised("", "".join(p)) for p in paragraphs]
+    body = "".join(body_parts) + "".join(paragraphs[0][1:3] if paragraphs else [])
+    expected = any(may_hold(body.casefold(), probe(w)) for w in words)
+    assert Probes(words).any_held(casefolded(body)) == expected
+
+
+@given(st.text() | st.text(alphabet=st.characters(max_codepoint=127)))
+def test_casefolded_is_casefold(text: str) -> None:
+    assert casefolded(text) == text.casefold()

@@ -280,3 +280,54 @@ def test_a_search_without_a_reader_language_takes_the_locales(
         assert k.search(SearchRequest(IDENTIFIER, 5, "en-US")).hits[0].path.startswith(ENGLISH)
     finally:
         k.close()
+
+
+def _query_language_by_definition(text: str) -> str | None:
+    """query_language as first written: every character's script counted, and each
+    language's function words counted apart."""
+    kana = hangul = han = latin = 0
+    for ch in text:
+        o = ord(ch)
+        if 0x3040 <= o <= 0x30FF or 0x31F0 <= o <= 0x31FF:
+            kana += 1
+        elif 0xAC00 <= o <= 0xD7AF or 0x1100 <= o <= 0x11FF:
+            hangul += 1
+        elif 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF:
+            han += 1
+        elif (ch.isascii() and ch.isalpha()) or 0xC0 <= o <= 0x24F:
+            latin += 1
+    if kana:
+        return "ja"
+    if hangul:
+        return "ko"
+    if han:
+        return "zh"
+    if not latin:
+        return None
+    words = [w.casefold() for w in languages._WORD.findall(text)]
+    counts = {lang: sum(w in fw for w in words) for lang, fw in languages._FUNCTION_WORDS.items()}
+    best = max(counts.values())
+    if best == 0:
+        return None
+    leaders = [lang for lang, n in counts.items() if n == best]
+    if "en" in leaders:
+        return "en"
+    return leaders[0] if len(leaders) == 1 else None
+
+
+_FUNCTION_WORD = st.sampled_from(
+    sorted({w for fw in languages._FUNCTION_WORDS.values() for w in fw} | {"THE", "Què", "É"})
+)
+
+
+@given(
+    st.lists(
+        _FUNCTION_WORD
+        | st.sampled_from([" ", "?", "'", "span", "42", "か", "한", "中", "À"])
+        | st.text(max_size=3),
+        max_size=12,
+    )
+)
+def test_query_language_counts_as_its_definition(parts: list[str]) -> None:
+    text = " ".join(parts)
+    assert query_language(text) == _query_language_by_definition(text)
