@@ -106,17 +106,19 @@ def test_help_imports_no_store_search_or_vectors(tmp_path: Path) -> None:
     assert not [m for m in (*NEVER_FOR_SEARCH, *never) if m in loaded]
 
 
-EXIT_PROBE = """
+AT_EXIT_PROBE = """
 import atexit, gc, sys
-atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))  # runs last
+atexit.register(lambda: print(%s))  # runs last
 from fisk_ls.cli import main
 main(%s)
 """
 
 
-def exit_probe(cwd: Path, argv: str) -> str:
+def at_exit(cwd: Path, shows: str, argv: str, *args: str) -> str:
+    """What ``shows`` (a Python expression) prints once a CLI process run with ``args`` ends,
+    the CLI's ``main`` called with ``argv`` (empty: as the program)."""
     proc = subprocess.run(
-        [sys.executable, "-c", EXIT_PROBE % argv, "knowledge", "sources", "--json"],
+        [sys.executable, "-c", AT_EXIT_PROBE % (shows, argv), *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -124,6 +126,11 @@ def exit_probe(cwd: Path, argv: str) -> str:
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip().splitlines()[-1]
+
+
+def exit_probe(cwd: Path, argv: str) -> str:
+    shows = '"frozen at exit:", gc.get_freeze_count() > 0'
+    return at_exit(cwd, shows, argv, "knowledge", "sources", "--json")
 
 
 def test_the_program_skips_the_collections_at_exit(project: Path, store_base: Path) -> None:
@@ -134,24 +141,8 @@ def test_the_program_skips_the_collections_at_exit(project: Path, store_base: Pa
     assert exit_probe(project, "sys.argv[1:]") == "frozen at exit: False"
 
 
-COLLECTOR_PROBE = """
-import atexit, gc, sys
-atexit.register(lambda: print("collector on:", gc.isenabled()))  # runs last
-from fisk_ls.cli import main
-main()
-"""
-
-
 def collector_at_exit(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-c", COLLECTOR_PROBE, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.strip().splitlines()[-1]
+    return at_exit(cwd, '"collector on:", gc.isenabled()', "", *args)
 
 
 def test_only_a_plain_search_runs_without_the_collector(project: Path, store_base: Path) -> None:
