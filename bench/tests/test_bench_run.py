@@ -85,3 +85,36 @@ measure_quality beir.json lexical
     assert (out / "devset.json").read_text() == '{"runs": {"hybrid": 1}}\n'
     assert json.loads((out / "beir.json").read_text())["lexical"] == 2
     assert "devset.json: kept" in done.stderr
+
+
+def test_a_step_measured_again_is_recorded_from_its_repeat(tmp_path: Path) -> None:
+    out, stage = tmp_path / "results", tmp_path / "stage"
+    (stage / "repeat").mkdir(parents=True)
+    out.mkdir()
+    for name in ("again.json", "failed.json"):
+        (out / name).write_text(f'{{"pass": "first {name}"}}\n')
+    (stage / "repeat" / "again.json").write_text('{"pass": "repeat"}\n')
+    script = f"""
+set -euo pipefail
+cd {ROOT}; PY={sys.executable}
+OUT={out}; STAGE={stage}
+{function("record_repeat")}
+record_repeat again.json
+record_repeat failed.json
+"""
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
+    again = json.loads((out / "again.json").read_text())
+    assert again["pass"] == "repeat"
+    assert again["measured"]["commit"]
+    assert not (stage / "repeat" / "again.json").exists()
+    assert (out / "failed.json").read_text() == '{"pass": "first failed.json"}\n'
+    assert "again.json: the repeat is recorded" in done.stderr
+    assert "failed.json: the repeat failed; the first pass is recorded" in done.stderr
+
+
+def test_the_repeats_are_recorded_after_the_regression_lines_compare_both_passes() -> None:
+    text = (ROOT / "bench" / "run.sh").read_text()
+    compare = text.index('bench/regress.py "$STAGE/before" "$OUT" --repeat')
+    record = text.index('record_repeat "$file"')
+    report = text.index("bench/report.py")
+    assert compare < record < report
