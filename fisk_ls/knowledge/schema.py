@@ -116,12 +116,18 @@ def required(generation: int, hybrid: bool, format_version: int = FORMAT_VERSION
     ]
 
 
+def text_index_name(generation: int) -> str:
+    """The name of :func:`text_index_ddl`'s index."""
+    return f"{names(generation).rows}_text"
+
+
 def text_index_ddl(generation: int) -> str:
     """The index on ``chunk_rows.text_id``: deleting a body checks that no chunk still refers to
     it (the foreign key), a scan of every chunk without it, so removing many documents was
-    quadratic. Stores made before it get it when a writer opens them."""
+    quadratic. Stores made before it get it when a writer opens them, and a first build makes
+    it after its rows (``Writer.text_index_after``)."""
     r = names(generation).rows
-    return f"CREATE INDEX IF NOT EXISTS {r}_text ON {r}(text_id);"
+    return f"CREATE INDEX IF NOT EXISTS {text_index_name(generation)} ON {r}(text_id);"
 
 
 def generation_ddl(generation: int) -> str:

@@ -21,6 +21,7 @@ run reports in stats.py.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -133,14 +134,19 @@ class Indexer:
                 if not dry_run:
                     vectors = self._vector_tier(rebuild, generation)
                 self.reporter.on_plan(len(candidates))
-                self._process(
-                    self._examined(candidates, existing, workers),
-                    tables,
-                    stats,
-                    dry_run,
-                    vectors,
-                    first_build=stats.first_build,
-                )
+                with (
+                    self.writer.text_index_after(generation)
+                    if stats.first_build and not dry_run
+                    else contextlib.nullcontext()
+                ):
+                    self._process(
+                        self._examined(candidates, existing, workers),
+                        tables,
+                        stats,
+                        dry_run,
+                        vectors,
+                        first_build=stats.first_build,
+                    )
                 workers.close()  # every file is written: the worker's memory goes back now
                 if reconcile and not rebuild:
                     seen = {key for key, _ in candidates}
