@@ -12,6 +12,7 @@ import pytest
 from fisk_ls.knowledge import Knowledge, SearchRequest, Settings, index_project, schema
 from fisk_ls.knowledge.connect import scalar
 from fisk_ls.knowledge.index import rows, runs
+from fisk_ls.knowledge.manifest import read_manifest
 from fisk_ls.knowledge.store_files import db_path
 
 
@@ -25,10 +26,10 @@ def _stored(settings: Settings) -> tuple[bool, int]:
     """Whether the live generation has the index, and how many chunks it holds."""
     conn = apsw.Connection(str(db_path(settings.store_dir)), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        row = conn.execute("SELECT value FROM rag_meta WHERE key = 'generation'").fetchone()
-        generation = int(row[0]) if row else 1
-        chunks = scalar(conn, f"SELECT count(*) FROM {schema.names(generation).rows}")
-        return _has_index(conn, generation), int(chunks)
+        manifest = read_manifest(conn)
+        assert manifest is not None
+        chunks = scalar(conn, f"SELECT count(*) FROM {manifest.tables.rows}")
+        return _has_index(conn, manifest.generation), int(chunks)
     finally:
         conn.close()
 
